@@ -1,0 +1,63 @@
+#include "server/codec/dictionary.h"
+
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+#include <zdict.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace dictlog::codec {
+
+absl::StatusOr<uint32_t> DictionaryIdOf(absl::string_view content) {
+  const unsigned id = ZDICT_getDictID(content.data(), content.size());
+  if (id == 0) {
+    return absl::InvalidArgumentError(
+        "not a zstd dictionary (missing magic or dictionary id)");
+  }
+  if (id < kMinDictionaryId || id > kMaxDictionaryId) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dictionary id ", id, " is outside the allowed range [", kMinDictionaryId,
+        ", ", kMaxDictionaryId, "]"));
+  }
+  return id;
+}
+
+absl::StatusOr<std::shared_ptr<const DecoderDictionary>> DecoderDictionary::Create(
+    std::string content) {
+  ASSIGN_OR_RETURN(const uint32_t id, DictionaryIdOf(content));
+  std::shared_ptr<DecoderDictionary> dict(new DecoderDictionary(id, std::move(content)));
+  dict->ddict_ = ZSTD_createDDict_advanced(
+      dict->content_.data(), dict->content_.size(), ZSTD_dlm_byRef,
+      ZSTD_dct_fullDict, ZSTD_defaultCMem);
+  if (dict->ddict_ == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dictionary ", id, ": malformed entropy tables"));
+  }
+  return dict;
+}
+
+DecoderDictionary::DecoderDictionary(uint32_t id, std::string content)
+    : id_(id), content_(std::move(content)) {}
+
+DecoderDictionary::~DecoderDictionary() { ZSTD_freeDDict(ddict_); }
+
+size_t DecoderDictionary::memory_bytes() const {
+  return content_.size() + ZSTD_sizeof_DDict(ddict_);
+}
+
+absl::StatusOr<std::shared_ptr<const EncoderDictionary>> EncoderDictionary::Create(
+    absl::string_view content, int compression_level) {
+  ASSIGN_OR_RETURN(const uint32_t id, DictionaryIdOf(content));
+  std::shared_ptr<EncoderDictionary> dict(new EncoderDictionary(id, compression_level));
+  dict->cdict_ = ZSTD_createCDict(content.data(), content.size(), compression_level);
+  if (dict->cdict_ == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dictionary ", id, ": cannot be loaded for compression"));
+  }
+  return dict;
+}
+
+EncoderDictionary::~EncoderDictionary() { ZSTD_freeCDict(cdict_); }
+
+}  // namespace dictlog::codec

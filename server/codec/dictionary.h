@@ -1,0 +1,86 @@
+// zstd dictionaries in the two forms the codec uses: DecoderDictionary (a ZSTD_DDict)
+// and EncoderDictionary (a ZSTD_CDict at one compression level), plus the lookup
+// interface through which decoding finds the dictionary a frame names.
+//
+// Dictionary ids are unique across a server and lie in [kMinDictionaryId,
+// kMaxDictionaryId]; the zstd format reserves the others. Both classes are immutable
+// after Create and safe to share between threads (hold them by shared_ptr).
+#ifndef DICTLOG_SERVER_CODEC_DICTIONARY_H_
+#define DICTLOG_SERVER_CODEC_DICTIONARY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+struct ZSTD_DDict_s;
+struct ZSTD_CDict_s;
+
+namespace dictlog::codec {
+
+inline constexpr uint32_t kMinDictionaryId = 32768;
+inline constexpr uint32_t kMaxDictionaryId = 0x7fffffff;
+
+// Reads the dictionary id from standard zstd dictionary bytes. INVALID_ARGUMENT if the
+// bytes are not a zstd dictionary or the id lies outside the allowed range.
+absl::StatusOr<uint32_t> DictionaryIdOf(absl::string_view content);
+
+class DecoderDictionary {
+ public:
+  // INVALID_ARGUMENT if `content` is not a valid zstd dictionary with an allowed id.
+  static absl::StatusOr<std::shared_ptr<const DecoderDictionary>> Create(
+      std::string content);
+
+  DecoderDictionary(const DecoderDictionary&) = delete;
+  DecoderDictionary& operator=(const DecoderDictionary&) = delete;
+  ~DecoderDictionary();
+
+  uint32_t id() const { return id_; }
+  const ZSTD_DDict_s* ddict() const { return ddict_; }
+  absl::string_view content() const { return content_; }
+  // Bytes held: the content plus the decoded tables.
+  size_t memory_bytes() const;
+
+ private:
+  DecoderDictionary(uint32_t id, std::string content);
+
+  const uint32_t id_;
+  const std::string content_;  // The DDict references these bytes.
+  ZSTD_DDict_s* ddict_ = nullptr;
+};
+
+class EncoderDictionary {
+ public:
+  // INVALID_ARGUMENT if `content` is not a valid zstd dictionary with an allowed id.
+  static absl::StatusOr<std::shared_ptr<const EncoderDictionary>> Create(
+      absl::string_view content, int compression_level);
+
+  EncoderDictionary(const EncoderDictionary&) = delete;
+  EncoderDictionary& operator=(const EncoderDictionary&) = delete;
+  ~EncoderDictionary();
+
+  uint32_t id() const { return id_; }
+  int compression_level() const { return level_; }
+  const ZSTD_CDict_s* cdict() const { return cdict_; }
+
+ private:
+  EncoderDictionary(uint32_t id, int level) : id_(id), level_(level) {}
+
+  const uint32_t id_;
+  const int level_;
+  ZSTD_CDict_s* cdict_ = nullptr;
+};
+
+// Finds decoder dictionaries by id. Implementations are thread-safe.
+class DictionaryLookup {
+ public:
+  virtual ~DictionaryLookup() = default;
+  // The dictionary with this id, or nullptr if none is known.
+  virtual std::shared_ptr<const DecoderDictionary> Find(uint32_t id) const = 0;
+};
+
+}  // namespace dictlog::codec
+
+#endif  // DICTLOG_SERVER_CODEC_DICTIONARY_H_

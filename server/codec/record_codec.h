@@ -1,0 +1,70 @@
+// The stored form of one record (a RocksDB value in the records column family):
+//
+//   record_value  := flags:u8 [category_index:varint] body
+//   flags         := bits 0-1 encoding (0 raw, 1 zstd magicless frame; 2, 3 reserved),
+//                    bit 2 category index present; bits 3-7 zero
+//   body          := payload (raw) | zstd frame without its 4-byte magic number
+//
+// A frame always carries its content size; it carries the id of the dictionary it was
+// compressed with (no id field when compressed without one). A record that does not
+// shrink is stored raw. docs/storage-format.md has the full grammar and
+// docs/adr/0002-frame-format.md the reasons.
+//
+// All functions are thread-safe: they use the calling thread's zstd contexts.
+#ifndef DICTLOG_SERVER_CODEC_RECORD_CODEC_H_
+#define DICTLOG_SERVER_CODEC_RECORD_CODEC_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "server/codec/dictionary.h"
+
+namespace dictlog::codec {
+
+// No record decodes to more than this, whatever its frame declares (guards against
+// decompression bombs in corrupt or hostile frames).
+inline constexpr size_t kMaxRecordBytes = 64 << 20;
+
+enum class Encoding : uint8_t { kRaw = 0, kZstdFrame = 1 };
+
+struct EncodeOptions {
+  // zstd level; ignored when `dictionary` is set (it carries its own level).
+  int compression_level = 3;
+  // Borrowed for the call; nullptr compresses without a dictionary.
+  const EncoderDictionary* dictionary = nullptr;
+  // Index of the record's category in its pool; 0 (the pool's own name) costs nothing.
+  uint32_t category_index = 0;
+};
+
+// Appends the stored form of `payload` to *out. INTERNAL only if zstd fails.
+absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& options,
+                          std::string* out);
+
+// A parsed stored record; `body` points into the parsed value.
+struct RecordView {
+  Encoding encoding = Encoding::kRaw;
+  uint32_t category_index = 0;
+  absl::string_view body;
+  uint32_t dictionary_id = 0;  // 0: raw, or a frame without dictionary.
+  uint64_t content_size = 0;   // Payload size the record decodes to.
+};
+
+// Parses the header of a stored record (and of its frame). DATA_LOSS if malformed.
+absl::StatusOr<RecordView> ParseRecord(absl::string_view value);
+
+struct DecodedRecord {
+  uint32_t category_index = 0;
+  std::string payload;
+};
+
+// Decodes a stored record. DATA_LOSS if it is malformed, names a dictionary that
+// `dictionaries` does not know, or fails to decompress.
+absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
+                                           const DictionaryLookup& dictionaries);
+
+}  // namespace dictlog::codec
+
+#endif  // DICTLOG_SERVER_CODEC_RECORD_CODEC_H_

@@ -1,0 +1,174 @@
+#include "server/codec/record_codec.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "server/codec/test_dictionary.h"
+
+namespace dictlog::codec {
+namespace {
+
+class MapLookup : public DictionaryLookup {
+ public:
+  void Add(std::shared_ptr<const DecoderDictionary> dict) { dicts_[dict->id()] = dict; }
+  std::shared_ptr<const DecoderDictionary> Find(uint32_t id) const override {
+    auto it = dicts_.find(id);
+    return it == dicts_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::map<uint32_t, std::shared_ptr<const DecoderDictionary>> dicts_;
+};
+
+std::string Encode(absl::string_view payload, const EncodeOptions& options = {}) {
+  std::string out;
+  absl::Status status = EncodeRecord(payload, options, &out);
+  EXPECT_TRUE(status.ok()) << status;
+  return out;
+}
+
+TEST(RecordCodecTest, CompressibleRecordRoundTripsAsFrameWithoutDictionary) {
+  const std::string payload(500, 'a');
+  const std::string value = Encode(payload);
+  ASSERT_LT(value.size(), payload.size());
+  absl::StatusOr<RecordView> view = ParseRecord(value);
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_EQ(view->encoding, Encoding::kZstdFrame);
+  EXPECT_EQ(view->dictionary_id, 0u);
+  EXPECT_EQ(view->content_size, payload.size());
+  MapLookup none;
+  absl::StatusOr<DecodedRecord> decoded = DecodeRecord(value, none);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->payload, payload);
+}
+
+TEST(RecordCodecTest, IncompressibleRecordIsStoredRawWithOneHeaderByte) {
+  const std::string payload = "x7Qz!k";
+  const std::string value = Encode(payload);
+  EXPECT_EQ(value.size(), payload.size() + 1);
+  absl::StatusOr<RecordView> view = ParseRecord(value);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->encoding, Encoding::kRaw);
+  MapLookup none;
+  EXPECT_EQ(DecodeRecord(value, none)->payload, payload);
+}
+
+TEST(RecordCodecTest, EmptyPayloadRoundTrips) {
+  MapLookup none;
+  absl::StatusOr<DecodedRecord> decoded = DecodeRecord(Encode(""), none);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->payload, "");
+}
+
+TEST(RecordCodecTest, CategoryIndexRoundTrips) {
+  EncodeOptions options;
+  options.category_index = 300;  // Two varint bytes.
+  MapLookup none;
+  for (const std::string& payload : {std::string(400, 'b'), std::string("q")}) {
+    absl::StatusOr<DecodedRecord> decoded = DecodeRecord(Encode(payload, options), none);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(decoded->category_index, 300u);
+    EXPECT_EQ(decoded->payload, payload);
+  }
+}
+
+TEST(RecordCodecTest, FrameCarriesDictionaryIdAndDecodesWithIt) {
+  const std::vector<std::string> lines = SyntheticLogLines(2000, 1);
+  const std::string content = TrainDictionaryForTest(lines, 8192, 40001);
+  auto encoder = EncoderDictionary::Create(content, 3);
+  auto decoder = DecoderDictionary::Create(content);
+  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  MapLookup lookup;
+  lookup.Add(*decoder);
+
+  const std::vector<std::string> fresh = SyntheticLogLines(200, 2);
+  size_t with_dict = 0, without_dict = 0;
+  for (const std::string& line : fresh) {
+    EncodeOptions options;
+    options.dictionary = encoder->get();
+    const std::string value = Encode(line, options);
+    with_dict += value.size();
+    without_dict += Encode(line).size();
+    absl::StatusOr<RecordView> view = ParseRecord(value);
+    ASSERT_TRUE(view.ok());
+    ASSERT_EQ(view->encoding, Encoding::kZstdFrame);
+    EXPECT_EQ(view->dictionary_id, 40001u);
+    absl::StatusOr<DecodedRecord> decoded = DecodeRecord(value, lookup);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(decoded->payload, line);
+  }
+  EXPECT_LT(with_dict * 10, without_dict * 8) << "dictionary should save > 20%";
+}
+
+TEST(RecordCodecTest, UnknownDictionaryIsDataLossNamingTheId) {
+  const std::string content = TrainDictionaryForTest(SyntheticLogLines(2000, 3), 4096,
+                                                     50000);
+  auto encoder = EncoderDictionary::Create(content, 3);
+  ASSERT_TRUE(encoder.ok());
+  EncodeOptions options;
+  options.dictionary = encoder->get();
+  MapLookup empty;
+  absl::StatusOr<DecodedRecord> decoded =
+      DecodeRecord(Encode(SyntheticLogLines(1, 9)[0], options), empty);
+  EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(decoded.status().message().find("50000"), std::string::npos);
+}
+
+TEST(RecordCodecTest, MalformedValuesAreDataLoss) {
+  MapLookup none;
+  const std::string good = Encode(std::string(300, 'z'));
+  const std::string cases[] = {
+      "",                                  // empty
+      std::string(1, '\x08') + "abc",      // unknown flag bit
+      std::string(1, '\x02') + "abc",      // reserved encoding
+      std::string(1, '\x05'),              // category index missing
+      good.substr(0, 3),                   // truncated frame header
+      good.substr(0, good.size() - 2),     // truncated frame body
+  };
+  for (const std::string& value : cases) {
+    EXPECT_EQ(DecodeRecord(value, none).status().code(), absl::StatusCode::kDataLoss)
+        << "value of " << value.size() << " bytes";
+  }
+}
+
+TEST(RecordCodecTest, OversizedDeclaredContentIsRejectedBeforeDecoding) {
+  // Magicless frame header: descriptor 0xA0 = single segment, 4-byte content size.
+  std::string value(1, '\x01');
+  value += '\xA0';
+  const uint32_t huge = kMaxRecordBytes + 1;
+  value.append(reinterpret_cast<const char*>(&huge), 4);
+  value += std::string("\x01\x00\x00", 3);
+  MapLookup none;
+  absl::StatusOr<RecordView> view = ParseRecord(value);
+  EXPECT_EQ(view.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(view.status().message().find("oversized"), std::string::npos);
+}
+
+TEST(DictionaryTest, RejectsBytesThatAreNotADictionary) {
+  EXPECT_EQ(DecoderDictionary::Create("plain text, no magic").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(EncoderDictionary::Create("plain text", 3).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DictionaryTest, RejectsReservedIds) {
+  const std::string content = TrainDictionaryForTest(SyntheticLogLines(1000, 4), 4096,
+                                                     1234);
+  absl::StatusOr<uint32_t> id = DictionaryIdOf(content);
+  EXPECT_EQ(id.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DictionaryTest, ReportsIdAndMemory) {
+  const std::string content = TrainDictionaryForTest(SyntheticLogLines(1000, 5), 4096,
+                                                     32768);
+  auto dict = DecoderDictionary::Create(content);
+  ASSERT_TRUE(dict.ok());
+  EXPECT_EQ((*dict)->id(), 32768u);
+  EXPECT_GT((*dict)->memory_bytes(), content.size());
+}
+
+}  // namespace
+}  // namespace dictlog::codec

@@ -1,0 +1,22 @@
+// Test-only helpers: synthetic log lines and a real zstd dictionary trained on them
+// with a chosen id. Thread-safe (no shared state).
+#ifndef DICTLOG_SERVER_CODEC_TEST_DICTIONARY_H_
+#define DICTLOG_SERVER_CODEC_TEST_DICTIONARY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dictlog::codec {
+
+// `count` deterministic log-like lines of 60-200 bytes; `seed` varies their content.
+std::vector<std::string> SyntheticLogLines(int count, uint32_t seed);
+
+// Trains a dictionary of about `dict_bytes` on `samples` with id `dictionary_id`.
+// Aborts the test binary if training fails (a broken fixture, not a test outcome).
+std::string TrainDictionaryForTest(const std::vector<std::string>& samples,
+                                   size_t dict_bytes, uint32_t dictionary_id);
+
+}  // namespace dictlog::codec
+
+#endif  // DICTLOG_SERVER_CODEC_TEST_DICTIONARY_H_

@@ -1,0 +1,40 @@
+// Unsigned LEB128 varints (7 bits a byte, low group first), as used in stored record
+// headers. Header-only, stateless, thread-safe.
+#ifndef DICTLOG_SERVER_CODEC_VARINT_H_
+#define DICTLOG_SERVER_CODEC_VARINT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace dictlog::codec {
+
+inline void PutVarint32(uint32_t value, std::string* out) {
+  while (value >= 0x80) {
+    out->push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out->push_back(static_cast<char>(value));
+}
+
+// Reads a varint from the front of *in and advances it. False if *in ends early or
+// the value does not fit 32 bits.
+inline bool GetVarint32(absl::string_view* in, uint32_t* value) {
+  uint32_t result = 0;
+  for (int shift = 0; shift <= 28 && !in->empty(); shift += 7) {
+    const uint32_t byte = static_cast<unsigned char>(in->front());
+    in->remove_prefix(1);
+    if (shift == 28 && byte > 0x0f) return false;
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *value = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace dictlog::codec
+
+#endif  // DICTLOG_SERVER_CODEC_VARINT_H_
