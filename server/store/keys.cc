@@ -1,0 +1,68 @@
+#include "server/store/keys.h"
+
+namespace dictlog::store {
+
+void PutFixed32BE(uint32_t value, std::string* out) {
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((value >> shift) & 0xff));
+  }
+}
+
+void PutFixed64BE(uint64_t value, std::string* out) {
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((value >> shift) & 0xff));
+  }
+}
+
+uint32_t GetFixed32BE(const char* p) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i) value = (value << 8) | static_cast<unsigned char>(p[i]);
+  return value;
+}
+
+uint64_t GetFixed64BE(const char* p) {
+  uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value = (value << 8) | static_cast<unsigned char>(p[i]);
+  return value;
+}
+
+std::string RecordKey(uint32_t pool_id, uint64_t seq) {
+  std::string key;
+  key.reserve(kRecordKeyBytes);
+  PutFixed32BE(pool_id, &key);
+  PutFixed64BE(seq, &key);
+  return key;
+}
+
+bool ParseRecordKey(absl::string_view key, uint32_t* pool_id, uint64_t* seq) {
+  if (key.size() != kRecordKeyBytes) return false;
+  *pool_id = GetFixed32BE(key.data());
+  *seq = GetFixed64BE(key.data() + 4);
+  return true;
+}
+
+std::string PoolKey(absl::string_view pool_name) {
+  std::string key(1, kPoolPrefix);
+  key.append(pool_name.data(), pool_name.size());
+  return key;
+}
+
+std::string CategoryKeyPrefix(uint32_t pool_id) {
+  std::string key(1, kCategoryPrefix);
+  PutFixed32BE(pool_id, &key);
+  return key;
+}
+
+std::string CategoryKey(uint32_t pool_id, absl::string_view category) {
+  std::string key = CategoryKeyPrefix(pool_id);
+  key.append(category.data(), category.size());
+  return key;
+}
+
+std::string CounterKey(uint32_t pool_id) {
+  std::string key;
+  PutFixed32BE(pool_id, &key);
+  return key;
+}
+
+}  // namespace dictlog::store

@@ -1,0 +1,39 @@
+// Key encodings of the RocksDB column families (docs/storage-format.md):
+//
+//   records    key := pool_id:u32be seq:u64be          (sorted by pool, then seq)
+//   catalog    key := 'P' pool_name                     -> PoolRecord
+//                   | 'C' pool_id:u32be category        -> category_index:varint
+//   counters   key := pool_id:u32be                     -> PoolCounters (merged)
+//
+// Big-endian integers make byte order equal numeric order. Stateless, thread-safe.
+#ifndef DICTLOG_SERVER_STORE_KEYS_H_
+#define DICTLOG_SERVER_STORE_KEYS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace dictlog::store {
+
+inline constexpr char kPoolPrefix = 'P';
+inline constexpr char kCategoryPrefix = 'C';
+inline constexpr size_t kRecordKeyBytes = 12;
+
+std::string RecordKey(uint32_t pool_id, uint64_t seq);
+// False unless `key` is a well-formed record key.
+bool ParseRecordKey(absl::string_view key, uint32_t* pool_id, uint64_t* seq);
+
+std::string PoolKey(absl::string_view pool_name);
+std::string CategoryKey(uint32_t pool_id, absl::string_view category);
+std::string CategoryKeyPrefix(uint32_t pool_id);
+std::string CounterKey(uint32_t pool_id);
+
+void PutFixed32BE(uint32_t value, std::string* out);
+void PutFixed64BE(uint64_t value, std::string* out);
+uint32_t GetFixed32BE(const char* p);
+uint64_t GetFixed64BE(const char* p);
+
+}  // namespace dictlog::store
+
+#endif  // DICTLOG_SERVER_STORE_KEYS_H_

@@ -1,0 +1,114 @@
+// Store: dictlog's durable state in one RocksDB database, and the only code that
+// includes RocksDB headers. Column families: records (stored record values), catalog
+// (pools and their categories), counters (per-pool counts, merged). Layout in keys.h
+// and docs/storage-format.md. RocksDB errors become absl::Status in one function.
+//
+// Durability: a write returns after it is in RocksDB's write-ahead log; with
+// Options::sync_writes the log is fsynced first (concurrent writers share one fsync,
+// RocksDB's group commit).
+//
+// Thread safety: all methods may be called concurrently.
+#ifndef DICTLOG_SERVER_STORE_STORE_H_
+#define DICTLOG_SERVER_STORE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "server/store/catalog.pb.h"
+#include "server/store/pool_counters.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
+
+namespace dictlog::store {
+
+// A pool as loaded at start-up.
+struct StoredPool {
+  storage::PoolRecord record;
+  // (category_index, category), in index order.
+  std::vector<std::pair<uint32_t, std::string>> categories;
+  PoolCounters counters;
+  uint64_t last_seq = 0;  // 0 if the pool has no records.
+};
+
+// One record to write: its key parts, stored value and payload size.
+struct RecordWrite {
+  uint32_t pool_id = 0;
+  uint64_t seq = 0;
+  uint64_t raw_bytes = 0;
+  std::string value;
+};
+
+struct RecordRef {
+  uint32_t pool_id = 0;
+  uint64_t seq = 0;
+};
+
+// A stored record found by a scan.
+struct ScannedRecord {
+  uint64_t seq = 0;
+  std::string value;
+};
+
+class Store {
+ public:
+  struct Options {
+    // Directory of the database; created if missing.
+    std::string path;
+    // Fsync the write-ahead log before acknowledging a write. Default off.
+    bool sync_writes = false;
+  };
+
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options);
+
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  // Every pool with its categories, counters and last sequence number.
+  absl::StatusOr<std::vector<StoredPool>> LoadPools() const;
+
+  // Creates or replaces a pool's catalog entry.
+  absl::Status PutPool(const storage::PoolRecord& pool);
+  // Records that `category` has index `index` in pool `pool_id`.
+  absl::Status PutCategory(uint32_t pool_id, uint32_t index, absl::string_view category);
+
+  // Writes all records and their pools' counter deltas in one atomic batch.
+  absl::Status WriteRecords(absl::Span<const RecordWrite> records);
+
+  // NOT_FOUND if there is no such record.
+  absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
+  // One result per ref, in order; NOT_FOUND for absent records.
+  std::vector<absl::StatusOr<std::string>> MultiGetRecords(
+      absl::Span<const RecordRef> refs) const;
+  // Up to `max_records` records of pool `pool_id` with seq >= from_seq, in seq order.
+  absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(uint32_t pool_id,
+                                                         uint64_t from_seq,
+                                                         size_t max_records) const;
+
+ private:
+  Store(std::unique_ptr<rocksdb::DB> db,
+        std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes);
+
+  absl::Status LoadPoolDetails(StoredPool* pool) const;
+  absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
+
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // Owned; destroyed before db_.
+  rocksdb::ColumnFamilyHandle* records_ = nullptr;
+  rocksdb::ColumnFamilyHandle* catalog_ = nullptr;
+  rocksdb::ColumnFamilyHandle* counters_ = nullptr;
+  const bool sync_writes_;
+};
+
+}  // namespace dictlog::store
+
+#endif  // DICTLOG_SERVER_STORE_STORE_H_

@@ -1,0 +1,125 @@
+#include "server/store/store.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+
+namespace dictlog::store {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(path_);
+    Reopen();
+  }
+
+  void Reopen() {
+    store_.reset();
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({path_, false});
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+  }
+
+  static storage::PoolRecord Pool(uint32_t id, const std::string& name) {
+    storage::PoolRecord pool;
+    pool.set_id(id);
+    pool.set_name(name);
+    pool.mutable_options()->set_compression_level(3);
+    return pool;
+  }
+
+  std::string path_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreTest, EmptyStoreHasNoPools) {
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok());
+  EXPECT_TRUE(pools->empty());
+}
+
+TEST_F(StoreTest, PoolsCategoriesCountersAndLastSeqSurviveReopen) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->PutPool(Pool(2, "db")).ok());
+  ASSERT_TRUE(store_->PutCategory(1, 1, "web-a").ok());
+  ASSERT_TRUE(store_->PutCategory(1, 2, "web-b").ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 10, "aaaa"}, {1, 2, 20, "bb"},
+                                    {2, 1, 5, "c"}}).ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 3, 7, "ddd"}}).ok());
+  Reopen();
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  ASSERT_EQ(pools->size(), 2u);
+  const StoredPool& db = (*pools)[0];  // Catalog order is by name: "db" < "web".
+  const StoredPool& web = (*pools)[1];
+  EXPECT_EQ(db.record.name(), "db");
+  EXPECT_EQ(db.last_seq, 1u);
+  EXPECT_EQ(db.counters, (PoolCounters{1, 5, 1}));
+  EXPECT_EQ(web.record.id(), 1u);
+  EXPECT_EQ(web.last_seq, 3u);
+  EXPECT_EQ(web.counters, (PoolCounters{3, 37, 9}));
+  ASSERT_EQ(web.categories.size(), 2u);
+  EXPECT_EQ(web.categories[1], (std::pair<uint32_t, std::string>(2, "web-b")));
+}
+
+TEST_F(StoreTest, GetMultiGetAndScan) {
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 1, "one"}, {1, 2, 1, "two"},
+                                    {1, 3, 1, "three"}, {2, 1, 1, "other"}}).ok());
+  EXPECT_EQ(*store_->GetRecord({1, 2}), "two");
+  EXPECT_EQ(store_->GetRecord({1, 9}).status().code(), absl::StatusCode::kNotFound);
+
+  std::vector<absl::StatusOr<std::string>> many =
+      store_->MultiGetRecords({{2, 1}, {1, 4}, {1, 1}});
+  ASSERT_EQ(many.size(), 3u);
+  EXPECT_EQ(*many[0], "other");
+  EXPECT_EQ(many[1].status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(*many[2], "one");
+
+  absl::StatusOr<std::vector<ScannedRecord>> scan = store_->ScanRecords(1, 2, 10);
+  ASSERT_TRUE(scan.ok());
+  ASSERT_EQ(scan->size(), 2u);  // Stops at the end of pool 1.
+  EXPECT_EQ((*scan)[0].seq, 2u);
+  EXPECT_EQ((*scan)[1].value, "three");
+  EXPECT_EQ(store_->ScanRecords(1, 1, 1)->size(), 1u);
+}
+
+TEST_F(StoreTest, ConcurrentWritersMergeCountersExactly) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 200;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([this, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const uint64_t seq = 1 + static_cast<uint64_t>(t) * kPerThread + i;
+        ASSERT_TRUE(store_->WriteRecords({{9, seq, 100, "xy"}}).ok());
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  ASSERT_TRUE(store_->PutPool(Pool(9, "busy")).ok());
+  Reopen();
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok());
+  ASSERT_EQ(pools->size(), 1u);
+  EXPECT_EQ((*pools)[0].counters,
+            (PoolCounters{kThreads * kPerThread, kThreads * kPerThread * 100ULL,
+                          kThreads * kPerThread * 2ULL}));
+  EXPECT_EQ((*pools)[0].last_seq, static_cast<uint64_t>(kThreads * kPerThread));
+}
+
+TEST_F(StoreTest, OpeningAFileAsDatabaseFails) {
+  const std::string file = path_ + "-file";
+  FILE* f = std::fopen(file.c_str(), "w");
+  std::fputs("not a db", f);
+  std::fclose(f);
+  EXPECT_FALSE(Store::Open({file, false}).ok());
+}
+
+}  // namespace
+}  // namespace dictlog::store
