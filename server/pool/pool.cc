@@ -1,0 +1,78 @@
+#include "server/pool/pool.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace dictlog::pool {
+
+Pool::Pool(const store::StoredPool& stored)
+    : id_(stored.record.id()),
+      name_(stored.record.name()),
+      next_seq_(stored.last_seq + 1),
+      record_(stored.record),
+      counters_(stored.counters) {
+  for (const auto& [index, category] : stored.categories) {
+    if (categories_.size() < index) categories_.resize(index);
+    categories_[index - 1] = category;
+    category_index_[category] = index;
+  }
+}
+
+storage::PoolRecord Pool::record() const {
+  absl::MutexLock lock(&mu_);
+  return record_;
+}
+
+v1::PoolOptions Pool::options() const {
+  absl::MutexLock lock(&mu_);
+  return record_.options();
+}
+
+void Pool::set_record(const storage::PoolRecord& record) {
+  absl::MutexLock lock(&mu_);
+  record_ = record;
+}
+
+absl::StatusOr<uint32_t> Pool::CategoryIndex(absl::string_view category,
+                                             store::Store& store) {
+  if (category == name_) return 0;
+  absl::MutexLock lock(&mu_);
+  if (auto it = category_index_.find(category); it != category_index_.end()) {
+    return it->second;
+  }
+  const uint32_t index = static_cast<uint32_t>(categories_.size()) + 1;
+  RETURN_IF_ERROR(store.PutCategory(id_, index, category));
+  categories_.emplace_back(category);
+  category_index_.emplace(std::string(category), index);
+  return index;
+}
+
+absl::StatusOr<std::string> Pool::CategoryName(uint32_t index) const {
+  if (index == 0) return name_;
+  absl::MutexLock lock(&mu_);
+  if (index > categories_.size() || categories_[index - 1].empty()) {
+    return absl::DataLossError(
+        absl::StrCat("pool '", name_, "' has no category with index ", index));
+  }
+  return categories_[index - 1];
+}
+
+void Pool::AddCounters(const store::PoolCounters& delta) {
+  absl::MutexLock lock(&mu_);
+  counters_ += delta;
+}
+
+v1::PoolInfo Pool::Info() const {
+  absl::MutexLock lock(&mu_);
+  v1::PoolInfo info;
+  info.set_name(name_);
+  *info.mutable_options() = record_.options();
+  info.set_active_dictionary_id(record_.active_dictionary_id());
+  info.mutable_stats()->set_records(counters_.records);
+  info.mutable_stats()->set_raw_bytes(counters_.raw_bytes);
+  info.mutable_stats()->set_stored_bytes(counters_.stored_bytes);
+  for (const std::string& category : categories_) info.add_categories(category);
+  return info;
+}
+
+}  // namespace dictlog::pool

@@ -1,0 +1,68 @@
+// Pool: the live state of one pool: identity, options, active dictionary, the next
+// sequence number, its categories and its counters. Created by PoolRegistry from the
+// store's catalog; persistent changes go through the registry or CategoryIndex.
+//
+// Thread safety: all methods may be called concurrently.
+#ifndef DICTLOG_SERVER_POOL_POOL_H_
+#define DICTLOG_SERVER_POOL_POOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "proto/dictlog.pb.h"
+#include "server/store/store.h"
+
+namespace dictlog::pool {
+
+class Pool {
+ public:
+  explicit Pool(const store::StoredPool& stored);
+
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  uint32_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+
+  storage::PoolRecord record() const ABSL_LOCKS_EXCLUDED(mu_);
+  v1::PoolOptions options() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Replaces the catalog entry held in memory (the caller has persisted it).
+  void set_record(const storage::PoolRecord& record) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Reserves `count` consecutive sequence numbers and returns the first. Numbers of a
+  // failed write are never reused, so a pool's seqs increase but may have gaps.
+  uint64_t AllocateSeqs(uint64_t count) { return next_seq_.fetch_add(count); }
+
+  // The index that stored records use for `category`: 0 for the pool's own name,
+  // otherwise 1, 2, ... in order of first appearance. A new category is persisted in
+  // `store` before its index is returned.
+  absl::StatusOr<uint32_t> CategoryIndex(absl::string_view category, store::Store& store)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // DATA_LOSS if no category has this index.
+  absl::StatusOr<std::string> CategoryName(uint32_t index) const ABSL_LOCKS_EXCLUDED(mu_);
+
+  void AddCounters(const store::PoolCounters& delta) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Name, options, counters, active dictionary and categories.
+  v1::PoolInfo Info() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  const uint32_t id_;
+  const std::string name_;
+  std::atomic<uint64_t> next_seq_;
+
+  mutable absl::Mutex mu_;
+  storage::PoolRecord record_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> categories_ ABSL_GUARDED_BY(mu_);  // [i - 1]: index i.
+  absl::flat_hash_map<std::string, uint32_t> category_index_ ABSL_GUARDED_BY(mu_);
+  store::PoolCounters counters_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace dictlog::pool
+
+#endif  // DICTLOG_SERVER_POOL_POOL_H_

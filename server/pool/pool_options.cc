@@ -1,0 +1,65 @@
+#include "server/pool/pool_options.h"
+
+#include <zstd.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace dictlog::pool {
+
+v1::PoolOptions BuiltinPoolOptions() {
+  v1::PoolOptions options;
+  options.set_compression_level(kDefaultCompressionLevel);
+  options.set_dictionary_bytes(kDefaultDictionaryBytes);
+  options.set_storage_mode(v1::STORAGE_MODE_RECORD);
+  return options;
+}
+
+absl::Status ValidatePoolOptions(const v1::PoolOptions& options) {
+  if (options.has_compression_level()) {
+    const int level = options.compression_level();
+    if (level == 0 || level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "compression_level ", level, " is not a zstd level: use 1..",
+          ZSTD_maxCLevel(), " or a negative fast level down to ", ZSTD_minCLevel()));
+    }
+  }
+  if (options.has_dictionary_bytes()) {
+    const uint32_t bytes = options.dictionary_bytes();
+    if (bytes < kMinDictionaryBytes || bytes > kMaxDictionaryBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dictionary_bytes ", bytes, " is outside ", kMinDictionaryBytes, "..",
+          kMaxDictionaryBytes));
+    }
+  }
+  if (options.has_storage_mode()) {
+    switch (options.storage_mode()) {
+      case v1::STORAGE_MODE_UNSPECIFIED:
+      case v1::STORAGE_MODE_RECORD:
+        break;
+      case v1::STORAGE_MODE_BLOCK:
+        return absl::UnimplementedError("storage_mode BLOCK is not built yet");
+      default:
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown storage_mode ", options.storage_mode()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::PoolOptions> ApplyPoolOptions(const v1::PoolOptions& base,
+                                                 const v1::PoolOptions& update) {
+  RETURN_IF_ERROR(ValidatePoolOptions(update));
+  v1::PoolOptions result = base;
+  if (update.has_compression_level()) {
+    result.set_compression_level(update.compression_level());
+  }
+  if (update.has_dictionary_bytes()) result.set_dictionary_bytes(update.dictionary_bytes());
+  if (update.has_storage_mode() &&
+      update.storage_mode() != v1::STORAGE_MODE_UNSPECIFIED) {
+    result.set_storage_mode(update.storage_mode());
+  }
+  return result;
+}
+
+}  // namespace dictlog::pool

@@ -1,0 +1,43 @@
+#include "server/pool/pool_options.h"
+
+#include "gtest/gtest.h"
+
+namespace dictlog::pool {
+namespace {
+
+TEST(PoolOptionsTest, BuiltinDefaultsAreResolved) {
+  v1::PoolOptions options = BuiltinPoolOptions();
+  EXPECT_EQ(options.compression_level(), 3);
+  EXPECT_EQ(options.dictionary_bytes(), 16384u);
+  EXPECT_EQ(options.storage_mode(), v1::STORAGE_MODE_RECORD);
+}
+
+TEST(PoolOptionsTest, ApplyChangesOnlySetFields) {
+  v1::PoolOptions update;
+  update.set_compression_level(-5);  // A fast level.
+  absl::StatusOr<v1::PoolOptions> result = ApplyPoolOptions(BuiltinPoolOptions(), update);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->compression_level(), -5);
+  EXPECT_EQ(result->dictionary_bytes(), 16384u);
+}
+
+TEST(PoolOptionsTest, RejectsOutOfRangeValues) {
+  v1::PoolOptions level0, level99, tiny_dict, huge_dict;
+  level0.set_compression_level(0);
+  level99.set_compression_level(99);
+  tiny_dict.set_dictionary_bytes(100);
+  huge_dict.set_dictionary_bytes(2 << 20);
+  for (const auto& options : {level0, level99, tiny_dict, huge_dict}) {
+    EXPECT_EQ(ValidatePoolOptions(options).code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST(PoolOptionsTest, BlockModeIsUnimplemented) {
+  v1::PoolOptions block;
+  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  EXPECT_EQ(ApplyPoolOptions(BuiltinPoolOptions(), block).status().code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace dictlog::pool

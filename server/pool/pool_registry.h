@@ -1,0 +1,71 @@
+// PoolRegistry: every pool of a server by name and id, loaded from the store at
+// start-up; creates pools (on first append or on request) and updates their options,
+// persisting each change in the store's catalog before it takes effect.
+//
+// Thread safety: all methods may be called concurrently. Returned pools stay valid
+// for as long as the caller holds them.
+#ifndef DICTLOG_SERVER_POOL_POOL_REGISTRY_H_
+#define DICTLOG_SERVER_POOL_POOL_REGISTRY_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "server/pool/pool.h"
+#include "server/store/store.h"
+
+namespace dictlog::pool {
+
+class PoolRegistry {
+ public:
+  // `store` is borrowed and must outlive the registry. `defaults` (resolved) are the
+  // options of pools created without explicit ones.
+  static absl::StatusOr<std::unique_ptr<PoolRegistry>> Load(store::Store* store,
+                                                            v1::PoolOptions defaults);
+
+  PoolRegistry(const PoolRegistry&) = delete;
+  PoolRegistry& operator=(const PoolRegistry&) = delete;
+
+  // nullptr if there is no such pool.
+  std::shared_ptr<Pool> Find(absl::string_view name) const ABSL_LOCKS_EXCLUDED(mu_);
+  std::shared_ptr<Pool> FindById(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The pool named `name`, created with the default options if missing.
+  absl::StatusOr<std::shared_ptr<Pool>> GetOrCreate(absl::string_view name)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // ALREADY_EXISTS if the pool exists; INVALID_ARGUMENT for bad name or options.
+  absl::StatusOr<std::shared_ptr<Pool>> Create(absl::string_view name,
+                                               const v1::PoolOptions& options)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Applies the fields set in `update`. NOT_FOUND if the pool does not exist.
+  absl::StatusOr<std::shared_ptr<Pool>> Update(absl::string_view name,
+                                               const v1::PoolOptions& update)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Every pool, ordered by name.
+  std::vector<std::shared_ptr<Pool>> List() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  PoolRegistry(store::Store* store, v1::PoolOptions defaults)
+      : store_(store), defaults_(std::move(defaults)) {}
+
+  absl::StatusOr<std::shared_ptr<Pool>> CreateLocked(absl::string_view name,
+                                                     const v1::PoolOptions& options)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  store::Store* const store_;
+  const v1::PoolOptions defaults_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<Pool>, std::less<>> by_name_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint32_t, std::shared_ptr<Pool>> by_id_ ABSL_GUARDED_BY(mu_);
+  uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
+}  // namespace dictlog::pool
+
+#endif  // DICTLOG_SERVER_POOL_POOL_REGISTRY_H_

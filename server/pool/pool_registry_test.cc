@@ -1,0 +1,107 @@
+#include "server/pool/pool_registry.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "server/pool/pool_options.h"
+
+namespace dictlog::pool {
+namespace {
+
+class PoolRegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(path_);
+    Reopen();
+  }
+
+  void Reopen() {
+    registry_.reset();
+    store_.reset();
+    auto store = store::Store::Open({path_, false});
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    auto registry = PoolRegistry::Load(store_.get(), BuiltinPoolOptions());
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    registry_ = std::move(*registry);
+  }
+
+  std::string path_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<PoolRegistry> registry_;
+};
+
+TEST_F(PoolRegistryTest, GetOrCreateUsesDefaultsAndPersists) {
+  auto pool = registry_->GetOrCreate("HDFS");
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  EXPECT_EQ((*pool)->id(), 1u);
+  EXPECT_EQ((*pool)->options().compression_level(), 3);
+  EXPECT_EQ(registry_->GetOrCreate("HDFS")->get(), pool->get());
+  Reopen();
+  ASSERT_NE(registry_->Find("HDFS"), nullptr);
+  EXPECT_EQ(registry_->Find("HDFS")->id(), 1u);
+  EXPECT_EQ(registry_->FindById(1)->name(), "HDFS");
+}
+
+TEST_F(PoolRegistryTest, CreateRejectsDuplicatesAndBadInputWithoutWriting) {
+  v1::PoolOptions options;
+  options.set_compression_level(7);
+  ASSERT_TRUE(registry_->Create("web", options).ok());
+  EXPECT_EQ(registry_->Create("web", options).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  options.set_compression_level(0);
+  EXPECT_EQ(registry_->Create("other", options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry_->Create("bad name", {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  Reopen();
+  ASSERT_EQ(registry_->List().size(), 1u);
+  EXPECT_EQ(registry_->Find("web")->options().compression_level(), 7);
+}
+
+TEST_F(PoolRegistryTest, UpdateChangesSetFieldsAndPersists) {
+  ASSERT_TRUE(registry_->GetOrCreate("p").ok());
+  v1::PoolOptions update;
+  update.set_dictionary_bytes(4096);
+  ASSERT_TRUE(registry_->Update("p", update).ok());
+  EXPECT_EQ(registry_->Update("missing", update).status().code(),
+            absl::StatusCode::kNotFound);
+  Reopen();
+  EXPECT_EQ(registry_->Find("p")->options().dictionary_bytes(), 4096u);
+  EXPECT_EQ(registry_->Find("p")->options().compression_level(), 3);
+}
+
+TEST_F(PoolRegistryTest, CategoryIndexesPersistAndSeqsContinueAfterReopen) {
+  auto pool = *registry_->GetOrCreate("apps");
+  EXPECT_EQ(*pool->CategoryIndex("apps", *store_), 0u);
+  EXPECT_EQ(*pool->CategoryIndex("app-a", *store_), 1u);
+  EXPECT_EQ(*pool->CategoryIndex("app-b", *store_), 2u);
+  EXPECT_EQ(*pool->CategoryIndex("app-a", *store_), 1u);
+  const uint64_t first = pool->AllocateSeqs(3);
+  EXPECT_EQ(first, 1u);
+  ASSERT_TRUE(store_->WriteRecords({{pool->id(), 3, 1, "x"}}).ok());
+  Reopen();
+  pool = registry_->Find("apps");
+  EXPECT_EQ(*pool->CategoryName(2), "app-b");
+  EXPECT_EQ(*pool->CategoryName(0), "apps");
+  EXPECT_EQ(pool->CategoryName(9).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(pool->AllocateSeqs(1), 4u);
+}
+
+TEST_F(PoolRegistryTest, ConcurrentGetOrCreateMakesOnePool) {
+  std::vector<std::thread> threads;
+  std::vector<Pool*> seen(8);
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] { seen[i] = registry_->GetOrCreate("race")->get(); });
+  }
+  for (auto& thread : threads) thread.join();
+  for (Pool* pool : seen) EXPECT_EQ(pool, seen[0]);
+  EXPECT_EQ(registry_->List().size(), 1u);
+}
+
+}  // namespace
+}  // namespace dictlog::pool
