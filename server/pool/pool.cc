@@ -47,6 +47,14 @@ absl::StatusOr<uint32_t> Pool::CategoryIndex(absl::string_view category,
   return index;
 }
 
+std::optional<uint32_t> Pool::FindCategoryIndex(absl::string_view category) const {
+  if (category == name_) return 0;
+  absl::MutexLock lock(&mu_);
+  auto it = category_index_.find(category);
+  if (it == category_index_.end()) return std::nullopt;
+  return it->second;
+}
+
 absl::StatusOr<std::string> Pool::CategoryName(uint32_t index) const {
   if (index == 0) return name_;
   absl::MutexLock lock(&mu_);

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ class Pool {
   // otherwise 1, 2, ... in order of first appearance. A new category is persisted in
   // `store` before its index is returned.
   absl::StatusOr<uint32_t> CategoryIndex(absl::string_view category, store::Store& store)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The index of a category the pool has already stored, if any.
+  std::optional<uint32_t> FindCategoryIndex(absl::string_view category) const
       ABSL_LOCKS_EXCLUDED(mu_);
   // DATA_LOSS if no category has this index.
   absl::StatusOr<std::string> CategoryName(uint32_t index) const ABSL_LOCKS_EXCLUDED(mu_);

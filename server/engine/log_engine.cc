@@ -1,0 +1,247 @@
+#include "server/engine/log_engine.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/codec/record_codec.h"
+#include "server/pool/names.h"
+
+namespace dictlog::engine {
+namespace {
+
+constexpr size_t kScanChunkRecords = 256;
+
+absl::Status ValidateOptions(const EngineOptions& options) {
+  if (options.max_record_bytes > codec::kMaxRecordBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_record_bytes ", options.max_record_bytes, " exceeds the format limit ",
+        codec::kMaxRecordBytes));
+  }
+  if (options.max_batch_records == 0 || options.max_multiget_ids == 0) {
+    return absl::InvalidArgumentError("batch limits must be positive");
+  }
+  return pool::ValidatePoolOptions(options.default_pool_options);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options) {
+  RETURN_IF_ERROR(ValidateOptions(options));
+  ASSIGN_OR_RETURN(pool::Router router, pool::Router::Create(options.routes));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
+                   store::Store::Open(options.store));
+  ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
+                   pool::PoolRegistry::Load(store.get(), options.default_pool_options));
+  for (const auto& [name, pool_options] : options.pools) {
+    if (registry->Find(name) != nullptr) continue;
+    RETURN_IF_ERROR(registry->Create(name, pool_options).status());
+  }
+  return std::unique_ptr<LogEngine>(new LogEngine(
+      std::move(options), std::move(router), std::move(store), std::move(registry)));
+}
+
+LogEngine::LogEngine(EngineOptions options, pool::Router router,
+                     std::unique_ptr<store::Store> store,
+                     std::unique_ptr<pool::PoolRegistry> registry)
+    : options_(std::move(options)),
+      router_(std::move(router)),
+      store_(std::move(store)),
+      registry_(std::move(registry)) {}
+
+absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) const {
+  if (records.empty()) return absl::InvalidArgumentError("no records to append");
+  if (records.size() > options_.max_batch_records) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch of ", records.size(), " records exceeds the limit of ",
+                     options_.max_batch_records));
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    absl::Status status = pool::ValidateName(records[i].category, "category");
+    if (status.ok() && records[i].payload.size() > options_.max_record_bytes) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat("payload of ", records[i].payload.size(),
+                       " bytes exceeds --max_record_bytes=", options_.max_record_bytes));
+    }
+    if (!status.ok()) {
+      if (records.size() == 1) return status;
+      return absl::InvalidArgumentError(
+          absl::StrCat("record ", i, ": ", status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> LogEngine::Append(
+    absl::Span<const AppendInput> records) {
+  RETURN_IF_ERROR(ValidateAppend(records));
+  std::vector<std::shared_ptr<pool::Pool>> pools(records.size());
+  std::vector<store::RecordWrite> writes(records.size());
+  absl::flat_hash_map<pool::Pool*, uint64_t> counts;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ASSIGN_OR_RETURN(pools[i], registry_->GetOrCreate(router_.Route(records[i].category)));
+    codec::EncodeOptions encode;
+    ASSIGN_OR_RETURN(encode.category_index,
+                     pools[i]->CategoryIndex(records[i].category, *store_));
+    // Pools have no dictionary until dictionary training exists: frames carry no id.
+    encode.compression_level = pools[i]->options().compression_level();
+    RETURN_IF_ERROR(codec::EncodeRecord(records[i].payload, encode, &writes[i].value));
+    writes[i].pool_id = pools[i]->id();
+    writes[i].raw_bytes = records[i].payload.size();
+    ++counts[pools[i].get()];
+  }
+  absl::flat_hash_map<pool::Pool*, uint64_t> next_seq;
+  for (const auto& [pool, count] : counts) next_seq[pool] = pool->AllocateSeqs(count);
+  for (size_t i = 0; i < records.size(); ++i) writes[i].seq = next_seq[pools[i].get()]++;
+
+  RETURN_IF_ERROR(store_->WriteRecords(writes));
+  std::vector<std::string> ids;
+  ids.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    pools[i]->AddCounters({1, writes[i].raw_bytes, writes[i].value.size()});
+    ids.push_back(pool::FormatRecordId(pools[i]->name(), writes[i].seq));
+  }
+  return ids;
+}
+
+absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
+    absl::string_view name) const {
+  std::shared_ptr<pool::Pool> pool = registry_->Find(name);
+  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", name, "'"));
+  return pool;
+}
+
+absl::StatusOr<v1::Record> LogEngine::Decode(const pool::Pool& pool, uint64_t seq,
+                                             absl::string_view value) const {
+  const std::string id = pool::FormatRecordId(pool.name(), seq);
+  absl::StatusOr<codec::DecodedRecord> decoded = codec::DecodeRecord(value, dictionaries_);
+  if (!decoded.ok()) {
+    return absl::Status(decoded.status().code(),
+                        absl::StrCat("record ", id, ": ", decoded.status().message()));
+  }
+  v1::Record record;
+  ASSIGN_OR_RETURN(*record.mutable_category(), pool.CategoryName(decoded->category_index));
+  record.set_id(id);
+  record.set_payload(std::move(decoded->payload));
+  return record;
+}
+
+absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
+  ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(parsed.pool));
+  absl::StatusOr<std::string> value = store_->GetRecord({pool->id(), parsed.seq});
+  if (absl::IsNotFound(value.status())) {
+    return absl::NotFoundError(absl::StrCat("no record ", id));
+  }
+  RETURN_IF_ERROR(value.status());
+  return Decode(*pool, parsed.seq, *value);
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
+    absl::Span<const std::string> ids) const {
+  if (ids.size() > options_.max_multiget_ids) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MultiGet of ", ids.size(), " ids exceeds the limit of ", options_.max_multiget_ids));
+  }
+  std::vector<absl::StatusOr<v1::Record>> results(ids.size(),
+                                                  absl::UnknownError("not read"));
+  std::vector<size_t> positions;
+  std::vector<store::RecordRef> refs;
+  std::vector<std::shared_ptr<pool::Pool>> pools;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    absl::StatusOr<pool::RecordId> parsed = pool::ParseRecordId(ids[i]);
+    absl::StatusOr<std::shared_ptr<pool::Pool>> pool =
+        parsed.ok() ? FindPool(parsed->pool) : parsed.status();
+    if (!pool.ok()) {
+      results[i] = pool.status();
+      continue;
+    }
+    positions.push_back(i);
+    refs.push_back({(*pool)->id(), parsed->seq});
+    pools.push_back(*std::move(pool));
+  }
+  std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(refs);
+  for (size_t j = 0; j < refs.size(); ++j) {
+    const size_t i = positions[j];
+    if (absl::IsNotFound(values[j].status())) {
+      results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
+    } else if (!values[j].ok()) {
+      results[i] = values[j].status();
+    } else {
+      results[i] = Decode(*pools[j], refs[j].seq, *values[j]);
+    }
+  }
+  return results;
+}
+
+absl::Status LogEngine::Scan(
+    const ScanSpec& spec,
+    const std::function<absl::Status(std::vector<v1::Record>)>& sink) const {
+  if (spec.category.empty() == spec.pool.empty()) {
+    return absl::InvalidArgumentError("Scan needs exactly one of category and pool");
+  }
+  if (!spec.category.empty()) RETURN_IF_ERROR(pool::ValidateName(spec.category, "category"));
+  const std::string pool_name =
+      spec.category.empty() ? spec.pool : router_.Route(spec.category);
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(pool_name));
+  uint64_t seq = 1;
+  if (!spec.from_id.empty()) {
+    ASSIGN_OR_RETURN(pool::RecordId from, pool::ParseRecordId(spec.from_id));
+    if (from.pool != pool_name) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "from_id ", spec.from_id, " is not in the scanned pool '", pool_name, "'"));
+    }
+    seq = from.seq;
+  }
+  std::optional<uint32_t> only_category;
+  if (!spec.category.empty()) {
+    only_category = pool->FindCategoryIndex(spec.category);
+    if (!only_category.has_value()) return absl::OkStatus();  // Never stored.
+  }
+  uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
+  while (remaining > 0) {
+    ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
+                     store_->ScanRecords(pool->id(), seq, kScanChunkRecords));
+    std::vector<v1::Record> out;
+    for (const store::ScannedRecord& scanned : chunk) {
+      if (remaining == 0) break;
+      seq = scanned.seq + 1;
+      if (only_category.has_value()) {
+        ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(scanned.value));
+        if (view.category_index != *only_category) continue;
+      }
+      ASSIGN_OR_RETURN(v1::Record record, Decode(*pool, scanned.seq, scanned.value));
+      out.push_back(std::move(record));
+      --remaining;
+    }
+    if (!out.empty()) RETURN_IF_ERROR(sink(std::move(out)));
+    if (chunk.size() < kScanChunkRecords) break;
+  }
+  return absl::OkStatus();
+}
+
+std::vector<v1::PoolInfo> LogEngine::ListPools() const {
+  std::vector<v1::PoolInfo> infos;
+  for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
+    infos.push_back(pool->Info());
+  }
+  return infos;
+}
+
+absl::StatusOr<v1::PoolInfo> LogEngine::GetPool(absl::string_view name) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(name));
+  return pool->Info();
+}
+
+absl::StatusOr<v1::PoolInfo> LogEngine::CreatePool(absl::string_view name,
+                                                   const v1::PoolOptions& options) {
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Create(name, options));
+  return pool->Info();
+}
+
+absl::StatusOr<v1::PoolInfo> LogEngine::UpdatePool(absl::string_view name,
+                                                   const v1::PoolOptions& update) {
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Update(name, update));
+  return pool->Info();
+}
+
+}  // namespace dictlog::engine

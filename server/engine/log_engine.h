@@ -1,0 +1,112 @@
+// LogEngine: dictlog's storage engine without the network. It validates input, routes
+// categories to pools, compresses records into frames and writes them atomically to
+// the store (append path), and reads, decodes and returns them (Get, MultiGet, Scan).
+// The gRPC service is a thin layer over it.
+//
+// Invalid input is rejected before anything is written. Errors are absl::Status with
+// the most specific canonical code (INVALID_ARGUMENT, NOT_FOUND, DATA_LOSS, ...).
+//
+// Thread safety: all methods may be called concurrently.
+#ifndef DICTLOG_SERVER_ENGINE_LOG_ENGINE_H_
+#define DICTLOG_SERVER_ENGINE_LOG_ENGINE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/dictlog.pb.h"
+#include "server/dictionary/dictionary_set.h"
+#include "server/pool/pool_options.h"
+#include "server/pool/pool_registry.h"
+#include "server/pool/router.h"
+#include "server/store/store.h"
+
+namespace dictlog::engine {
+
+struct EngineOptions {
+  store::Store::Options store;
+  // Category -> pool rules; unmatched categories get a pool of their own name.
+  std::vector<pool::RouteRule> routes;
+  // Options of pools created without explicit ones (resolved). Default: level 3,
+  // 16 KiB dictionaries, record mode.
+  v1::PoolOptions default_pool_options = pool::BuiltinPoolOptions();
+  // Pools created at start-up if missing (existing pools keep their stored options).
+  std::vector<std::pair<std::string, v1::PoolOptions>> pools;
+  // Largest payload accepted by Append. Default 1 MiB; at most codec::kMaxRecordBytes.
+  size_t max_record_bytes = 1 << 20;
+  // Most records in one AppendBatch. Default 10,000.
+  size_t max_batch_records = 10000;
+  // Most ids in one MultiGet. Default 10,000.
+  size_t max_multiget_ids = 10000;
+};
+
+struct AppendInput {
+  absl::string_view category;
+  absl::string_view payload;
+};
+
+struct ScanSpec {
+  // Exactly one of category (routed; only its records) and pool (all records).
+  std::string category;
+  std::string pool;
+  // Inclusive start id within the scanned pool; empty: the first record.
+  std::string from_id;
+  // At most this many records; 0: no limit.
+  uint64_t limit = 0;
+};
+
+class LogEngine {
+ public:
+  // Opens the store and loads pools. INVALID_ARGUMENT for bad options.
+  static absl::StatusOr<std::unique_ptr<LogEngine>> Open(EngineOptions options);
+
+  LogEngine(const LogEngine&) = delete;
+  LogEngine& operator=(const LogEngine&) = delete;
+
+  // Stores all records in one atomic write and returns their ids in input order.
+  absl::StatusOr<std::vector<std::string>> Append(absl::Span<const AppendInput> records);
+
+  // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record.
+  absl::StatusOr<v1::Record> Get(absl::string_view id) const;
+  // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
+  // more than max_multiget_ids.
+  absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
+      absl::Span<const std::string> ids) const;
+  // Passes the matching records to `sink` in append order, in chunks, until the end
+  // or the limit; stops early and returns sink's error if sink fails.
+  absl::Status Scan(const ScanSpec& spec,
+                    const std::function<absl::Status(std::vector<v1::Record>)>& sink) const;
+
+  std::vector<v1::PoolInfo> ListPools() const;
+  absl::StatusOr<v1::PoolInfo> GetPool(absl::string_view name) const;
+  absl::StatusOr<v1::PoolInfo> CreatePool(absl::string_view name,
+                                          const v1::PoolOptions& options);
+  absl::StatusOr<v1::PoolInfo> UpdatePool(absl::string_view name,
+                                          const v1::PoolOptions& update);
+
+  const EngineOptions& options() const { return options_; }
+
+ private:
+  LogEngine(EngineOptions options, pool::Router router,
+            std::unique_ptr<store::Store> store,
+            std::unique_ptr<pool::PoolRegistry> registry);
+
+  absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
+  absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
+  absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
+                                    absl::string_view value) const;
+
+  const EngineOptions options_;
+  const pool::Router router_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
+  dictionary::DictionarySet dictionaries_;
+};
+
+}  // namespace dictlog::engine
+
+#endif  // DICTLOG_SERVER_ENGINE_LOG_ENGINE_H_

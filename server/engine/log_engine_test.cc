@@ -1,0 +1,203 @@
+#include "server/engine/log_engine.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gtest/gtest.h"
+#include "server/codec/record_codec.h"
+
+namespace dictlog::engine {
+namespace {
+
+using ::absl::StatusCode;
+
+class LogEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.store.path = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(options_.store.path);
+    options_.max_record_bytes = 1000;
+    options_.max_batch_records = 5;
+    options_.max_multiget_ids = 4;
+    options_.routes = {{"", "app-", "apps"}};
+    Reopen();
+  }
+
+  void Reopen() {
+    engine_.reset();
+    auto engine = LogEngine::Open(options_);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  }
+
+  std::string AppendOne(absl::string_view category, absl::string_view payload) {
+    AppendInput input{category, payload};
+    auto ids = engine_->Append({&input, 1});
+    EXPECT_TRUE(ids.ok()) << ids.status();
+    return ids.ok() ? (*ids)[0] : "";
+  }
+
+  std::vector<v1::Record> ScanAll(const ScanSpec& spec) {
+    std::vector<v1::Record> all;
+    absl::Status status = engine_->Scan(spec, [&](std::vector<v1::Record> chunk) {
+      for (auto& r : chunk) all.push_back(std::move(r));
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(status.ok()) << status;
+    return all;
+  }
+
+  EngineOptions options_;
+  std::unique_ptr<LogEngine> engine_;
+};
+
+TEST_F(LogEngineTest, AppendThenGetRoundTripsAndIdsIncrease) {
+  EXPECT_EQ(AppendOne("HDFS", "first line"), "HDFS/1");
+  EXPECT_EQ(AppendOne("HDFS", "second line"), "HDFS/2");
+  absl::StatusOr<v1::Record> record = engine_->Get("HDFS/2");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->id(), "HDFS/2");
+  EXPECT_EQ(record->category(), "HDFS");
+  EXPECT_EQ(record->payload(), "second line");
+}
+
+TEST_F(LogEngineTest, BatchIsAtomicAcrossPoolsAndKeepsInputOrder) {
+  std::vector<AppendInput> batch = {{"a", "1"}, {"b", "2"}, {"a", "3"}};
+  auto ids = engine_->Append(batch);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(*ids, (std::vector<std::string>{"a/1", "b/1", "a/2"}));
+  EXPECT_EQ(engine_->Get("a/2")->payload(), "3");
+}
+
+TEST_F(LogEngineTest, InvalidAppendsAreRejectedAndWriteNothing) {
+  const std::string big(1001, 'x');
+  const std::string long_category(129, 'c');
+  const std::vector<std::vector<AppendInput>> bad = {
+      {},                                            // empty batch
+      {{"", "payload"}},                             // empty category
+      {{long_category, "payload"}},                  // category too long
+      {{"has space", "payload"}},                    // bad category bytes
+      {{"ok", big}},                                 // payload over the limit
+      {{"ok", "fine"}, {"ok", big}},                 // one bad record fails all
+      {{"a", "1"}, {"a", "2"}, {"a", "3"}, {"a", "4"}, {"a", "5"}, {"a", "6"}},
+  };
+  for (const auto& batch : bad) {
+    EXPECT_EQ(engine_->Append(batch).status().code(), StatusCode::kInvalidArgument);
+  }
+  EXPECT_TRUE(engine_->ListPools().empty());
+  Reopen();
+  EXPECT_TRUE(engine_->ListPools().empty());
+}
+
+TEST_F(LogEngineTest, GetErrorsAreSpecific) {
+  AppendOne("HDFS", "x");
+  EXPECT_EQ(engine_->Get("HDFS").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine_->Get("HDFS/0").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine_->Get("nope/1").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(LogEngineTest, MultiGetReturnsPerIdResultsInOrder) {
+  AppendOne("x", "one");
+  AppendOne("y", "two");
+  auto results = engine_->MultiGet({"y/1", "bad", "x/9", "x/1"});
+  ASSERT_TRUE(results.ok());
+  ASSERT_EQ(results->size(), 4u);
+  EXPECT_EQ((*results)[0]->payload(), "two");
+  EXPECT_EQ((*results)[1].status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*results)[2].status().code(), StatusCode::kNotFound);
+  EXPECT_EQ((*results)[3]->payload(), "one");
+  EXPECT_EQ(engine_->MultiGet({"x/1", "x/1", "x/1", "x/1", "x/1"}).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_F(LogEngineTest, PrefixRuleSharesAPoolAndKeepsEachCategory) {
+  EXPECT_EQ(AppendOne("app-web", "GET /"), "apps/1");
+  EXPECT_EQ(AppendOne("app-db", "SELECT 1"), "apps/2");
+  EXPECT_EQ(AppendOne("app-web", "GET /x"), "apps/3");
+  Reopen();
+  EXPECT_EQ(engine_->Get("apps/2")->category(), "app-db");
+  EXPECT_EQ(AppendOne("app-new", "z"), "apps/4");
+  std::vector<v1::Record> web = ScanAll({"app-web", "", "", 0});
+  ASSERT_EQ(web.size(), 2u);
+  EXPECT_EQ(web[1].payload(), "GET /x");
+  EXPECT_EQ(ScanAll({"", "apps", "", 0}).size(), 4u);
+  EXPECT_TRUE(ScanAll({"app-never", "", "", 0}).empty());
+  v1::PoolInfo info = *engine_->GetPool("apps");
+  EXPECT_EQ(info.categories_size(), 3);
+}
+
+TEST_F(LogEngineTest, ScanHonoursFromIdLimitAndChunks) {
+  for (int i = 0; i < 600; ++i) AppendOne("s", "line " + std::to_string(i));
+  std::vector<v1::Record> all = ScanAll({"", "s", "", 0});
+  ASSERT_EQ(all.size(), 600u);
+  EXPECT_EQ(all[599].id(), "s/600");
+  std::vector<v1::Record> some = ScanAll({"s", "", "s/100", 5});
+  ASSERT_EQ(some.size(), 5u);
+  EXPECT_EQ(some[0].payload(), "line 99");
+  auto fail = [](std::vector<v1::Record>) { return absl::CancelledError("stop"); };
+  EXPECT_EQ(engine_->Scan({"", "s", "", 0}, fail).code(), StatusCode::kCancelled);
+  auto ok = [](std::vector<v1::Record>) { return absl::OkStatus(); };
+  EXPECT_EQ(engine_->Scan({"", "s", "other/1", 0}, ok).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine_->Scan({"s", "s", "", 0}, ok).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine_->Scan({"", "missing", "", 0}, ok).code(), StatusCode::kNotFound);
+}
+
+TEST_F(LogEngineTest, StatsCountRawAndStoredBytesAndSurviveReopen) {
+  const std::string compressible(900, 'a');
+  AppendOne("p", compressible);
+  AppendOne("p", "q!");  // Incompressible: stored raw with one header byte.
+  v1::PoolInfo info = *engine_->GetPool("p");
+  EXPECT_EQ(info.stats().records(), 2u);
+  EXPECT_EQ(info.stats().raw_bytes(), 902u);
+  EXPECT_LT(info.stats().stored_bytes(), 100u);
+  Reopen();
+  v1::PoolInfo again = *engine_->GetPool("p");
+  EXPECT_EQ(again.stats().SerializeAsString(), info.stats().SerializeAsString());
+  EXPECT_EQ(AppendOne("p", "next"), "p/3");
+}
+
+TEST_F(LogEngineTest, CreateAndUpdatePoolValidate) {
+  v1::PoolOptions options;
+  options.set_compression_level(-7);
+  ASSERT_TRUE(engine_->CreatePool("fast", options).ok());
+  EXPECT_EQ(engine_->CreatePool("fast", options).status().code(),
+            StatusCode::kAlreadyExists);
+  AppendOne("fast", std::string(500, 'f'));
+  EXPECT_EQ(engine_->Get("fast/1")->payload(), std::string(500, 'f'));
+  v1::PoolOptions bad;
+  bad.set_compression_level(23);
+  EXPECT_EQ(engine_->UpdatePool("fast", bad).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine_->GetPool("fast")->options().compression_level(), -7);
+}
+
+TEST_F(LogEngineTest, CorruptStoredRecordIsDataLoss) {
+  AppendOne("c", std::string(300, 'c'));
+  const uint32_t pool_id = 1;
+  engine_.reset();
+  {
+    auto store = store::Store::Open(options_.store);
+    ASSERT_TRUE(store.ok());
+    std::string bad(1, '\x01');  // A zstd frame header that is cut short.
+    bad += '\xff';
+    ASSERT_TRUE((*store)->WriteRecords({{pool_id, 1, 300, bad}}).ok());
+  }
+  Reopen();
+  EXPECT_EQ(engine_->Get("c/1").status().code(), StatusCode::kDataLoss);
+}
+
+TEST_F(LogEngineTest, RejectsBadEngineOptions) {
+  EngineOptions bad = options_;
+  bad.max_record_bytes = codec::kMaxRecordBytes + 1;
+  engine_.reset();
+  EXPECT_EQ(LogEngine::Open(bad).status().code(), StatusCode::kInvalidArgument);
+  bad = options_;
+  bad.routes = {{"x", "x-", "p"}};
+  EXPECT_EQ(LogEngine::Open(bad).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace dictlog::engine
