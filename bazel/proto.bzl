@@ -1,6 +1,6 @@
 """dictlog_cc_proto: C++ code for one .proto file with Debian's protoc (offline)."""
 
-def dictlog_cc_proto(name, src, deps = [], imports = [], grpc = False, visibility = None):
+def dictlog_cc_proto(name, src, deps = [], imports = [], grpc = False, testonly = False, visibility = None):
     """Generates <src>.pb.{h,cc} (and .grpc.pb.{h,cc} if grpc) and a cc_library `name`.
 
     Imports are resolved from the workspace root, so `import "proto/dictlog.proto";`
@@ -17,6 +17,7 @@ def dictlog_cc_proto(name, src, deps = [], imports = [], grpc = False, visibilit
     native.genrule(
         name = name + "_gen",
         srcs = [src] + imports,
+        testonly = testonly,
         outs = outs,
         cmd = ("/usr/bin/protoc --proto_path=. --cpp_out=$(GENDIR) " + plugin +
                "$(location " + src + ")"),
@@ -26,5 +27,6 @@ def dictlog_cc_proto(name, src, deps = [], imports = [], grpc = False, visibilit
         srcs = [o for o in outs if o.endswith(".cc")],
         hdrs = [o for o in outs if o.endswith(".h")],
         deps = deps + ["//bazel/system:protobuf"] + (["//bazel/system:grpc"] if grpc else []),
+        testonly = testonly,
         visibility = visibility,
     )

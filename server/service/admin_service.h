@@ -1,0 +1,48 @@
+// AdminService: the dictlog.v1.Admin gRPC service: pools now, dictionaries later (the
+// dictionary RPCs answer UNIMPLEMENTED until dictionary training is built).
+//
+// Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
+// The engine is borrowed and must outlive the service.
+#ifndef DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
+#define DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
+
+#include "proto/dictlog.grpc.pb.h"
+#include "server/engine/log_engine.h"
+
+namespace dictlog::service {
+
+class AdminService final : public v1::Admin::Service {
+ public:
+  explicit AdminService(engine::LogEngine* engine) : engine_(engine) {}
+
+  grpc::Status ListPools(grpc::ServerContext* context, const v1::ListPoolsRequest* request,
+                         v1::ListPoolsResponse* response) override;
+  grpc::Status GetPool(grpc::ServerContext* context, const v1::GetPoolRequest* request,
+                       v1::PoolInfo* response) override;
+  grpc::Status CreatePool(grpc::ServerContext* context,
+                          const v1::CreatePoolRequest* request,
+                          v1::PoolInfo* response) override;
+  grpc::Status UpdatePool(grpc::ServerContext* context,
+                          const v1::UpdatePoolRequest* request,
+                          v1::PoolInfo* response) override;
+
+  grpc::Status TrainDictionary(grpc::ServerContext* context,
+                               const v1::TrainDictionaryRequest* request,
+                               v1::TrainDictionaryResponse* response) override;
+  grpc::Status ListDictionaries(grpc::ServerContext* context,
+                                const v1::ListDictionariesRequest* request,
+                                v1::ListDictionariesResponse* response) override;
+  grpc::Status ActivateDictionary(grpc::ServerContext* context,
+                                  const v1::ActivateDictionaryRequest* request,
+                                  v1::DictionaryInfo* response) override;
+  grpc::Status GetDictionary(grpc::ServerContext* context,
+                             const v1::GetDictionaryRequest* request,
+                             v1::GetDictionaryResponse* response) override;
+
+ private:
+  engine::LogEngine* const engine_;
+};
+
+}  // namespace dictlog::service
+
+#endif  // DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_

@@ -1,0 +1,53 @@
+#include "server/service/dictlog_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace dictlog::service {
+
+DictlogServer::DictlogServer(engine::LogEngine* engine)
+    : log_store_(engine), admin_(engine) {}
+
+DictlogServer::~DictlogServer() {
+  if (server_ != nullptr) Shutdown(absl::ZeroDuration());
+}
+
+absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
+    engine::LogEngine* engine, const ServerOptions& options) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  std::unique_ptr<DictlogServer> server(new DictlogServer(engine));
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
+                           &server->port_);
+  builder.SetMaxReceiveMessageSize(options.max_request_bytes);
+  // Without this, gRPC sets SO_REUSEPORT and a second server on the same port would
+  // silently share it instead of failing.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.RegisterService(&server->log_store_);
+  builder.RegisterService(&server->admin_);
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    server->server_.reset();
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", options.listen,
+                     " (address in use, or not a host:port this machine has?)"));
+  }
+  server->server_->GetHealthCheckService()->SetServingStatus(true);
+  return server;
+}
+
+void DictlogServer::Shutdown(absl::Duration grace) {
+  if (server_ == nullptr) return;
+  server_->GetHealthCheckService()->SetServingStatus(false);
+  server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+}
+
+void DictlogServer::Wait() {
+  if (server_ != nullptr) server_->Wait();
+}
+
+}  // namespace dictlog::service

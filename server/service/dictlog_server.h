@@ -1,0 +1,59 @@
+// DictlogServer: a running gRPC server for one LogEngine: the LogStore and Admin
+// services, grpc.health.v1 and server reflection (so grpcurl needs no .proto file).
+//
+// Thread safety: Shutdown may be called from any thread, once; Wait from one thread.
+// The engine is borrowed and must outlive the server.
+#ifndef DICTLOG_SERVER_SERVICE_DICTLOG_SERVER_H_
+#define DICTLOG_SERVER_SERVICE_DICTLOG_SERVER_H_
+
+#include <grpcpp/server.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/engine/log_engine.h"
+#include "server/service/admin_service.h"
+#include "server/service/log_store_service.h"
+
+namespace dictlog::service {
+
+struct ServerOptions {
+  // host:port to listen on; port 0 picks a free port. Default 127.0.0.1:7070.
+  std::string listen = "127.0.0.1:7070";
+  // Largest request message accepted. Default 64 MiB.
+  int max_request_bytes = 64 << 20;
+};
+
+class DictlogServer {
+ public:
+  // UNAVAILABLE if the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<DictlogServer>> Start(
+      engine::LogEngine* engine, const ServerOptions& options);
+
+  DictlogServer(const DictlogServer&) = delete;
+  DictlogServer& operator=(const DictlogServer&) = delete;
+  ~DictlogServer();
+
+  // The bound port.
+  int port() const { return port_; }
+
+  // Reports NOT_SERVING to health checks, stops accepting calls, and lets calls in
+  // flight finish for up to `grace` before cancelling them.
+  void Shutdown(absl::Duration grace);
+  // Blocks until the server has shut down.
+  void Wait();
+
+ private:
+  explicit DictlogServer(engine::LogEngine* engine);
+
+  LogStoreService log_store_;
+  AdminService admin_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+}  // namespace dictlog::service
+
+#endif  // DICTLOG_SERVER_SERVICE_DICTLOG_SERVER_H_

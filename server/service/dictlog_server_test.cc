@@ -1,0 +1,231 @@
+// End-to-end through real gRPC: an in-process DictlogServer on 127.0.0.1 port 0 over
+// a real RocksDB, called through the generated stubs (the wire boundary).
+#include "server/service/dictlog_server.h"
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/client_unary_call.h>
+#include <grpcpp/impl/codegen/sync_stream.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gtest/gtest.h"
+#include "proto/dictlog.grpc.pb.h"
+#include "server/service/testdata/health.grpc.pb.h"
+
+namespace dictlog::service {
+namespace {
+
+class DictlogServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    engine::EngineOptions options;
+    options.store.path = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(options.store.path);
+    options.max_record_bytes = 1024;
+    options.max_batch_records = 100;
+    auto engine = engine::LogEngine::Open(options);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+    ServerOptions server_options;
+    server_options.listen = "127.0.0.1:0";
+    auto server = DictlogServer::Start(engine_.get(), server_options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                   grpc::InsecureChannelCredentials());
+    store_ = v1::LogStore::NewStub(channel_);
+    admin_ = v1::Admin::NewStub(channel_);
+  }
+
+  grpc::Status Append(const std::string& category, const std::string& payload,
+                      std::string* id = nullptr) {
+    grpc::ClientContext context;
+    v1::AppendRequest request;
+    request.set_category(category);
+    request.set_payload(payload);
+    v1::AppendResponse response;
+    grpc::Status status = store_->Append(&context, request, &response);
+    if (id != nullptr) *id = response.id();
+    return status;
+  }
+
+  int PoolCount() {
+    grpc::ClientContext context;
+    v1::ListPoolsResponse response;
+    EXPECT_TRUE(admin_->ListPools(&context, {}, &response).ok());
+    return response.pools_size();
+  }
+
+  std::unique_ptr<engine::LogEngine> engine_;
+  std::unique_ptr<DictlogServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::LogStore::Stub> store_;
+  std::unique_ptr<v1::Admin::Stub> admin_;
+};
+
+TEST_F(DictlogServerTest, AppendGetAndMultiGetOverTheWire) {
+  std::string id;
+  ASSERT_TRUE(Append("HDFS", "081109 203615 148 INFO dfs.DataNode", &id).ok());
+  EXPECT_EQ(id, "HDFS/1");
+  grpc::ClientContext get_context;
+  v1::GetRequest get;
+  get.set_id(id);
+  v1::GetResponse got;
+  ASSERT_TRUE(store_->Get(&get_context, get, &got).ok());
+  EXPECT_EQ(got.record().payload(), "081109 203615 148 INFO dfs.DataNode");
+  EXPECT_EQ(got.record().category(), "HDFS");
+
+  grpc::ClientContext multi_context;
+  v1::MultiGetRequest multi;
+  multi.add_ids("HDFS/1");
+  multi.add_ids("HDFS/2");
+  multi.add_ids("no-slash");
+  v1::MultiGetResponse results;
+  ASSERT_TRUE(store_->MultiGet(&multi_context, multi, &results).ok());
+  ASSERT_EQ(results.results_size(), 3);
+  EXPECT_EQ(results.results(0).record().id(), "HDFS/1");
+  EXPECT_EQ(results.results(1).error().code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(results.results(2).error().code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(DictlogServerTest, InputRulesMapToExactCodesAndStoreNothing) {
+  EXPECT_EQ(Append("", "x").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Append(std::string(129, 'c'), "x").error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Append("c", std::string(1025, 'x')).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  grpc::ClientContext batch_context;
+  v1::AppendBatchRequest batch;
+  for (int i = 0; i < 101; ++i) {
+    v1::RecordToAppend* record = batch.add_records();
+    record->set_category("c");
+    record->set_payload("p");
+  }
+  v1::AppendBatchResponse batch_response;
+  EXPECT_EQ(store_->AppendBatch(&batch_context, batch, &batch_response).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(PoolCount(), 0);
+
+  grpc::ClientContext get_context;
+  v1::GetRequest get;
+  get.set_id("c/1");
+  v1::GetResponse got;
+  EXPECT_EQ(store_->Get(&get_context, get, &got).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(DictlogServerTest, AppendBatchReturnsIdsInOrderAndScanStreamsThem) {
+  grpc::ClientContext context;
+  v1::AppendBatchRequest batch;
+  for (int i = 0; i < 700; ++i) {
+    v1::RecordToAppend* record = batch.add_records();
+    record->set_category("s");
+    record->set_payload("line " + std::to_string(i));
+  }
+  batch.mutable_records()->DeleteSubrange(100, 600);  // Keep the batch under the limit.
+  v1::AppendBatchResponse response;
+  ASSERT_TRUE(store_->AppendBatch(&context, batch, &response).ok());
+  ASSERT_EQ(response.ids_size(), 100);
+  EXPECT_EQ(response.ids(99), "s/100");
+
+  grpc::ClientContext scan_context;
+  v1::ScanRequest scan;
+  scan.set_pool("s");
+  scan.set_from_id("s/11");
+  auto reader = store_->Scan(&scan_context, scan);
+  v1::ScanResponse chunk;
+  std::vector<std::string> payloads;
+  while (reader->Read(&chunk)) {
+    for (const v1::Record& record : chunk.records()) payloads.push_back(record.payload());
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_EQ(payloads.size(), 90u);
+  EXPECT_EQ(payloads.front(), "line 10");
+}
+
+TEST_F(DictlogServerTest, AdminPoolsAndUnbuiltDictionaryRpcs) {
+  grpc::ClientContext create_context;
+  v1::CreatePoolRequest create;
+  create.set_name("web");
+  create.mutable_options()->set_compression_level(-3);
+  v1::PoolInfo info;
+  ASSERT_TRUE(admin_->CreatePool(&create_context, create, &info).ok());
+  EXPECT_EQ(info.options().compression_level(), -3);
+  EXPECT_EQ(info.options().dictionary_bytes(), 16384u);
+
+  grpc::ClientContext again_context;
+  EXPECT_EQ(admin_->CreatePool(&again_context, create, &info).error_code(),
+            grpc::StatusCode::ALREADY_EXISTS);
+
+  grpc::ClientContext update_context;
+  v1::UpdatePoolRequest update;
+  update.set_name("web");
+  update.mutable_options()->set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  EXPECT_EQ(admin_->UpdatePool(&update_context, update, &info).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+
+  grpc::ClientContext missing_context;
+  v1::GetPoolRequest get;
+  get.set_name("missing");
+  EXPECT_EQ(admin_->GetPool(&missing_context, get, &info).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+
+  grpc::ClientContext train_context;
+  v1::TrainDictionaryResponse trained;
+  EXPECT_EQ(admin_->TrainDictionary(&train_context, {}, &trained).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(DictlogServerTest, HealthCheckReportsServing) {
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  grpc::ClientContext context;
+  grpc::health::v1::HealthCheckResponse response;
+  ASSERT_TRUE(health->Check(&context, {}, &response).ok());
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+}
+
+TEST_F(DictlogServerTest, ReflectionListsTheServices) {
+  // grpc.reflection.v1alpha ServerReflectionRequest{list_services: ""} is field 7.
+  grpc::ClientContext context;
+  const grpc::internal::RpcMethod method(
+      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      grpc::internal::RpcMethod::BIDI_STREAMING);
+  std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>> stream(
+      grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+          channel_.get(), method, &context));
+  const char request_bytes[] = {0x3a, 0x00};
+  grpc::Slice slice(request_bytes, sizeof(request_bytes));
+  grpc::ByteBuffer request(&slice, 1);
+  ASSERT_TRUE(stream->Write(request));
+  stream->WritesDone();
+  grpc::ByteBuffer reply;
+  ASSERT_TRUE(stream->Read(&reply));
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(reply.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  EXPECT_NE(bytes.find("dictlog.v1.LogStore"), std::string::npos);
+  EXPECT_NE(bytes.find("dictlog.v1.Admin"), std::string::npos);
+  EXPECT_NE(bytes.find("grpc.health.v1.Health"), std::string::npos);
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST(DictlogServerStartTest, UnbindableAddressIsUnavailable) {
+  engine::EngineOptions options;
+  options.store.path = std::string(std::getenv("TEST_TMPDIR")) + "/unbindable";
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok());
+  ServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  auto first = DictlogServer::Start(engine->get(), server_options);
+  ASSERT_TRUE(first.ok());
+  server_options.listen = "127.0.0.1:" + std::to_string((*first)->port());
+  EXPECT_EQ(DictlogServer::Start(engine->get(), server_options).status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace dictlog::service

@@ -1,0 +1,78 @@
+#include "server/service/log_store_service.h"
+
+#include <vector>
+
+#include "server/service/grpc_status.h"
+
+namespace dictlog::service {
+
+grpc::Status LogStoreService::Append(grpc::ServerContext* /*context*/,
+                                     const v1::AppendRequest* request,
+                                     v1::AppendResponse* response) {
+  const engine::AppendInput input{request->category(), request->payload()};
+  absl::StatusOr<std::vector<std::string>> ids = engine_->Append({&input, 1});
+  if (!ids.ok()) return ToGrpcStatus(ids.status());
+  response->set_id(std::move((*ids)[0]));
+  return grpc::Status::OK;
+}
+
+grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* /*context*/,
+                                          const v1::AppendBatchRequest* request,
+                                          v1::AppendBatchResponse* response) {
+  std::vector<engine::AppendInput> inputs;
+  inputs.reserve(request->records_size());
+  for (const v1::RecordToAppend& record : request->records()) {
+    inputs.push_back({record.category(), record.payload()});
+  }
+  absl::StatusOr<std::vector<std::string>> ids = engine_->Append(inputs);
+  if (!ids.ok()) return ToGrpcStatus(ids.status());
+  for (std::string& id : *ids) response->add_ids(std::move(id));
+  return grpc::Status::OK;
+}
+
+grpc::Status LogStoreService::Get(grpc::ServerContext* /*context*/,
+                                  const v1::GetRequest* request,
+                                  v1::GetResponse* response) {
+  absl::StatusOr<v1::Record> record = engine_->Get(request->id());
+  if (!record.ok()) return ToGrpcStatus(record.status());
+  *response->mutable_record() = *std::move(record);
+  return grpc::Status::OK;
+}
+
+grpc::Status LogStoreService::MultiGet(grpc::ServerContext* /*context*/,
+                                       const v1::MultiGetRequest* request,
+                                       v1::MultiGetResponse* response) {
+  std::vector<std::string> ids(request->ids().begin(), request->ids().end());
+  auto results = engine_->MultiGet(ids);
+  if (!results.ok()) return ToGrpcStatus(results.status());
+  for (absl::StatusOr<v1::Record>& result : *results) {
+    v1::MultiGetResult* out = response->add_results();
+    if (result.ok()) {
+      *out->mutable_record() = *std::move(result);
+    } else {
+      out->mutable_error()->set_code(static_cast<int>(result.status().code()));
+      out->mutable_error()->set_message(std::string(result.status().message()));
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
+                                   const v1::ScanRequest* request,
+                                   grpc::ServerWriter<v1::ScanResponse>* writer) {
+  engine::ScanSpec spec;
+  spec.category = request->category();
+  spec.pool = request->pool();
+  spec.from_id = request->from_id();
+  spec.limit = request->limit();
+  absl::Status status = engine_->Scan(spec, [&](std::vector<v1::Record> records) {
+    if (context->IsCancelled()) return absl::CancelledError("Scan cancelled");
+    v1::ScanResponse response;
+    for (v1::Record& record : records) *response.add_records() = std::move(record);
+    if (!writer->Write(response)) return absl::CancelledError("client went away");
+    return absl::OkStatus();
+  });
+  return ToGrpcStatus(status);
+}
+
+}  // namespace dictlog::service

@@ -1,0 +1,36 @@
+// LogStoreService: the dictlog.v1.LogStore gRPC service, a thin layer that converts
+// requests into LogEngine calls and statuses into gRPC statuses.
+//
+// Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
+// The engine is borrowed and must outlive the service.
+#ifndef DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
+#define DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
+
+#include "proto/dictlog.grpc.pb.h"
+#include "server/engine/log_engine.h"
+
+namespace dictlog::service {
+
+class LogStoreService final : public v1::LogStore::Service {
+ public:
+  explicit LogStoreService(engine::LogEngine* engine) : engine_(engine) {}
+
+  grpc::Status Append(grpc::ServerContext* context, const v1::AppendRequest* request,
+                      v1::AppendResponse* response) override;
+  grpc::Status AppendBatch(grpc::ServerContext* context,
+                           const v1::AppendBatchRequest* request,
+                           v1::AppendBatchResponse* response) override;
+  grpc::Status Get(grpc::ServerContext* context, const v1::GetRequest* request,
+                   v1::GetResponse* response) override;
+  grpc::Status MultiGet(grpc::ServerContext* context, const v1::MultiGetRequest* request,
+                        v1::MultiGetResponse* response) override;
+  grpc::Status Scan(grpc::ServerContext* context, const v1::ScanRequest* request,
+                    grpc::ServerWriter<v1::ScanResponse>* writer) override;
+
+ private:
+  engine::LogEngine* const engine_;
+};
+
+}  // namespace dictlog::service
+
+#endif  // DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_

@@ -1,0 +1,140 @@
+// dictlogd: the dictlog server. Opens (or creates) the store under --data_dir and
+// serves dictlog.v1.LogStore, dictlog.v1.Admin, grpc.health.v1 and server reflection
+// on --listen until SIGTERM or SIGINT, then drains calls in flight and exits 0.
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/engine/log_engine.h"
+#include "server/service/dictlog_server.h"
+#include "server/service/server_config.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
+          "host:port to serve gRPC on (port 0 picks a free port)");
+ABSL_FLAG(std::string, data_dir, "./data", "directory of the RocksDB store");
+ABSL_FLAG(std::string, config, "",
+          "server config file: routes, pools, default pool options (protobuf text "
+          "format, or JSON if it ends in .json); see docs/configuration.md");
+ABSL_FLAG(std::vector<std::string>, route, {},
+          "routing rules, comma-separated: CATEGORY=POOL or PREFIX*=POOL; added to "
+          "the config file's");
+ABSL_FLAG(int, compression_level, 0,
+          "zstd level of pools created on first append (1..22 or negative fast "
+          "levels); 0 keeps the config's or the built-in default 3");
+ABSL_FLAG(bool, sync_writes, false,
+          "fsync the write-ahead log before acknowledging an append (group commit)");
+ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
+ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
+ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
+ABSL_FLAG(int, max_request_bytes, 64 << 20, "largest gRPC request message, in bytes");
+ABSL_FLAG(std::string, port_file, "",
+          "if set, write the bound port to this file once serving (for tests)");
+ABSL_FLAG(int, shutdown_grace_seconds, 10,
+          "on SIGTERM/SIGINT, how long calls in flight may take to finish");
+
+namespace dictlog {
+namespace {
+
+absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
+  engine::EngineOptions options;
+  options.store.path = absl::GetFlag(FLAGS_data_dir);
+  options.store.sync_writes = absl::GetFlag(FLAGS_sync_writes);
+  if (!absl::GetFlag(FLAGS_config).empty()) {
+    ASSIGN_OR_RETURN(config::ServerConfig config,
+                     service::LoadServerConfig(absl::GetFlag(FLAGS_config)));
+    RETURN_IF_ERROR(service::ApplyServerConfig(config, &options));
+  }
+  for (const std::string& flag : absl::GetFlag(FLAGS_route)) {
+    ASSIGN_OR_RETURN(pool::RouteRule rule, service::ParseRouteFlag(flag));
+    options.routes.push_back(std::move(rule));
+  }
+  if (const int level = absl::GetFlag(FLAGS_compression_level); level != 0) {
+    v1::PoolOptions update;
+    update.set_compression_level(level);
+    ASSIGN_OR_RETURN(options.default_pool_options,
+                     pool::ApplyPoolOptions(options.default_pool_options, update));
+  }
+  const int64_t max_record = absl::GetFlag(FLAGS_max_record_bytes);
+  const int64_t max_batch = absl::GetFlag(FLAGS_max_batch_records);
+  const int64_t max_ids = absl::GetFlag(FLAGS_max_multiget_ids);
+  if (max_record < 0 || max_batch <= 0 || max_ids <= 0) {
+    return absl::InvalidArgumentError("limits must be positive");
+  }
+  options.max_record_bytes = static_cast<size_t>(max_record);
+  options.max_batch_records = static_cast<size_t>(max_batch);
+  options.max_multiget_ids = static_cast<size_t>(max_ids);
+  return options;
+}
+
+absl::Status WritePortFile(const std::string& path, int port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << port << "\n";
+    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Serve(const sigset_t& signals) {
+  ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
+  ASSIGN_OR_RETURN(std::unique_ptr<engine::LogEngine> engine,
+                   engine::LogEngine::Open(std::move(options)));
+  service::ServerOptions server_options;
+  server_options.listen = absl::GetFlag(FLAGS_listen);
+  server_options.max_request_bytes = absl::GetFlag(FLAGS_max_request_bytes);
+  ASSIGN_OR_RETURN(std::unique_ptr<service::DictlogServer> server,
+                   service::DictlogServer::Start(engine.get(), server_options));
+  if (!absl::GetFlag(FLAGS_port_file).empty()) {
+    RETURN_IF_ERROR(WritePortFile(absl::GetFlag(FLAGS_port_file), server->port()));
+  }
+  std::printf("dictlogd: serving on port %d (--listen=%s, --data_dir=%s)\n",
+              server->port(), server_options.listen.c_str(),
+              absl::GetFlag(FLAGS_data_dir).c_str());
+  std::fflush(stdout);
+  std::thread waiter([&] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    std::printf("dictlogd: signal %d, draining and shutting down\n", signal);
+    std::fflush(stdout);
+    server->Shutdown(absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+  });
+  server->Wait();
+  waiter.join();
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace dictlog
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "dictlog server: stores small log records, compressed with per-pool zstd "
+      "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
+      "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]");
+  absl::ParseCommandLine(argc, argv);
+  // Block the shutdown signals in every thread; one thread waits for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  absl::Status status = dictlog::Serve(signals);
+  if (!status.ok()) {
+    std::fprintf(stderr, "dictlogd: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
