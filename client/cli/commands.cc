@@ -1,0 +1,151 @@
+#include "client/cli/commands.h"
+
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/line_batcher.h"
+#include "client/cli/output.h"
+#include "common/status_macros.h"
+
+namespace dictlog::cli {
+namespace {
+
+constexpr size_t kGetChunk = 1000;
+constexpr char kUsagePayload[] = "dictlog.cli/usage";
+
+absl::Status Usage(absl::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kUsagePayload, absl::Cord("1"));
+  return status;
+}
+
+absl::Status AppendStream(const client::Client& client, std::istream& in,
+                          const CommandOptions& options, std::ostream& out) {
+  LineBatcher batcher(in, options.batch_records, options.batch_bytes);
+  std::vector<std::string> lines;
+  std::vector<v1::RecordToAppend> records;
+  while (batcher.Next(&lines)) {
+    records.resize(lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      records[i].set_category(options.category);
+      records[i].set_payload(std::move(lines[i]));
+    }
+    ASSIGN_OR_RETURN(std::vector<std::string> ids, client.AppendBatch(records));
+    for (const std::string& id : ids) out << id << '\n';
+    out.flush();  // Printed ids are exactly the acknowledged ones.
+  }
+  if (in.bad()) return absl::DataLossError("error reading the input");
+  return absl::OkStatus();
+}
+
+absl::Status Append(const client::Client& client, const std::vector<std::string>& args,
+                    const CommandOptions& options, CommandIo io) {
+  if (options.category.empty()) return Usage("append needs --category=C");
+  if (args.size() > 2) return Usage("append takes one input: FILE or - (stdin)");
+  const std::string input = args.size() == 2 ? args[1] : "-";
+  if (input == "-") return AppendStream(client, io.in, options, io.out);
+  std::ifstream file(input, std::ios::binary);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot open ", input));
+  return AppendStream(client, file, options, io.out);
+}
+
+void PrintRecord(const v1::Record& record, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    out << RecordJson(record) << '\n';
+  } else {
+    out << record.payload() << '\n';
+  }
+}
+
+absl::Status Get(const client::Client& client, const std::vector<std::string>& args,
+                 const CommandOptions& options, CommandIo io) {
+  if (args.size() < 2) return Usage("get needs at least one record id");
+  absl::Status first_error;
+  for (size_t start = 1; start < args.size(); start += kGetChunk) {
+    const size_t end = std::min(args.size(), start + kGetChunk);
+    std::vector<std::string> ids(args.begin() + start, args.begin() + end);
+    ASSIGN_OR_RETURN(auto results, client.MultiGet(ids));
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i].ok()) {
+        PrintRecord(*results[i], options.format, io.out);
+        continue;
+      }
+      io.err << "dictlog: " << ids[i] << ": " << results[i].status() << '\n';
+      if (first_error.ok()) first_error = results[i].status();
+    }
+  }
+  return first_error;
+}
+
+absl::Status Scan(const client::Client& client, const std::vector<std::string>& args,
+                  const CommandOptions& options, CommandIo io) {
+  if (args.size() != 1) return Usage("scan takes no arguments, only flags");
+  if (options.category.empty() == options.pool.empty()) {
+    return Usage("scan needs exactly one of --category=C and --pool=P");
+  }
+  v1::ScanRequest request;
+  if (!options.category.empty()) request.set_category(options.category);
+  if (!options.pool.empty()) request.set_pool(options.pool);
+  request.set_from_id(options.from);
+  request.set_limit(options.limit);
+  return client.Scan(request, [&](const v1::Record& record) {
+    PrintRecord(record, options.format, io.out);
+    return io.out ? absl::OkStatus() : absl::UnavailableError("output closed");
+  });
+}
+
+absl::Status Pools(const client::Client& client, const std::vector<std::string>& args,
+                   const CommandOptions& options, CommandIo io) {
+  if (args.size() != 1) return Usage("pools takes no arguments");
+  ASSIGN_OR_RETURN(std::vector<v1::PoolInfo> pools, client.ListPools());
+  if (options.format == OutputFormat::kText) {
+    io.out << PoolsTable(pools);
+    return absl::OkStatus();
+  }
+  for (const v1::PoolInfo& pool : pools) io.out << PoolJson(pool) << '\n';
+  return absl::OkStatus();
+}
+
+absl::Status Pool(const client::Client& client, const std::vector<std::string>& args,
+                  const CommandOptions& options, CommandIo io) {
+  if (args.size() != 3) return Usage("usage: pool create|update|show NAME [options]");
+  v1::PoolOptions pool_options;
+  if (options.compression_level) {
+    pool_options.set_compression_level(*options.compression_level);
+  }
+  if (options.dictionary_bytes) pool_options.set_dictionary_bytes(*options.dictionary_bytes);
+  absl::StatusOr<v1::PoolInfo> info;
+  if (args[1] == "create") {
+    info = client.CreatePool(args[2], pool_options);
+  } else if (args[1] == "update") {
+    info = client.UpdatePool(args[2], pool_options);
+  } else if (args[1] == "show") {
+    info = client.GetPool(args[2]);
+  } else {
+    return Usage(absl::StrCat("unknown pool subcommand '", args[1], "'"));
+  }
+  RETURN_IF_ERROR(info.status());
+  io.out << PoolJson(*info) << '\n';
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsUsageError(const absl::Status& status) {
+  return status.GetPayload(kUsagePayload).has_value();
+}
+
+absl::Status RunCommand(const client::Client& client, const std::vector<std::string>& args,
+                        const CommandOptions& options, CommandIo io) {
+  if (args.empty()) return Usage("no command given (see --help)");
+  const std::string& command = args[0];
+  if (command == "append") return Append(client, args, options, io);
+  if (command == "get") return Get(client, args, options, io);
+  if (command == "scan") return Scan(client, args, options, io);
+  if (command == "pools") return Pools(client, args, options, io);
+  if (command == "pool") return Pool(client, args, options, io);
+  return Usage(absl::StrCat("unknown command '", command, "' (see --help)"));
+}
+
+}  // namespace dictlog::cli

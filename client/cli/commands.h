@@ -1,0 +1,48 @@
+// The dictlog CLI's commands, separated from flag parsing (main.cc) so that they can
+// be run against any Client and any streams. Not thread-safe (one command at a time).
+#ifndef DICTLOG_CLIENT_CLI_COMMANDS_H_
+#define DICTLOG_CLIENT_CLI_COMMANDS_H_
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "client/client.h"
+
+namespace dictlog::cli {
+
+enum class OutputFormat { kText, kJson };
+
+struct CommandOptions {
+  OutputFormat format = OutputFormat::kText;
+  std::string category;          // append, scan
+  std::string pool;              // scan
+  std::string from;              // scan: first id
+  uint64_t limit = 0;            // scan: 0 = all
+  size_t batch_records = 1000;   // append
+  size_t batch_bytes = 4 << 20;  // append
+  std::optional<int> compression_level;        // pool create/update
+  std::optional<uint32_t> dictionary_bytes;    // pool create/update
+};
+
+struct CommandIo {
+  std::istream& in;   // stdin, for `append -`
+  std::ostream& out;  // results
+  std::ostream& err;  // per-item errors
+};
+
+// Runs `args` (command name first). Returns a usage error (see IsUsageError) for bad
+// arguments; otherwise the first error met (after reporting per-item errors on io.err).
+absl::Status RunCommand(const client::Client& client, const std::vector<std::string>& args,
+                        const CommandOptions& options, CommandIo io);
+
+// True for the INVALID_ARGUMENT errors that RunCommand returns for bad command-line
+// usage (as opposed to errors from the server).
+bool IsUsageError(const absl::Status& status);
+
+}  // namespace dictlog::cli
+
+#endif  // DICTLOG_CLIENT_CLI_COMMANDS_H_

@@ -1,0 +1,110 @@
+#include "client/cli/output.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace dictlog::cli {
+namespace {
+
+double Ratio(uint64_t raw, uint64_t stored) {
+  return stored == 0 ? 0.0 : static_cast<double>(raw) / static_cast<double>(stored);
+}
+
+// Length of the UTF-8 sequence starting with `lead`, 0 if `lead` cannot start one.
+int SequenceLength(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+}  // namespace
+
+bool IsValidUtf8(absl::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const int n = SequenceLength(lead);
+    if (n == 0 || i + n > text.size()) return false;
+    uint32_t cp = n == 1 ? lead : lead & (0x7f >> n);
+    for (int k = 1; k < n; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if ((c & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string JsonString(absl::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string RecordJson(const v1::Record& record) {
+  std::string out = absl::StrCat("{\"id\":", JsonString(record.id()),
+                                 ",\"category\":", JsonString(record.category()));
+  if (IsValidUtf8(record.payload())) {
+    absl::StrAppend(&out, ",\"payload\":", JsonString(record.payload()), "}");
+  } else {
+    absl::StrAppend(&out, ",\"payload_base64\":\"", absl::Base64Escape(record.payload()),
+                    "\"}");
+  }
+  return out;
+}
+
+std::string PoolJson(const v1::PoolInfo& pool) {
+  const v1::PoolStats& s = pool.stats();
+  return absl::StrFormat(
+      "{\"pool\":%s,\"records\":%d,\"raw_bytes\":%d,\"stored_bytes\":%d,\"ratio\":%.4f,"
+      "\"active_dictionary_id\":%d,\"compression_level\":%d,\"dictionary_bytes\":%d}",
+      JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
+      Ratio(s.raw_bytes(), s.stored_bytes()), pool.active_dictionary_id(),
+      pool.options().compression_level(), pool.options().dictionary_bytes());
+}
+
+std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
+  size_t width = 5;
+  for (const v1::PoolInfo& pool : pools) width = std::max(width, pool.name().size());
+  const auto row = [&](absl::string_view name, uint64_t records, uint64_t raw,
+                       uint64_t stored, absl::string_view dict) {
+    return absl::StrFormat("%-*s %10d %13d %13d %6.2f  %s\n", width, name, records, raw,
+                           stored, Ratio(raw, stored), dict);
+  };
+  std::string out = absl::StrFormat("%-*s %10s %13s %13s %6s  %s\n", width, "POOL",
+                                    "RECORDS", "RAW_BYTES", "STORED_BYTES", "RATIO", "DICT");
+  uint64_t records = 0, raw = 0, stored = 0;
+  for (const v1::PoolInfo& pool : pools) {
+    const v1::PoolStats& s = pool.stats();
+    const uint32_t dict = pool.active_dictionary_id();
+    out += row(pool.name(), s.records(), s.raw_bytes(), s.stored_bytes(),
+               dict == 0 ? "-" : absl::StrCat(dict));
+    records += s.records();
+    raw += s.raw_bytes();
+    stored += s.stored_bytes();
+  }
+  out += row("TOTAL", records, raw, stored, "");
+  return out;
+}
+
+}  // namespace dictlog::cli

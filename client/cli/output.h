@@ -1,0 +1,31 @@
+// Output formats of the dictlog CLI: one JSON object per line (records, pools) and
+// the human-readable pools table. Stateless and thread-safe.
+#ifndef DICTLOG_CLIENT_CLI_OUTPUT_H_
+#define DICTLOG_CLIENT_CLI_OUTPUT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proto/dictlog.pb.h"
+
+namespace dictlog::cli {
+
+// `text` as a JSON string literal, quotes included. `text` must be valid UTF-8.
+std::string JsonString(absl::string_view text);
+bool IsValidUtf8(absl::string_view text);
+
+// {"id":..,"category":..,"payload":..}; a payload that is not valid UTF-8 is written
+// as "payload_base64" instead.
+std::string RecordJson(const v1::Record& record);
+
+// {"pool":..,"records":..,"raw_bytes":..,"stored_bytes":..,"ratio":..,
+//  "active_dictionary_id":..,"compression_level":..,"dictionary_bytes":..}
+std::string PoolJson(const v1::PoolInfo& pool);
+
+// Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO DICT, one row a pool, then TOTAL.
+std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
+
+}  // namespace dictlog::cli
+
+#endif  // DICTLOG_CLIENT_CLI_OUTPUT_H_

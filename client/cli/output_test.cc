@@ -1,0 +1,55 @@
+#include "client/cli/output.h"
+
+#include "gtest/gtest.h"
+
+namespace dictlog::cli {
+namespace {
+
+TEST(OutputTest, JsonStringEscapes) {
+  EXPECT_EQ(JsonString("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+  EXPECT_EQ(JsonString("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+}
+
+TEST(OutputTest, Utf8Validation) {
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("\xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xc3"));          // truncated
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));      // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));  // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xff"));
+}
+
+TEST(OutputTest, RecordJsonFallsBackToBase64ForBinaryPayloads) {
+  v1::Record record;
+  record.set_id("HDFS/1");
+  record.set_category("HDFS");
+  record.set_payload("ok line");
+  EXPECT_EQ(RecordJson(record),
+            R"({"id":"HDFS/1","category":"HDFS","payload":"ok line"})");
+  record.set_payload(std::string("\xff\x00", 2));
+  EXPECT_EQ(RecordJson(record),
+            R"({"id":"HDFS/1","category":"HDFS","payload_base64":"/wA="})");
+}
+
+TEST(OutputTest, PoolsTableHasRatiosAndTotal) {
+  v1::PoolInfo a, b;
+  a.set_name("HDFS");
+  a.mutable_stats()->set_records(2);
+  a.mutable_stats()->set_raw_bytes(300);
+  a.mutable_stats()->set_stored_bytes(100);
+  b.set_name("Linux");
+  b.set_active_dictionary_id(32768);
+  b.mutable_stats()->set_records(1);
+  b.mutable_stats()->set_raw_bytes(100);
+  b.mutable_stats()->set_stored_bytes(100);
+  const std::string table = PoolsTable({a, b});
+  EXPECT_NE(table.find("HDFS "), std::string::npos);
+  EXPECT_NE(table.find("  3.00  -"), std::string::npos);
+  EXPECT_NE(table.find("32768"), std::string::npos);
+  EXPECT_NE(table.find("TOTAL"), std::string::npos);
+  EXPECT_NE(table.find("  2.00"), std::string::npos);  // 400 raw / 200 stored.
+  EXPECT_NE(PoolJson(a).find("\"ratio\":3.0000"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dictlog::cli

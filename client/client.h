@@ -1,0 +1,69 @@
+// Client: the C++ client of a dictlog server (dictlog.v1 LogStore and Admin).
+//
+// Thread Safety: a Client is cheap to copy (copies share one gRPC channel) and may be
+// used from many threads at once.
+//
+// Every call returns absl::Status / StatusOr with the server's canonical code, or
+// DEADLINE_EXCEEDED / UNAVAILABLE from the transport. Unary calls carry a deadline of
+// ClientOptions::timeout; Scan runs until the stream ends.
+#ifndef DICTLOG_CLIENT_CLIENT_H_
+#define DICTLOG_CLIENT_CLIENT_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "proto/dictlog.grpc.pb.h"
+
+namespace dictlog::client {
+
+struct ClientOptions {
+  // host:port of the server. Default 127.0.0.1:7070.
+  std::string server = "127.0.0.1:7070";
+  // Deadline of each unary call. Default 30 s.
+  absl::Duration timeout = absl::Seconds(30);
+  // Largest message sent or received. Default 64 MiB.
+  int max_message_bytes = 64 << 20;
+};
+
+class Client {
+ public:
+  explicit Client(const ClientOptions& options);
+
+  // Appends one record; returns its id.
+  absl::StatusOr<std::string> Append(absl::string_view category,
+                                     absl::string_view payload) const;
+  // Appends all records atomically; returns their ids in order.
+  absl::StatusOr<std::vector<std::string>> AppendBatch(
+      absl::Span<const v1::RecordToAppend> records) const;
+
+  absl::StatusOr<v1::Record> Get(absl::string_view id) const;
+  // One result per id, in order: a record or that id's own error.
+  absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
+      absl::Span<const std::string> ids) const;
+  // Calls `visit` for each record in order; stops and returns its error if it fails.
+  absl::Status Scan(const v1::ScanRequest& request,
+                    const std::function<absl::Status(const v1::Record&)>& visit) const;
+
+  absl::StatusOr<std::vector<v1::PoolInfo>> ListPools() const;
+  absl::StatusOr<v1::PoolInfo> GetPool(absl::string_view name) const;
+  absl::StatusOr<v1::PoolInfo> CreatePool(absl::string_view name,
+                                          const v1::PoolOptions& options) const;
+  absl::StatusOr<v1::PoolInfo> UpdatePool(absl::string_view name,
+                                          const v1::PoolOptions& options) const;
+
+ private:
+  void SetDeadline(grpc::ClientContext* context) const;
+
+  absl::Duration timeout_;
+  std::shared_ptr<v1::LogStore::Stub> store_;
+  std::shared_ptr<v1::Admin::Stub> admin_;
+};
+
+}  // namespace dictlog::client
+
+#endif  // DICTLOG_CLIENT_CLIENT_H_
