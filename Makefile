@@ -1,0 +1,53 @@
+# dictlog: the two commands are `make run` and `make test`; both install what they
+# need on a fresh Debian 12 machine (as root) first.
+SHELL := /bin/bash
+BAZEL ?= bazel
+LISTEN ?= 127.0.0.1:7070
+DATA_DIR ?= ./data
+
+# Debian packages the build, tests and tools need.
+DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compiler-grpc \
+  libprotobuf-dev protobuf-compiler libabsl-dev librocksdb-dev libgtest-dev libgmock-dev \
+  libbenchmark-dev
+
+.PHONY: deps build run test clean help
+
+help:
+	@echo "make run    install, build, start dictlogd on $(LISTEN) with data in $(DATA_DIR)"
+	@echo "make test   install, build, run every test (bazel test //...)"
+	@echo "make build  build optimised binaries into ./bin/"
+	@echo "make deps   install the Debian packages only"
+
+# Installs only what is missing (dpkg-query is fast; apt-get runs only when needed).
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(BAZEL) build -c opt //server/service:dictlogd //client/cli:dictlog
+	@mkdir -p bin
+	@install -m 755 bazel-bin/server/service/dictlogd bin/dictlogd
+	@install -m 755 bazel-bin/client/cli/dictlog bin/dictlog
+	@echo "binaries in ./bin: $$(ls bin | tr '\n' ' ')"
+
+run: build
+	@echo "dictlogd on $(LISTEN), data in $(DATA_DIR). Talk to it with:"
+	@echo "  bin/dictlog --server=$(LISTEN) append --category=HDFS ../shared/data/loghub/HDFS.log"
+	@echo "  bin/dictlog --server=$(LISTEN) get HDFS/1"
+	@echo "  bin/dictlog --server=$(LISTEN) pools"
+	@echo "  grpcurl -plaintext $(LISTEN) list"
+	@echo "Stop with Ctrl-C."
+	bin/dictlogd --listen=$(LISTEN) --data_dir=$(DATA_DIR)
+
+test: deps
+	@status=0; $(BAZEL) test //... || status=$$?; \
+	python3 tools/test_summary.py $$($(BAZEL) query 'tests(//...)' 2>/dev/null) || true; \
+	exit $$status
+
+clean:
+	$(BAZEL) clean
+	rm -rf bin

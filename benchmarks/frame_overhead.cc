@@ -1,0 +1,136 @@
+// frame_overhead: stored bytes per record for each frame-format choice on the loghub
+// samples (docs/adr/0002-frame-format.md). Each category's first half trains a
+// dictionary; its second half is compressed one record at a time in every variant.
+//
+//   bazel run -c opt //benchmarks:frame_overhead -- --dir=$PWD/../shared/data/loghub
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "dict_trainer/trainer.h"
+#include "server/codec/dictionary.h"
+#include "server/codec/record_codec.h"
+
+ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
+ABSL_FLAG(int, level, 3, "zstd compression level");
+ABSL_FLAG(int, dict_bytes, 16384, "dictionary size");
+ABSL_FLAG(std::string, csv, "", "also write the table as CSV to this file");
+
+namespace dictlog {
+namespace {
+
+struct Variant {
+  std::string name;
+  bool dictionary;
+  bool magicless;
+  bool checksum;
+  bool dictlog_value;  // codec::EncodeRecord: header byte + magicless + raw fallback.
+};
+
+const Variant kVariants[] = {
+    {"zstd frame", false, false, false, false},
+    {"magicless", false, true, false, false},
+    {"dictlog value", false, true, false, true},
+    {"zstd frame + dict", true, false, false, false},
+    {"magicless + dict", true, true, false, false},
+    {"magicless + checksum + dict", true, true, true, false},
+    {"dictlog value + dict", true, true, false, true},
+};
+
+size_t ZstdSize(const std::string& record, const Variant& v, int level,
+                const ZSTD_CDict* cdict) {
+  static ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_format,
+                         v.magicless ? ZSTD_f_zstd1_magicless : ZSTD_f_zstd1);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, v.checksum ? 1 : 0);
+  if (v.dictionary) ZSTD_CCtx_refCDict(cctx, cdict);
+  std::string out(ZSTD_compressBound(record.size()), '\0');
+  const size_t n =
+      ZSTD_compress2(cctx, out.data(), out.size(), record.data(), record.size());
+  if (ZSTD_isError(n)) std::abort();
+  return n;
+}
+
+std::vector<std::string> ReadLines(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+int Run() {
+  const int level = absl::GetFlag(FLAGS_level);
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(absl::GetFlag(FLAGS_dir))) {
+    if (entry.path().extension() == ".log") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::cerr << "no .log files in " << absl::GetFlag(FLAGS_dir) << "\n";
+    return 1;
+  }
+  std::map<std::string, size_t> stored;  // Variant -> bytes, all categories.
+  size_t raw = 0, records = 0;
+  uint32_t next_id = codec::kMinDictionaryId;
+  for (const auto& file : files) {
+    std::vector<std::string> lines = ReadLines(file);
+    const size_t half = lines.size() / 2;
+    std::vector<std::string> train(lines.begin(), lines.begin() + half);
+    auto dict = trainer::TrainDictionary(
+        train, {static_cast<size_t>(absl::GetFlag(FLAGS_dict_bytes)), next_id++, level});
+    if (!dict.ok()) {
+      std::cerr << file << ": " << dict.status() << "\n";
+      return 1;
+    }
+    auto encoder = codec::EncoderDictionary::Create(*dict, level);
+    for (size_t i = half; i < lines.size(); ++i) {
+      raw += lines[i].size();
+      ++records;
+      for (const Variant& v : kVariants) {
+        if (v.dictlog_value) {
+          codec::EncodeOptions options;
+          options.compression_level = level;
+          if (v.dictionary) options.dictionary = encoder->get();
+          std::string value;
+          if (!codec::EncodeRecord(lines[i], options, &value).ok()) return 1;
+          stored[v.name] += value.size();
+        } else {
+          stored[v.name] += ZstdSize(lines[i], v, level, (*encoder)->cdict());
+        }
+      }
+    }
+  }
+  std::string csv = "variant,records,raw_bytes,stored_bytes,bytes_per_record,ratio\n";
+  std::cout << absl::StrFormat("loghub: %d files, %d held-out records, %.1f raw bytes/record, "
+                               "level %d, %d-byte dictionaries\n\n",
+                               files.size(), records, double(raw) / records, level,
+                               absl::GetFlag(FLAGS_dict_bytes));
+  std::cout << absl::StrFormat("%-30s %14s %12s %8s\n", "variant", "stored_bytes",
+                               "bytes/rec", "ratio");
+  for (const Variant& v : kVariants) {
+    const size_t s = stored[v.name];
+    std::cout << absl::StrFormat("%-30s %14d %12.2f %8.3f\n", v.name, s,
+                                 double(s) / records, double(raw) / s);
+    csv += absl::StrFormat("%s,%d,%d,%d,%.3f,%.4f\n", v.name, records, raw, s,
+                           double(s) / records, double(raw) / s);
+  }
+  if (!absl::GetFlag(FLAGS_csv).empty()) std::ofstream(absl::GetFlag(FLAGS_csv)) << csv;
+  return 0;
+}
+
+}  // namespace
+}  // namespace dictlog
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return dictlog::Run();
+}
