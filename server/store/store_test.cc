@@ -113,6 +113,13 @@ TEST_F(StoreTest, ConcurrentWritersMergeCountersExactly) {
   EXPECT_EQ((*pools)[0].last_seq, static_cast<uint64_t>(kThreads * kPerThread));
 }
 
+TEST_F(StoreTest, CreatesMissingParentDirectories) {
+  const std::string nested = path_ + "/a/b/c";
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({nested, false});
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE(std::filesystem::exists(nested + "/CURRENT"));
+}
+
 TEST_F(StoreTest, OpeningAFileAsDatabaseFails) {
   const std::string file = path_ + "-file";
   FILE* f = std::fopen(file.c_str(), "w");
