@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "client/grpc_status.h"
+#include "common/status_macros.h"
 
 namespace dictlog::client {
 
@@ -20,52 +21,58 @@ void Client::SetDeadline(grpc::ClientContext* context) const {
   context->set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
 }
 
-absl::StatusOr<std::string> Client::Append(absl::string_view category,
-                                           absl::string_view payload) const {
+template <typename Response, typename Invoke>
+absl::StatusOr<Response> Client::Unary(Invoke invoke) const {
   grpc::ClientContext context;
   SetDeadline(&context);
+  Response response;
+  const grpc::Status status = invoke(&context, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<std::string> Client::Append(absl::string_view category,
+                                           absl::string_view payload) const {
   v1::AppendRequest request;
   request.set_category(std::string(category));
   request.set_payload(std::string(payload));
-  v1::AppendResponse response;
-  grpc::Status status = store_->Append(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
-  return response.id();
+  ASSIGN_OR_RETURN(v1::AppendResponse response,
+                   Unary<v1::AppendResponse>([&](auto* context, auto* out) {
+                     return store_->Append(context, request, out);
+                   }));
+  return std::move(*response.mutable_id());
 }
 
 absl::StatusOr<std::vector<std::string>> Client::AppendBatch(
     absl::Span<const v1::RecordToAppend> records) const {
-  grpc::ClientContext context;
-  SetDeadline(&context);
   v1::AppendBatchRequest request;
   request.mutable_records()->Reserve(static_cast<int>(records.size()));
   for (const v1::RecordToAppend& record : records) *request.add_records() = record;
-  v1::AppendBatchResponse response;
-  grpc::Status status = store_->AppendBatch(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
+  ASSIGN_OR_RETURN(v1::AppendBatchResponse response,
+                   Unary<v1::AppendBatchResponse>([&](auto* context, auto* out) {
+                     return store_->AppendBatch(context, request, out);
+                   }));
   return std::vector<std::string>(response.ids().begin(), response.ids().end());
 }
 
 absl::StatusOr<v1::Record> Client::Get(absl::string_view id) const {
-  grpc::ClientContext context;
-  SetDeadline(&context);
   v1::GetRequest request;
   request.set_id(std::string(id));
-  v1::GetResponse response;
-  grpc::Status status = store_->Get(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
+  ASSIGN_OR_RETURN(v1::GetResponse response,
+                   Unary<v1::GetResponse>([&](auto* context, auto* out) {
+                     return store_->Get(context, request, out);
+                   }));
   return std::move(*response.mutable_record());
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGet(
     absl::Span<const std::string> ids) const {
-  grpc::ClientContext context;
-  SetDeadline(&context);
   v1::MultiGetRequest request;
   for (const std::string& id : ids) request.add_ids(id);
-  v1::MultiGetResponse response;
-  grpc::Status status = store_->MultiGet(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
+  ASSIGN_OR_RETURN(v1::MultiGetResponse response,
+                   Unary<v1::MultiGetResponse>([&](auto* context, auto* out) {
+                     return store_->MultiGet(context, request, out);
+                   }));
   std::vector<absl::StatusOr<v1::Record>> results;
   results.reserve(response.results_size());
   for (v1::MultiGetResult& result : *response.mutable_results()) {
@@ -100,49 +107,39 @@ absl::Status Client::Scan(
 }
 
 absl::StatusOr<std::vector<v1::PoolInfo>> Client::ListPools() const {
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  v1::ListPoolsResponse response;
-  grpc::Status status = admin_->ListPools(&context, v1::ListPoolsRequest(), &response);
-  if (!status.ok()) return FromGrpcStatus(status);
+  ASSIGN_OR_RETURN(v1::ListPoolsResponse response,
+                   Unary<v1::ListPoolsResponse>([&](auto* context, auto* out) {
+                     return admin_->ListPools(context, v1::ListPoolsRequest(), out);
+                   }));
   return std::vector<v1::PoolInfo>(response.pools().begin(), response.pools().end());
 }
 
 absl::StatusOr<v1::PoolInfo> Client::GetPool(absl::string_view name) const {
-  grpc::ClientContext context;
-  SetDeadline(&context);
   v1::GetPoolRequest request;
   request.set_name(std::string(name));
-  v1::PoolInfo response;
-  grpc::Status status = admin_->GetPool(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
-  return response;
+  return Unary<v1::PoolInfo>([&](auto* context, auto* out) {
+    return admin_->GetPool(context, request, out);
+  });
 }
 
 absl::StatusOr<v1::PoolInfo> Client::CreatePool(absl::string_view name,
                                                 const v1::PoolOptions& options) const {
-  grpc::ClientContext context;
-  SetDeadline(&context);
   v1::CreatePoolRequest request;
   request.set_name(std::string(name));
   *request.mutable_options() = options;
-  v1::PoolInfo response;
-  grpc::Status status = admin_->CreatePool(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
-  return response;
+  return Unary<v1::PoolInfo>([&](auto* context, auto* out) {
+    return admin_->CreatePool(context, request, out);
+  });
 }
 
 absl::StatusOr<v1::PoolInfo> Client::UpdatePool(absl::string_view name,
                                                 const v1::PoolOptions& options) const {
-  grpc::ClientContext context;
-  SetDeadline(&context);
   v1::UpdatePoolRequest request;
   request.set_name(std::string(name));
   *request.mutable_options() = options;
-  v1::PoolInfo response;
-  grpc::Status status = admin_->UpdatePool(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
-  return response;
+  return Unary<v1::PoolInfo>([&](auto* context, auto* out) {
+    return admin_->UpdatePool(context, request, out);
+  });
 }
 
 }  // namespace dictlog::client

@@ -58,6 +58,9 @@ class Client {
 
  private:
   void SetDeadline(grpc::ClientContext* context) const;
+  // Runs invoke(context, &response) with the call deadline; converts the status.
+  template <typename Response, typename Invoke>
+  absl::StatusOr<Response> Unary(Invoke invoke) const;
 
   absl::Duration timeout_;
   std::shared_ptr<v1::LogStore::Stub> store_;

@@ -1,8 +1,7 @@
 #include "server/engine/log_engine.h"
 
-#include <cstdlib>
-#include <filesystem>
 
+#include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "server/codec/record_codec.h"
 
@@ -14,9 +13,7 @@ using ::absl::StatusCode;
 class LogEngineTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.store.path = std::string(std::getenv("TEST_TMPDIR")) + "/" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(options_.store.path);
+    options_.store.path = FreshTestDir();
     options_.max_record_bytes = 1000;
     options_.max_batch_records = 5;
     options_.max_multiget_ids = 4;

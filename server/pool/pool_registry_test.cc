@@ -1,9 +1,8 @@
 #include "server/pool/pool_registry.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <thread>
 
+#include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "server/pool/pool_options.h"
 
@@ -13,9 +12,7 @@ namespace {
 class PoolRegistryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(path_);
+    path_ = FreshTestDir();
     Reopen();
   }
 

@@ -1,10 +1,10 @@
 #include "server/store/store.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
 
+#include "common/test_dir.h"
 #include "gtest/gtest.h"
 
 namespace dictlog::store {
@@ -13,9 +13,7 @@ namespace {
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = std::string(std::getenv("TEST_TMPDIR")) + "/" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(path_);
+    path_ = FreshTestDir();
     Reopen();
   }
 
