@@ -65,4 +65,22 @@ std::string CounterKey(uint32_t pool_id) {
   return key;
 }
 
+std::string DictionaryCounterKey(uint32_t dictionary_id) {
+  std::string key(1, kDictionaryCounterPrefix);
+  PutFixed32BE(dictionary_id, &key);
+  return key;
+}
+
+std::string RecompressKey(uint32_t pool_id) {
+  std::string key(1, kRecompressPrefix);
+  PutFixed32BE(pool_id, &key);
+  return key;
+}
+
+std::string DictionaryKey(uint32_t dictionary_id) {
+  std::string key;
+  PutFixed32BE(dictionary_id, &key);
+  return key;
+}
+
 }  // namespace dictlog::store

@@ -3,7 +3,11 @@
 //   records    key := pool_id:u32be seq:u64be          (sorted by pool, then seq)
 //   catalog    key := 'P' pool_name                     -> PoolRecord
 //                   | 'C' pool_id:u32be category        -> category_index:varint
+//                   | 'R' pool_id:u32be                 -> RecompressState
 //   counters   key := pool_id:u32be                     -> PoolCounters (merged)
+//                   | 'D' dictionary_id:u32be           -> PoolCounters of the records
+//                                                          whose frames name it
+//   dictionaries key := dictionary_id:u32be             -> DictionaryRecord
 //
 // Big-endian integers make byte order equal numeric order. Stateless, thread-safe.
 #ifndef DICTLOG_SERVER_STORE_KEYS_H_
@@ -18,6 +22,8 @@ namespace dictlog::store {
 
 inline constexpr char kPoolPrefix = 'P';
 inline constexpr char kCategoryPrefix = 'C';
+inline constexpr char kRecompressPrefix = 'R';
+inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr size_t kRecordKeyBytes = 12;
 
 std::string RecordKey(uint32_t pool_id, uint64_t seq);
@@ -28,6 +34,9 @@ std::string PoolKey(absl::string_view pool_name);
 std::string CategoryKey(uint32_t pool_id, absl::string_view category);
 std::string CategoryKeyPrefix(uint32_t pool_id);
 std::string CounterKey(uint32_t pool_id);
+std::string DictionaryCounterKey(uint32_t dictionary_id);
+std::string RecompressKey(uint32_t pool_id);
+std::string DictionaryKey(uint32_t dictionary_id);
 
 void PutFixed32BE(uint32_t value, std::string* out);
 void PutFixed64BE(uint64_t value, std::string* out);

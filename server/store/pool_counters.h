@@ -1,7 +1,9 @@
-// PoolCounters: a pool's record count, raw bytes and stored bytes, kept in the
-// counters column family and updated by RocksDB merges (each append batch merges its
-// deltas in the same atomic write as its records), so concurrent writers never
-// overwrite each other's counts. Value encoding: three u64 little-endian fields.
+// PoolCounters: a record count, raw bytes and stored bytes (of a pool, or of the
+// records that name one dictionary), kept in the counters column family and updated
+// by RocksDB merges (each write merges its deltas in the same atomic batch as its
+// records), so concurrent writers never overwrite each other's counts. Value
+// encoding: three u64 little-endian fields. Deltas may be negative: addition wraps
+// modulo 2^64, so adding the two's complement subtracts.
 #ifndef DICTLOG_SERVER_STORE_POOL_COUNTERS_H_
 #define DICTLOG_SERVER_STORE_POOL_COUNTERS_H_
 
@@ -22,6 +24,12 @@ struct PoolCounters {
   uint64_t raw_bytes = 0;
   uint64_t stored_bytes = 0;
 
+  PoolCounters& operator-=(const PoolCounters& other) {
+    records -= other.records;
+    raw_bytes -= other.raw_bytes;
+    stored_bytes -= other.stored_bytes;
+    return *this;
+  }
   PoolCounters& operator+=(const PoolCounters& other) {
     records += other.records;
     raw_bytes += other.raw_bytes;

@@ -21,6 +21,7 @@ namespace {
 constexpr char kRecordsFamily[] = "records";
 constexpr char kCatalogFamily[] = "catalog";
 constexpr char kCountersFamily[] = "counters";
+constexpr char kDictionariesFamily[] = "dictionaries";
 
 // The one place where RocksDB statuses become absl statuses.
 absl::Status FromRocks(const rocksdb::Status& s, absl::string_view what) {
@@ -73,6 +74,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       {kRecordsFamily, RecordsFamilyOptions()},
       {kCatalogFamily, rocksdb::ColumnFamilyOptions()},
       {kCountersFamily, CountersFamilyOptions()},
+      {kDictionariesFamily, rocksdb::ColumnFamilyOptions()},
   };
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
@@ -90,6 +92,7 @@ Store::Store(std::unique_ptr<rocksdb::DB> db,
   records_ = handles_[1];
   catalog_ = handles_[2];
   counters_ = handles_[3];
+  dictionaries_ = handles_[4];
 }
 
 Store::~Store() {
@@ -136,17 +139,27 @@ absl::Status Store::LoadPoolDetails(StoredPool* pool) const {
   RETURN_IF_ERROR(FromRocks(it->status(), "reading categories"));
   std::sort(pool->categories.begin(), pool->categories.end());
 
-  std::string counters;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), counters_, CounterKey(id), &counters);
-  if (!s.IsNotFound()) {
-    RETURN_IF_ERROR(FromRocks(s, "reading pool counters"));
-    if (!DecodePoolCounters(counters, &pool->counters)) {
-      return absl::DataLossError(absl::StrCat("counters of pool ", id, " are corrupt"));
-    }
-  }
+  ASSIGN_OR_RETURN(pool->counters, ReadCounters(CounterKey(id)));
   ASSIGN_OR_RETURN(pool->last_seq, LastSeq(id));
   return absl::OkStatus();
+}
+
+absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key) const {
+  std::string value;
+  PoolCounters counters;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), counters_, key, &value);
+  if (s.IsNotFound()) return counters;
+  RETURN_IF_ERROR(FromRocks(s, "reading counters"));
+  if (!DecodePoolCounters(value, &counters)) {
+    return absl::DataLossError("stored counters are corrupt");
+  }
+  return counters;
+}
+
+absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what) {
+  rocksdb::WriteOptions options;
+  options.sync = sync_writes_;
+  return FromRocks(db_->Write(options, batch), what);
 }
 
 absl::StatusOr<uint64_t> Store::LastSeq(uint32_t pool_id) const {
@@ -186,24 +199,108 @@ absl::Status Store::PutCategory(uint32_t pool_id, uint32_t index,
 
 absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records) {
   rocksdb::WriteBatch batch;
-  std::map<uint32_t, PoolCounters> deltas;
+  std::map<std::string, PoolCounters> deltas;  // Counter key -> delta.
   for (const RecordWrite& record : records) {
     RETURN_IF_ERROR(FromRocks(
         batch.Put(records_, RecordKey(record.pool_id, record.seq), ToSlice(record.value)),
         "batching a record"));
-    PoolCounters& delta = deltas[record.pool_id];
-    delta.records += 1;
-    delta.raw_bytes += record.raw_bytes;
-    delta.stored_bytes += record.value.size();
+    const PoolCounters one{1, record.raw_bytes, record.value.size()};
+    deltas[CounterKey(record.pool_id)] += one;
+    if (record.dictionary_id != 0) deltas[DictionaryCounterKey(record.dictionary_id)] += one;
   }
-  for (const auto& [pool_id, delta] : deltas) {
+  for (const auto& [key, delta] : deltas) {
+    RETURN_IF_ERROR(FromRocks(batch.Merge(counters_, key, EncodePoolCounters(delta)),
+                              "batching counters"));
+  }
+  return Write(&batch, "writing records");
+}
+
+absl::Status Store::RewriteRecords(absl::Span<const RecordRewrite> rewrites,
+                                   const storage::RecompressState& progress) {
+  rocksdb::WriteBatch batch;
+  std::map<std::string, PoolCounters> deltas;
+  for (const RecordRewrite& r : rewrites) {
     RETURN_IF_ERROR(FromRocks(
-        batch.Merge(counters_, CounterKey(pool_id), EncodePoolCounters(delta)),
-        "batching counters"));
+        batch.Put(records_, RecordKey(r.pool_id, r.seq), ToSlice(r.value)),
+        "batching a record"));
+    deltas[CounterKey(r.pool_id)].stored_bytes += r.value.size() - r.old_stored_bytes;
+    if (r.old_dictionary_id != 0) {
+      deltas[DictionaryCounterKey(r.old_dictionary_id)] -=
+          PoolCounters{1, r.raw_bytes, r.old_stored_bytes};
+    }
+    if (r.dictionary_id != 0) {
+      deltas[DictionaryCounterKey(r.dictionary_id)] +=
+          PoolCounters{1, r.raw_bytes, r.value.size()};
+    }
   }
-  rocksdb::WriteOptions options;
-  options.sync = sync_writes_;
-  return FromRocks(db_->Write(options, &batch), "writing records");
+  for (const auto& [key, delta] : deltas) {
+    RETURN_IF_ERROR(FromRocks(batch.Merge(counters_, key, EncodePoolCounters(delta)),
+                              "batching counters"));
+  }
+  RETURN_IF_ERROR(FromRocks(batch.Put(catalog_, RecompressKey(progress.pool_id()),
+                                      progress.SerializeAsString()),
+                            "batching progress"));
+  return Write(&batch, "rewriting records");
+}
+
+absl::Status Store::PutRecompressState(const storage::RecompressState& state) {
+  rocksdb::WriteBatch batch;
+  RETURN_IF_ERROR(FromRocks(
+      batch.Put(catalog_, RecompressKey(state.pool_id()), state.SerializeAsString()),
+      "batching progress"));
+  return Write(&batch, "writing re-compression progress");
+}
+
+absl::StatusOr<std::vector<storage::RecompressState>> Store::LoadRecompressStates() const {
+  std::vector<storage::RecompressState> states;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), catalog_));
+  const std::string prefix(1, kRecompressPrefix);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    states.emplace_back();
+    if (!states.back().ParseFromArray(it->value().data(),
+                                      static_cast<int>(it->value().size()))) {
+      return absl::DataLossError("a re-compression state does not parse");
+    }
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "reading re-compression states"));
+  return states;
+}
+
+absl::Status Store::PutDictionary(const storage::DictionaryRecord& dictionary) {
+  rocksdb::WriteBatch batch;
+  RETURN_IF_ERROR(FromRocks(batch.Put(dictionaries_, DictionaryKey(dictionary.id()),
+                                      dictionary.SerializeAsString()),
+                            "batching a dictionary"));
+  return Write(&batch, "writing a dictionary");
+}
+
+absl::StatusOr<std::vector<storage::DictionaryRecord>> Store::LoadDictionaries() const {
+  std::vector<storage::DictionaryRecord> dictionaries;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), dictionaries_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    dictionaries.emplace_back();
+    if (!dictionaries.back().ParseFromArray(it->value().data(),
+                                            static_cast<int>(it->value().size()))) {
+      return absl::DataLossError("a stored dictionary does not parse");
+    }
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "reading dictionaries"));
+  return dictionaries;
+}
+
+absl::StatusOr<PoolCounters> Store::DictionaryReferences(uint32_t dictionary_id) const {
+  return ReadCounters(DictionaryCounterKey(dictionary_id));
+}
+
+absl::Status Store::DeleteDictionary(uint32_t dictionary_id) {
+  rocksdb::WriteBatch batch;
+  RETURN_IF_ERROR(FromRocks(batch.Delete(dictionaries_, DictionaryKey(dictionary_id)),
+                            "batching a delete"));
+  RETURN_IF_ERROR(FromRocks(batch.Delete(counters_, DictionaryCounterKey(dictionary_id)),
+                            "batching a delete"));
+  return Write(&batch, "deleting a dictionary");
 }
 
 absl::StatusOr<std::string> Store::GetRecord(RecordRef ref) const {
@@ -235,6 +332,28 @@ std::vector<absl::StatusOr<std::string>> Store::MultiGetRecords(
     }
   }
   return results;
+}
+
+absl::StatusOr<std::vector<ScannedRecord>> Store::LatestRecords(uint32_t pool_id,
+                                                                uint64_t before_seq,
+                                                                size_t max_records) const {
+  std::vector<ScannedRecord> out;
+  if (before_seq == 0) return out;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), records_));
+  for (it->SeekForPrev(RecordKey(pool_id, before_seq - 1));
+       it->Valid() && out.size() < max_records; it->Prev()) {
+    uint32_t found_pool = 0;
+    uint64_t seq = 0;
+    if (!ParseRecordKey(absl::string_view(it->key().data(), it->key().size()),
+                        &found_pool, &seq)) {
+      return absl::DataLossError("malformed key in the records column family");
+    }
+    if (found_pool != pool_id) break;
+    out.push_back({seq, it->value().ToString()});
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "reading the newest records"));
+  return out;
 }
 
 absl::StatusOr<std::vector<ScannedRecord>> Store::ScanRecords(uint32_t pool_id,

@@ -1,7 +1,8 @@
 // Store: dictlog's durable state in one RocksDB database, and the only code that
 // includes RocksDB headers. Column families: records (stored record values), catalog
-// (pools and their categories), counters (per-pool counts, merged). Layout in keys.h
-// and docs/storage-format.md. RocksDB errors become absl::Status in one function.
+// (pools, categories, re-compression progress), counters (per-pool and per-dictionary
+// counts, merged), dictionaries (every dictionary version). Layout in keys.h and
+// docs/storage-format.md. RocksDB errors become absl::Status in one function.
 //
 // Durability: a write returns after it is in RocksDB's write-ahead log; with
 // Options::sync_writes the log is fsynced first (concurrent writers share one fsync,
@@ -26,6 +27,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace dictlog::store {
@@ -39,12 +41,25 @@ struct StoredPool {
   uint64_t last_seq = 0;  // 0 if the pool has no records.
 };
 
-// One record to write: its key parts, stored value and payload size.
+// One record to write: its key parts, stored value, payload size and the dictionary
+// its frame names (0: none).
 struct RecordWrite {
   uint32_t pool_id = 0;
   uint64_t seq = 0;
   uint64_t raw_bytes = 0;
   std::string value;
+  uint32_t dictionary_id = 0;
+};
+
+// A stored record re-encoded: its new value and dictionary replace the old ones.
+struct RecordRewrite {
+  uint32_t pool_id = 0;
+  uint64_t seq = 0;
+  uint64_t raw_bytes = 0;
+  uint64_t old_stored_bytes = 0;
+  uint32_t old_dictionary_id = 0;
+  std::string value;
+  uint32_t dictionary_id = 0;
 };
 
 struct RecordRef {
@@ -81,8 +96,22 @@ class Store {
   // Records that `category` has index `index` in pool `pool_id`.
   absl::Status PutCategory(uint32_t pool_id, uint32_t index, absl::string_view category);
 
-  // Writes all records and their pools' counter deltas in one atomic batch.
+  // Writes all records and their pools' and dictionaries' counter deltas in one
+  // atomic batch.
   absl::Status WriteRecords(absl::Span<const RecordWrite> records);
+  // Replaces stored records, moves counts between dictionaries and saves the job's
+  // progress, in one atomic batch.
+  absl::Status RewriteRecords(absl::Span<const RecordRewrite> rewrites,
+                              const storage::RecompressState& progress);
+  absl::Status PutRecompressState(const storage::RecompressState& state);
+  absl::StatusOr<std::vector<storage::RecompressState>> LoadRecompressStates() const;
+
+  // Dictionaries: every stored version, and the counts of records naming one.
+  absl::Status PutDictionary(const storage::DictionaryRecord& dictionary);
+  absl::StatusOr<std::vector<storage::DictionaryRecord>> LoadDictionaries() const;
+  absl::StatusOr<PoolCounters> DictionaryReferences(uint32_t dictionary_id) const;
+  // Deletes the dictionary and its counters.
+  absl::Status DeleteDictionary(uint32_t dictionary_id);
 
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
@@ -93,6 +122,11 @@ class Store {
   absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(uint32_t pool_id,
                                                          uint64_t from_seq,
                                                          size_t max_records) const;
+  // Up to `max_records` of the pool's newest records with seq < before_seq, newest
+  // first.
+  absl::StatusOr<std::vector<ScannedRecord>> LatestRecords(uint32_t pool_id,
+                                                           uint64_t before_seq,
+                                                           size_t max_records) const;
 
  private:
   Store(std::unique_ptr<rocksdb::DB> db,
@@ -100,12 +134,15 @@ class Store {
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
+  absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
+  absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // Owned; destroyed before db_.
   rocksdb::ColumnFamilyHandle* records_ = nullptr;
   rocksdb::ColumnFamilyHandle* catalog_ = nullptr;
   rocksdb::ColumnFamilyHandle* counters_ = nullptr;
+  rocksdb::ColumnFamilyHandle* dictionaries_ = nullptr;
   const bool sync_writes_;
 };
 

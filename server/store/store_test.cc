@@ -111,6 +111,63 @@ TEST_F(StoreTest, ConcurrentWritersMergeCountersExactly) {
   EXPECT_EQ((*pools)[0].last_seq, static_cast<uint64_t>(kThreads * kPerThread));
 }
 
+TEST_F(StoreTest, DictionariesAndTheirReferencesPersist) {
+  storage::DictionaryRecord dict;
+  dict.set_id(32768);
+  dict.set_pool_id(1);
+  dict.set_content("dictionary bytes");
+  ASSERT_TRUE(store_->PutDictionary(dict).ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 100, "aaaa", 32768}, {1, 2, 50, "bb", 32768},
+                                    {1, 3, 10, "c", 0}}).ok());
+  Reopen();
+  auto dicts = store_->LoadDictionaries();
+  ASSERT_TRUE(dicts.ok());
+  ASSERT_EQ(dicts->size(), 1u);
+  EXPECT_EQ((*dicts)[0].content(), "dictionary bytes");
+  EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{2, 150, 6}));
+  EXPECT_EQ(*store_->DictionaryReferences(40000), (PoolCounters{}));
+  ASSERT_TRUE(store_->DeleteDictionary(32768).ok());
+  EXPECT_TRUE(store_->LoadDictionaries()->empty());
+  EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{}));
+}
+
+TEST_F(StoreTest, RewriteMovesCountsBetweenDictionariesAndSavesProgress) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "p")).ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 100, std::string(80, 'x'), 0},
+                                    {1, 2, 100, std::string(90, 'y'), 32768}}).ok());
+  storage::RecompressState progress;
+  progress.set_pool_id(1);
+  progress.set_next_seq(3);
+  progress.mutable_status()->set_records_done(2);
+  ASSERT_TRUE(store_->RewriteRecords({{1, 1, 100, 80, 0, "new1", 32769},
+                                      {1, 2, 100, 90, 32768, "new2!", 32769}},
+                                     progress).ok());
+  Reopen();
+  EXPECT_EQ(*store_->GetRecord({1, 2}), "new2!");
+  EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{}));
+  EXPECT_EQ(*store_->DictionaryReferences(32769), (PoolCounters{2, 200, 9}));
+  EXPECT_EQ((*store_->LoadPools())[0].counters, (PoolCounters{2, 200, 9}));
+  auto states = store_->LoadRecompressStates();
+  ASSERT_TRUE(states.ok());
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_EQ((*states)[0].next_seq(), 3u);
+  EXPECT_EQ((*states)[0].status().records_done(), 2u);
+}
+
+TEST_F(StoreTest, LatestRecordsAreNewestFirstWithinThePool) {
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 1, "a"}, {1, 2, 1, "b"}, {1, 3, 1, "c"},
+                                    {2, 1, 1, "other"}}).ok());
+  auto latest = store_->LatestRecords(1, UINT64_MAX, 2);
+  ASSERT_TRUE(latest.ok());
+  ASSERT_EQ(latest->size(), 2u);
+  EXPECT_EQ((*latest)[0].value, "c");
+  EXPECT_EQ((*latest)[1].value, "b");
+  auto before = store_->LatestRecords(1, 2, 10);
+  ASSERT_EQ(before->size(), 1u);
+  EXPECT_EQ((*before)[0].seq, 1u);
+  EXPECT_TRUE(store_->LatestRecords(3, UINT64_MAX, 10)->empty());
+}
+
 TEST_F(StoreTest, CreatesMissingParentDirectories) {
   const std::string nested = path_ + "/a/b/c";
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({nested, false});
