@@ -28,10 +28,12 @@ deps:
 	fi
 
 build: deps
-	$(BAZEL) build -c opt //server/service:dictlogd //client/cli:dictlog
+	$(BAZEL) build -c opt //server/service:dictlogd //client/cli:dictlog \
+	  //dict_trainer:dict_trainer
 	@mkdir -p bin
 	@install -m 755 bazel-bin/server/service/dictlogd bin/dictlogd
 	@install -m 755 bazel-bin/client/cli/dictlog bin/dictlog
+	@install -m 755 bazel-bin/dict_trainer/dict_trainer bin/dict_trainer
 	@echo "binaries in ./bin: $$(ls bin | tr '\n' ' ')"
 
 run: build

@@ -142,4 +142,31 @@ absl::StatusOr<v1::PoolInfo> Client::UpdatePool(absl::string_view name,
   });
 }
 
+absl::StatusOr<v1::GetFrameResponse> Client::GetFrame(absl::string_view id) const {
+  v1::GetRequest request;
+  request.set_id(std::string(id));
+  return Unary<v1::GetFrameResponse>([&](auto* context, auto* out) {
+    return store_->GetFrame(context, request, out);
+  });
+}
+
+// Admin calls whose request and response are the RPC's own messages.
+#define DICTLOG_ADMIN_CALL(Method, Request, Response)                          \
+  absl::StatusOr<v1::Response> Client::Method(const v1::Request& request) const { \
+    return Unary<v1::Response>([&](auto* context, auto* out) {                 \
+      return admin_->Method(context, request, out);                            \
+    });                                                                        \
+  }
+
+DICTLOG_ADMIN_CALL(TrainDictionary, TrainDictionaryRequest, TrainDictionaryResponse)
+DICTLOG_ADMIN_CALL(ListDictionaries, ListDictionariesRequest, ListDictionariesResponse)
+DICTLOG_ADMIN_CALL(ActivateDictionary, ActivateDictionaryRequest, DictionaryInfo)
+DICTLOG_ADMIN_CALL(GetDictionary, GetDictionaryRequest, GetDictionaryResponse)
+DICTLOG_ADMIN_CALL(ImportDictionary, ImportDictionaryRequest, DictionaryInfo)
+DICTLOG_ADMIN_CALL(GcDictionaries, GcDictionariesRequest, GcDictionariesResponse)
+DICTLOG_ADMIN_CALL(Recompress, RecompressRequest, RecompressStatus)
+DICTLOG_ADMIN_CALL(GetRecompressStatus, RecompressRequest, RecompressStatus)
+
+#undef DICTLOG_ADMIN_CALL
+
 }  // namespace dictlog::client

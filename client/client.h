@@ -49,12 +49,32 @@ class Client {
   absl::Status Scan(const v1::ScanRequest& request,
                     const std::function<absl::Status(const v1::Record&)>& visit) const;
 
+  // The stored record as a standard zstd frame, with its dictionary id.
+  absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
+
   absl::StatusOr<std::vector<v1::PoolInfo>> ListPools() const;
   absl::StatusOr<v1::PoolInfo> GetPool(absl::string_view name) const;
   absl::StatusOr<v1::PoolInfo> CreatePool(absl::string_view name,
                                           const v1::PoolOptions& options) const;
   absl::StatusOr<v1::PoolInfo> UpdatePool(absl::string_view name,
                                           const v1::PoolOptions& options) const;
+
+  // Dictionary lifecycle and re-compression: the Admin RPCs of the same names.
+  absl::StatusOr<v1::TrainDictionaryResponse> TrainDictionary(
+      const v1::TrainDictionaryRequest& request) const;
+  absl::StatusOr<v1::ListDictionariesResponse> ListDictionaries(
+      const v1::ListDictionariesRequest& request) const;
+  absl::StatusOr<v1::DictionaryInfo> ActivateDictionary(
+      const v1::ActivateDictionaryRequest& request) const;
+  absl::StatusOr<v1::GetDictionaryResponse> GetDictionary(
+      const v1::GetDictionaryRequest& request) const;
+  absl::StatusOr<v1::DictionaryInfo> ImportDictionary(
+      const v1::ImportDictionaryRequest& request) const;
+  absl::StatusOr<v1::GcDictionariesResponse> GcDictionaries(
+      const v1::GcDictionariesRequest& request) const;
+  absl::StatusOr<v1::RecompressStatus> Recompress(const v1::RecompressRequest& request) const;
+  absl::StatusOr<v1::RecompressStatus> GetRecompressStatus(
+      const v1::RecompressRequest& request) const;
 
  private:
   void SetDeadline(grpc::ClientContext* context) const;

@@ -1,5 +1,6 @@
 #include "client/cli/commands.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -14,11 +15,7 @@ namespace {
 constexpr size_t kGetChunk = 1000;
 constexpr char kUsagePayload[] = "dictlog.cli/usage";
 
-absl::Status Usage(absl::string_view message) {
-  absl::Status status = absl::InvalidArgumentError(message);
-  status.SetPayload(kUsagePayload, absl::Cord("1"));
-  return status;
-}
+absl::Status Usage(absl::string_view message) { return UsageError(message); }
 
 absl::Status AppendStream(const client::Client& client, std::istream& in,
                           const CommandOptions& options, std::ostream& out) {
@@ -58,8 +55,25 @@ void PrintRecord(const v1::Record& record, OutputFormat format, std::ostream& ou
   }
 }
 
+absl::Status GetFrame(const client::Client& client, const std::vector<std::string>& args,
+                      const CommandOptions& options, CommandIo io) {
+  if (args.size() != 2) return Usage("get --frame takes exactly one record id");
+  ASSIGN_OR_RETURN(v1::GetFrameResponse frame, client.GetFrame(args[1]));
+  io.err << "frame of " << frame.id() << ": " << frame.frame().size() << " bytes, "
+         << (frame.dictionary_id() == 0
+                 ? std::string("no dictionary")
+                 : absl::StrCat("dictionary ", frame.dictionary_id(),
+                                " (dictlog dict export --id=", frame.dictionary_id(), ")"))
+         << '\n';
+  if (!options.out.empty()) return WriteFileAtomically(options.out, frame.frame());
+  io.out << frame.frame();
+  io.out.flush();
+  return absl::OkStatus();
+}
+
 absl::Status Get(const client::Client& client, const std::vector<std::string>& args,
                  const CommandOptions& options, CommandIo io) {
+  if (options.frame) return GetFrame(client, args, options, io);
   if (args.size() < 2) return Usage("get needs at least one record id");
   absl::Status first_error;
   for (size_t start = 1; start < args.size(); start += kGetChunk) {
@@ -136,6 +150,25 @@ bool IsUsageError(const absl::Status& status) {
   return status.GetPayload(kUsagePayload).has_value();
 }
 
+absl::Status UsageError(absl::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kUsagePayload, absl::Cord("1"));
+  return status;
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!file) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunCommand(const client::Client& client, const std::vector<std::string>& args,
                         const CommandOptions& options, CommandIo io) {
   if (args.empty()) return Usage("no command given (see --help)");
@@ -145,6 +178,8 @@ absl::Status RunCommand(const client::Client& client, const std::vector<std::str
   if (command == "scan") return Scan(client, args, options, io);
   if (command == "pools") return Pools(client, args, options, io);
   if (command == "pool") return Pool(client, args, options, io);
+  if (command == "dict") return RunDictCommand(client, args, options, io);
+  if (command == "recompress") return RunRecompress(client, args, options, io);
   return Usage(absl::StrCat("unknown command '", command, "' (see --help)"));
 }
 

@@ -26,12 +26,20 @@ struct CommandOptions {
   size_t batch_bytes = 4 << 20;  // append
   std::optional<int> compression_level;        // pool create/update
   std::optional<uint32_t> dictionary_bytes;    // pool create/update
+  uint32_t size = 0;        // dict train: dictionary bytes (0: the pool's option)
+  bool activate = false;    // dict train, dict import
+  uint32_t id = 0;          // dict activate, dict export
+  std::string out;          // dict export, get --frame: output file
+  bool frame = false;       // get: write the stored frame instead of the payload
+  bool dry_run = false;     // dict gc
+  bool detach = false;      // recompress: start and return without waiting
+  bool progress = false;    // show a live progress line on io.err (a terminal)
 };
 
 struct CommandIo {
   std::istream& in;   // stdin, for `append -`
   std::ostream& out;  // results
-  std::ostream& err;  // per-item errors
+  std::ostream& err;  // per-item errors, progress
 };
 
 // Runs `args` (command name first). Returns a usage error (see IsUsageError) for bad
@@ -42,6 +50,18 @@ absl::Status RunCommand(const client::Client& client, const std::vector<std::str
 // True for the INVALID_ARGUMENT errors that RunCommand returns for bad command-line
 // usage (as opposed to errors from the server).
 bool IsUsageError(const absl::Status& status);
+// An INVALID_ARGUMENT that IsUsageError recognises.
+absl::Status UsageError(absl::string_view message);
+// Writes `bytes` to `path` atomically (a temporary file renamed over it).
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
+
+// `dict ...` and `recompress` (dict_commands.cc).
+absl::Status RunDictCommand(const client::Client& client,
+                            const std::vector<std::string>& args,
+                            const CommandOptions& options, CommandIo io);
+absl::Status RunRecompress(const client::Client& client,
+                           const std::vector<std::string>& args,
+                           const CommandOptions& options, CommandIo io);
 
 }  // namespace dictlog::cli
 

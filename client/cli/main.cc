@@ -1,4 +1,6 @@
 // dictlog: the command-line client of a dictlog server.
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,7 +15,8 @@ ABSL_FLAG(std::string, server, "127.0.0.1:7070", "host:port of the dictlog serve
 ABSL_FLAG(std::string, format, "text", "output: text or json (one object per line)");
 ABSL_FLAG(std::string, category, "", "append: category of the records; scan: only "
           "this category's records (routed like an append)");
-ABSL_FLAG(std::string, pool, "", "scan: every record of this pool");
+ABSL_FLAG(std::string, pool, "",
+          "scan: every record of this pool; dict, recompress: the pool");
 ABSL_FLAG(std::string, from, "", "scan: start at this record id (inclusive)");
 ABSL_FLAG(uint64_t, limit, 0, "scan: at most this many records (0: all)");
 ABSL_FLAG(int64_t, batch_records, 1000, "append: records per AppendBatch call");
@@ -21,7 +24,18 @@ ABSL_FLAG(int64_t, batch_bytes, 4 << 20, "append: payload bytes per AppendBatch 
 ABSL_FLAG(int, level, 0, "pool create/update: zstd compression level (0: unchanged)");
 ABSL_FLAG(uint32_t, dictionary_bytes, 0,
           "pool create/update: dictionary size in bytes (0: unchanged)");
-ABSL_FLAG(int, timeout_seconds, 30, "deadline of each unary call");
+ABSL_FLAG(int, timeout_seconds, 60, "deadline of each unary call");
+ABSL_FLAG(uint32_t, size, 0, "dict train: dictionary size in bytes (0: the pool's option)");
+ABSL_FLAG(bool, activate, false,
+          "dict train: activate if the gain reaches the server's threshold; "
+          "dict import: activate");
+ABSL_FLAG(uint32_t, id, 0, "dict activate, dict export: dictionary id");
+ABSL_FLAG(std::string, out, "", "dict export, get --frame: output file");
+ABSL_FLAG(bool, frame, false,
+          "get: write the stored record as a standard zstd frame (decodable with "
+          "`zstd -d -D <exported dictionary>`)");
+ABSL_FLAG(bool, dry_run, false, "dict gc: list what would be deleted");
+ABSL_FLAG(bool, detach, false, "recompress: start the job and return at once");
 
 namespace {
 
@@ -39,6 +53,17 @@ Commands:
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
                                  active dictionary
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]
+  get --frame ID [--out=FILE]    the stored record as a standard zstd frame
+  dict train --pool=P [--size=N] [--activate]
+                                 train a candidate, print its evaluation
+  dict list [--pool=P]           id, pool, size, created, active, records, ratio
+  dict activate --pool=P --id=N  use dictionary N for new records (rollback too)
+  dict export --id=N --out=FILE  standard zstd dictionary (zstd -D FILE)
+  dict import --pool=P FILE [--activate]
+                                 add a dictionary trained offline (dict_trainer)
+  dict gc [--dry_run]            delete dictionaries no record references
+  recompress --pool=P [--detach] re-encode old records with the active
+                                 dictionary, with live progress
 
 Exit status: 0 success, 1 an operation failed, 2 usage error.
 Examples:
@@ -75,6 +100,14 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_dictionary_bytes) != 0) {
     options.dictionary_bytes = absl::GetFlag(FLAGS_dictionary_bytes);
   }
+  options.size = absl::GetFlag(FLAGS_size);
+  options.activate = absl::GetFlag(FLAGS_activate);
+  options.id = absl::GetFlag(FLAGS_id);
+  options.out = absl::GetFlag(FLAGS_out);
+  options.frame = absl::GetFlag(FLAGS_frame);
+  options.dry_run = absl::GetFlag(FLAGS_dry_run);
+  options.detach = absl::GetFlag(FLAGS_detach);
+  options.progress = isatty(STDERR_FILENO) != 0;
 
   dictlog::client::ClientOptions client_options;
   client_options.server = absl::GetFlag(FLAGS_server);

@@ -3,6 +3,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 
 namespace dictlog::cli {
 namespace {
@@ -105,6 +106,44 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
   }
   out += row("TOTAL", records, raw, stored, "");
   return out;
+}
+
+std::string DictionaryJson(const v1::DictionaryInfo& info) {
+  const v1::DictionaryEvaluation& e = info.evaluation();
+  return absl::StrFormat(
+      "{\"id\":%d,\"pool\":%s,\"size_bytes\":%d,\"created_unix_ms\":%d,\"active\":%s,"
+      "\"records\":%d,\"source\":%s,\"evaluated_ratio\":%.4f,\"baseline_ratio\":%.4f,"
+      "\"gain\":%.4f}",
+      info.id(), JsonString(info.pool()), info.size_bytes(), info.created_unix_ms(),
+      info.active() ? "true" : "false", info.records(), JsonString(info.source()),
+      e.ratio(), e.baseline_ratio(), e.gain());
+}
+
+std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos) {
+  std::string out = absl::StrFormat("%-8s %-16s %8s %-20s %-6s %10s %-7s %7s %8s\n", "ID",
+                                    "POOL", "SIZE", "CREATED", "ACTIVE", "RECORDS", "SOURCE",
+                                    "RATIO", "GAIN");
+  for (const v1::DictionaryInfo& info : infos) {
+    const absl::Time created = absl::FromUnixMillis(info.created_unix_ms());
+    const bool evaluated = info.has_evaluation();
+    out += absl::StrFormat(
+        "%-8d %-16s %8d %-20s %-6s %10d %-7s %7s %8s\n", info.id(), info.pool(),
+        info.size_bytes(), absl::FormatTime("%Y-%m-%d %H:%M:%S", created, absl::UTCTimeZone()),
+        info.active() ? "yes" : "no", info.records(), info.source(),
+        evaluated ? absl::StrFormat("%.3f", info.evaluation().ratio()) : "-",
+        evaluated ? absl::StrFormat("%+.1f%%", 100 * info.evaluation().gain()) : "-");
+  }
+  return out;
+}
+
+std::string RecompressLine(const v1::RecompressStatus& status) {
+  return absl::StrFormat(
+      "recompress %s: %s %d/%d records, %d re-encoded, %.1f KB -> %.1f KB, dictionary %d%s",
+      status.pool(), v1::RecompressStatus::State_Name(status.state()),
+      status.records_done(), status.records_total(), status.records_rewritten(),
+      status.bytes_before() / 1e3, status.bytes_after() / 1e3,
+      status.target_dictionary_id(),
+      status.error().empty() ? "" : absl::StrCat(" (", status.error(), ")"));
 }
 
 }  // namespace dictlog::cli

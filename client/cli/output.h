@@ -26,6 +26,14 @@ std::string PoolJson(const v1::PoolInfo& pool);
 // Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO DICT, one row a pool, then TOTAL.
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
+// {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,
+//  "source":..,"evaluated_ratio":..,"baseline_ratio":..,"gain":..}
+std::string DictionaryJson(const v1::DictionaryInfo& info);
+// Columns ID POOL SIZE CREATED ACTIVE RECORDS SOURCE RATIO GAIN, one row each.
+std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos);
+// "recompress POOL: RUNNING 1200/2000 records, 800 re-encoded, 93.1 KB -> 41.0 KB".
+std::string RecompressLine(const v1::RecompressStatus& status);
+
 }  // namespace dictlog::cli
 
 #endif  // DICTLOG_CLIENT_CLI_OUTPUT_H_

@@ -121,6 +121,23 @@ absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {
   return view;
 }
 
+absl::StatusOr<std::string> StandardFrame(absl::string_view value) {
+  ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));
+  std::string frame;
+  if (view.encoding == Encoding::kZstdFrame) {
+    const uint32_t magic = ZSTD_MAGICNUMBER;
+    for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((magic >> (8 * i)) & 0xff));
+    frame.append(view.body.data(), view.body.size());
+    return frame;
+  }
+  frame.resize(ZSTD_compressBound(view.body.size()));
+  const size_t n = ZSTD_compress(frame.data(), frame.size(), view.body.data(),
+                                 view.body.size(), 1);
+  RETURN_IF_ERROR(ZstdStatus(n, "compress"));
+  frame.resize(n);
+  return frame;
+}
+
 absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
                                            const DictionaryLookup& dictionaries) {
   ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));

@@ -68,6 +68,11 @@ struct DecodedRecord {
 absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
                                            const DictionaryLookup& dictionaries);
 
+// The record as a standard zstd frame (RFC 8878) that `zstd -d` (with `-D` and the
+// named dictionary when RecordView::dictionary_id is not 0) decodes to its payload: a
+// stored frame with its magic number restored, or a raw record wrapped in a new frame.
+absl::StatusOr<std::string> StandardFrame(absl::string_view value);
+
 }  // namespace dictlog::codec
 
 #endif  // DICTLOG_SERVER_CODEC_RECORD_CODEC_H_

@@ -4,6 +4,9 @@
 #include <memory>
 #include <string>
 
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
 #include "gtest/gtest.h"
 #include "server/codec/test_dictionary.h"
 
@@ -168,6 +171,29 @@ TEST(RecordCodecTest, OversizedDeclaredContentIsRejectedBeforeDecoding) {
   absl::StatusOr<RecordView> view = ParseRecord(value);
   EXPECT_EQ(view.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(view.status().message().find("oversized"), std::string::npos);
+}
+
+TEST(RecordCodecTest, StandardFrameDecodesWithStockZstd) {
+  const std::string content = TrainDictionaryForTest(SyntheticLogLines(2000, 6), 8192,
+                                                     40100);
+  auto encoder = EncoderDictionary::Create(content, 3);
+  ASSERT_TRUE(encoder.ok());
+  auto ddict = DecoderDictionary::Create(content);
+  ASSERT_TRUE(ddict.ok());
+  EncodeOptions options;
+  options.dictionary = encoder->get();
+  options.category_index = 5;  // Not part of the frame.
+  for (const std::string& payload : {SyntheticLogLines(1, 7)[0], std::string("x!")}) {
+    absl::StatusOr<std::string> frame = StandardFrame(Encode(payload, options));
+    ASSERT_TRUE(frame.ok()) << frame.status();
+    std::string out(payload.size() + 10, '\0');
+    ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    const size_t n = ZSTD_decompress_usingDDict(dctx, out.data(), out.size(), frame->data(),
+                                                frame->size(), (*ddict)->ddict());
+    ZSTD_freeDCtx(dctx);
+    ASSERT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
+    EXPECT_EQ(out.substr(0, n), payload);
+  }
 }
 
 TEST(DictionaryTest, RejectsBytesThatAreNotADictionary) {

@@ -20,6 +20,11 @@ std::shared_ptr<const codec::DecoderDictionary> DictionarySet::Find(uint32_t id)
   return it == by_id_.end() ? nullptr : it->second;
 }
 
+void DictionarySet::Remove(uint32_t id) {
+  absl::MutexLock lock(&mu_);
+  by_id_.erase(id);
+}
+
 size_t DictionarySet::size() const {
   absl::ReaderMutexLock lock(&mu_);
   return by_id_.size();

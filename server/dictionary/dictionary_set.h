@@ -26,6 +26,9 @@ class DictionarySet : public codec::DictionaryLookup {
   absl::Status Add(std::shared_ptr<const codec::DecoderDictionary> dictionary)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Forgets the dictionary; holders of it keep their reference.
+  void Remove(uint32_t id) ABSL_LOCKS_EXCLUDED(mu_);
+
   std::shared_ptr<const codec::DecoderDictionary> Find(uint32_t id) const override
       ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -26,6 +26,9 @@ TEST(DictionarySetTest, FindsAddedDictionariesById) {
   EXPECT_EQ(set.Find(40001), b);
   EXPECT_EQ(set.Find(40002), nullptr);
   EXPECT_EQ(set.size(), 2u);
+  set.Remove(40000);
+  EXPECT_EQ(set.Find(40000), nullptr);
+  EXPECT_EQ(set.Find(40001), b);
 }
 
 TEST(DictionarySetTest, SameIdWithOtherBytesIsRejected) {

@@ -36,8 +36,24 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
     if (registry->Find(name) != nullptr) continue;
     RETURN_IF_ERROR(registry->Create(name, pool_options).status());
   }
-  return std::unique_ptr<LogEngine>(new LogEngine(
+  std::unique_ptr<LogEngine> engine(new LogEngine(
       std::move(options), std::move(router), std::move(store), std::move(registry)));
+  RETURN_IF_ERROR(engine->OpenDictionaries());
+  return engine;
+}
+
+absl::Status LogEngine::OpenDictionaries() {
+  ASSIGN_OR_RETURN(manager_, dictionary::DictionaryManager::Load(
+                                 store_.get(), registry_.get(), &dictionaries_,
+                                 options_.dictionaries));
+  if (options_.auto_train) {
+    auto_trainer_ =
+        std::make_unique<dictionary::AutoTrainer>(manager_.get(), options_.auto_trainer);
+  }
+  ASSIGN_OR_RETURN(recompressor_, dictionary::Recompressor::Load(
+                                      store_.get(), registry_.get(), &dictionaries_,
+                                      manager_.get(), options_.recompressor));
+  return absl::OkStatus();
 }
 
 LogEngine::LogEngine(EngineOptions options, pool::Router router,
@@ -75,6 +91,26 @@ absl::StatusOr<std::vector<std::string>> LogEngine::Append(
     absl::Span<const AppendInput> records) {
   RETURN_IF_ERROR(ValidateAppend(records));
   std::vector<std::shared_ptr<pool::Pool>> pools(records.size());
+  absl::StatusOr<std::vector<std::string>> ids;
+  {
+    // Dictionary gc waits for appends holding this, so none of the dictionaries they
+    // encode with can disappear before their records are written.
+    absl::ReaderMutexLock gate(&manager_->write_gate());
+    ids = AppendValidated(records, &pools);
+  }
+  if (ids.ok() && auto_trainer_ != nullptr) {
+    pool::Pool* last = nullptr;
+    for (const std::shared_ptr<pool::Pool>& pool : pools) {
+      if (pool.get() != last) auto_trainer_->Notify(*pool);
+      last = pool.get();
+    }
+  }
+  return ids;
+}
+
+absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
+    absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* out) {
+  std::vector<std::shared_ptr<pool::Pool>>& pools = *out;
   std::vector<store::RecordWrite> writes(records.size());
   absl::flat_hash_map<pool::Pool*, uint64_t> counts;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -82,9 +118,15 @@ absl::StatusOr<std::vector<std::string>> LogEngine::Append(
     codec::EncodeOptions encode;
     ASSIGN_OR_RETURN(encode.category_index,
                      pools[i]->CategoryIndex(records[i].category, *store_));
-    // Pools have no dictionary until dictionary training exists: frames carry no id.
+    ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder,
+                     pools[i]->Encoder());
+    encode.dictionary = encoder.get();
     encode.compression_level = pools[i]->options().compression_level();
     RETURN_IF_ERROR(codec::EncodeRecord(records[i].payload, encode, &writes[i].value));
+    if (encoder != nullptr) {
+      ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(writes[i].value));
+      writes[i].dictionary_id = view.dictionary_id;  // 0 if stored raw.
+    }
     writes[i].pool_id = pools[i]->id();
     writes[i].raw_bytes = records[i].payload.size();
     ++counts[pools[i].get()];
@@ -217,31 +259,6 @@ absl::Status LogEngine::Scan(
     if (chunk.size() < kScanChunkRecords) break;
   }
   return absl::OkStatus();
-}
-
-std::vector<v1::PoolInfo> LogEngine::ListPools() const {
-  std::vector<v1::PoolInfo> infos;
-  for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
-    infos.push_back(pool->Info());
-  }
-  return infos;
-}
-
-absl::StatusOr<v1::PoolInfo> LogEngine::GetPool(absl::string_view name) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(name));
-  return pool->Info();
-}
-
-absl::StatusOr<v1::PoolInfo> LogEngine::CreatePool(absl::string_view name,
-                                                   const v1::PoolOptions& options) {
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Create(name, options));
-  return pool->Info();
-}
-
-absl::StatusOr<v1::PoolInfo> LogEngine::UpdatePool(absl::string_view name,
-                                                   const v1::PoolOptions& update) {
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Update(name, update));
-  return pool->Info();
 }
 
 }  // namespace dictlog::engine

@@ -19,7 +19,10 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/dictlog.pb.h"
+#include "server/dictionary/auto_trainer.h"
+#include "server/dictionary/dictionary_manager.h"
 #include "server/dictionary/dictionary_set.h"
+#include "server/dictionary/recompressor.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
 #include "server/pool/router.h"
@@ -42,6 +45,12 @@ struct EngineOptions {
   size_t max_batch_records = 10000;
   // Most ids in one MultiGet. Default 10,000.
   size_t max_multiget_ids = 10000;
+  // Dictionary training, activation threshold and sample budget.
+  dictionary::DictionaryManagerOptions dictionaries;
+  // Train and activate a first dictionary in the background. Default on.
+  bool auto_train = true;
+  dictionary::AutoTrainerOptions auto_trainer;
+  dictionary::RecompressorOptions recompressor;
 };
 
 struct AppendInput {
@@ -81,12 +90,36 @@ class LogEngine {
   absl::Status Scan(const ScanSpec& spec,
                     const std::function<absl::Status(std::vector<v1::Record>)>& sink) const;
 
+  // The stored record as a standard zstd frame and the id of its dictionary.
+  absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
+
   std::vector<v1::PoolInfo> ListPools() const;
   absl::StatusOr<v1::PoolInfo> GetPool(absl::string_view name) const;
   absl::StatusOr<v1::PoolInfo> CreatePool(absl::string_view name,
                                           const v1::PoolOptions& options);
   absl::StatusOr<v1::PoolInfo> UpdatePool(absl::string_view name,
                                           const v1::PoolOptions& update);
+
+  // Dictionary lifecycle (see DictionaryManager and Recompressor).
+  absl::StatusOr<v1::TrainDictionaryResponse> TrainDictionary(
+      const v1::TrainDictionaryRequest& request);
+  absl::StatusOr<v1::ListDictionariesResponse> ListDictionaries(
+      const v1::ListDictionariesRequest& request) const;
+  absl::StatusOr<v1::DictionaryInfo> ActivateDictionary(
+      const v1::ActivateDictionaryRequest& request);
+  absl::StatusOr<v1::GetDictionaryResponse> GetDictionary(
+      const v1::GetDictionaryRequest& request) const;
+  absl::StatusOr<v1::DictionaryInfo> ImportDictionary(
+      const v1::ImportDictionaryRequest& request);
+  absl::StatusOr<v1::GcDictionariesResponse> GcDictionaries(
+      const v1::GcDictionariesRequest& request);
+  absl::StatusOr<v1::RecompressStatus> Recompress(const v1::RecompressRequest& request);
+  absl::StatusOr<v1::RecompressStatus> GetRecompressStatus(
+      const v1::RecompressRequest& request) const;
+
+  // Waits for automatic training to go idle (tests, benchmarks). True if it did.
+  bool WaitForAutoTrainingForTest(absl::Duration timeout);
+  bool WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout);
 
   const EngineOptions& options() const { return options_; }
 
@@ -96,6 +129,9 @@ class LogEngine {
             std::unique_ptr<pool::PoolRegistry> registry);
 
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
+  absl::Status OpenDictionaries();
+  absl::StatusOr<std::vector<std::string>> AppendValidated(
+      absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
   absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
                                     absl::string_view value) const;
@@ -105,6 +141,10 @@ class LogEngine {
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
   dictionary::DictionarySet dictionaries_;
+  // Declared last: destroyed first, stopping their threads before what they borrow.
+  std::unique_ptr<dictionary::DictionaryManager> manager_;
+  std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;  // Null if auto_train is off.
+  std::unique_ptr<dictionary::Recompressor> recompressor_;
 };
 
 }  // namespace dictlog::engine

@@ -70,6 +70,34 @@ void Pool::AddCounters(const store::PoolCounters& delta) {
   counters_ += delta;
 }
 
+store::PoolCounters Pool::counters() const {
+  absl::MutexLock lock(&mu_);
+  return counters_;
+}
+
+uint32_t Pool::active_dictionary_id() const {
+  absl::MutexLock lock(&mu_);
+  return record_.active_dictionary_id();
+}
+
+void Pool::SetActiveDictionary(
+    std::shared_ptr<const codec::DecoderDictionary> dictionary) {
+  absl::MutexLock lock(&mu_);
+  active_ = std::move(dictionary);
+  encoder_.reset();
+}
+
+absl::StatusOr<std::shared_ptr<const codec::EncoderDictionary>> Pool::Encoder() {
+  absl::MutexLock lock(&mu_);
+  if (active_ == nullptr) return nullptr;
+  const int level = record_.options().compression_level();
+  if (encoder_ == nullptr || encoder_->id() != active_->id() ||
+      encoder_->compression_level() != level) {
+    ASSIGN_OR_RETURN(encoder_, codec::EncoderDictionary::Create(active_->content(), level));
+  }
+  return encoder_;
+}
+
 v1::PoolInfo Pool::Info() const {
   absl::MutexLock lock(&mu_);
   v1::PoolInfo info;

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
+#include "server/codec/dictionary.h"
 #include "server/store/store.h"
 
 namespace dictlog::pool {
@@ -51,6 +52,17 @@ class Pool {
   absl::StatusOr<std::string> CategoryName(uint32_t index) const ABSL_LOCKS_EXCLUDED(mu_);
 
   void AddCounters(const store::PoolCounters& delta) ABSL_LOCKS_EXCLUDED(mu_);
+  store::PoolCounters counters() const ABSL_LOCKS_EXCLUDED(mu_);
+  uint32_t active_dictionary_id() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The bytes of the active dictionary (the caller has persisted its id); nullptr
+  // clears it.
+  void SetActiveDictionary(std::shared_ptr<const codec::DecoderDictionary> dictionary)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The encoder for the active dictionary at the pool's current level (built on first
+  // use after an activation or level change); nullptr if the pool has none.
+  absl::StatusOr<std::shared_ptr<const codec::EncoderDictionary>> Encoder()
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Name, options, counters, active dictionary and categories.
   v1::PoolInfo Info() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -65,6 +77,8 @@ class Pool {
   std::vector<std::string> categories_ ABSL_GUARDED_BY(mu_);  // [i - 1]: index i.
   absl::flat_hash_map<std::string, uint32_t> category_index_ ABSL_GUARDED_BY(mu_);
   store::PoolCounters counters_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const codec::DecoderDictionary> active_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const codec::EncoderDictionary> encoder_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dictlog::pool

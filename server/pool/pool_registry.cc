@@ -84,6 +84,20 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::Update(
   return pool;
 }
 
+absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::SetActiveDictionaryId(
+    absl::string_view name, uint32_t dictionary_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    return absl::NotFoundError(absl::StrCat("no pool '", name, "'"));
+  }
+  storage::PoolRecord record = it->second->record();
+  record.set_active_dictionary_id(dictionary_id);
+  RETURN_IF_ERROR(store_->PutPool(record));
+  it->second->set_record(record);
+  return it->second;
+}
+
 std::vector<std::shared_ptr<Pool>> PoolRegistry::List() const {
   absl::ReaderMutexLock lock(&mu_);
   std::vector<std::shared_ptr<Pool>> pools;

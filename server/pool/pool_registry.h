@@ -46,6 +46,12 @@ class PoolRegistry {
                                                const v1::PoolOptions& update)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Records `dictionary_id` (0: none) as the pool's active dictionary in the catalog.
+  // NOT_FOUND if the pool does not exist.
+  absl::StatusOr<std::shared_ptr<Pool>> SetActiveDictionaryId(absl::string_view name,
+                                                              uint32_t dictionary_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
   // Every pool, ordered by name.
   std::vector<std::shared_ptr<Pool>> List() const ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -4,6 +4,7 @@
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
+#include "server/codec/test_dictionary.h"
 #include "server/pool/pool_options.h"
 
 namespace dictlog::pool {
@@ -87,6 +88,28 @@ TEST_F(PoolRegistryTest, CategoryIndexesPersistAndSeqsContinueAfterReopen) {
   EXPECT_EQ(*pool->CategoryName(0), "apps");
   EXPECT_EQ(pool->CategoryName(9).status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(pool->AllocateSeqs(1), 4u);
+}
+
+TEST_F(PoolRegistryTest, ActiveDictionaryPersistsAndEncoderFollowsTheLevel) {
+  auto pool = *registry_->GetOrCreate("d");
+  EXPECT_EQ(*pool->Encoder(), nullptr);
+  auto dict = codec::DecoderDictionary::Create(codec::TrainDictionaryForTest(
+      codec::SyntheticLogLines(1000, 1), 4096, 33000));
+  ASSERT_TRUE(dict.ok());
+  ASSERT_TRUE(registry_->SetActiveDictionaryId("d", 33000).ok());
+  pool->SetActiveDictionary(*dict);
+  auto encoder = pool->Encoder();
+  ASSERT_TRUE(encoder.ok() && *encoder != nullptr);
+  EXPECT_EQ((*encoder)->id(), 33000u);
+  EXPECT_EQ((*encoder)->compression_level(), 3);
+  v1::PoolOptions update;
+  update.set_compression_level(-2);
+  ASSERT_TRUE(registry_->Update("d", update).ok());
+  EXPECT_EQ((*pool->Encoder())->compression_level(), -2);
+  EXPECT_EQ(registry_->SetActiveDictionaryId("nope", 1).status().code(),
+            absl::StatusCode::kNotFound);
+  Reopen();
+  EXPECT_EQ(registry_->Find("d")->record().active_dictionary_id(), 33000u);
 }
 
 TEST_F(PoolRegistryTest, ConcurrentGetOrCreateMakesOnePool) {

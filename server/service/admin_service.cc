@@ -5,15 +5,12 @@
 namespace dictlog::service {
 namespace {
 
-grpc::Status PoolResult(absl::StatusOr<v1::PoolInfo> info, v1::PoolInfo* response) {
-  if (!info.ok()) return ToGrpcStatus(info.status());
-  *response = *std::move(info);
+// Moves an engine result into the response, or converts its error.
+template <typename Message>
+grpc::Status Reply(absl::StatusOr<Message> result, Message* response) {
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *response = *std::move(result);
   return grpc::Status::OK;
-}
-
-grpc::Status DictionariesNotBuilt() {
-  return ToGrpcStatus(absl::UnimplementedError(
-      "dictionary training and management are not built yet in this server"));
 }
 
 }  // namespace
@@ -30,43 +27,67 @@ grpc::Status AdminService::ListPools(grpc::ServerContext* /*context*/,
 grpc::Status AdminService::GetPool(grpc::ServerContext* /*context*/,
                                    const v1::GetPoolRequest* request,
                                    v1::PoolInfo* response) {
-  return PoolResult(engine_->GetPool(request->name()), response);
+  return Reply(engine_->GetPool(request->name()), response);
 }
 
 grpc::Status AdminService::CreatePool(grpc::ServerContext* /*context*/,
                                       const v1::CreatePoolRequest* request,
                                       v1::PoolInfo* response) {
-  return PoolResult(engine_->CreatePool(request->name(), request->options()), response);
+  return Reply(engine_->CreatePool(request->name(), request->options()), response);
 }
 
 grpc::Status AdminService::UpdatePool(grpc::ServerContext* /*context*/,
                                       const v1::UpdatePoolRequest* request,
                                       v1::PoolInfo* response) {
-  return PoolResult(engine_->UpdatePool(request->name(), request->options()), response);
+  return Reply(engine_->UpdatePool(request->name(), request->options()), response);
 }
 
 grpc::Status AdminService::TrainDictionary(grpc::ServerContext* /*context*/,
-                                           const v1::TrainDictionaryRequest* /*request*/,
-                                           v1::TrainDictionaryResponse* /*response*/) {
-  return DictionariesNotBuilt();
+                                           const v1::TrainDictionaryRequest* request,
+                                           v1::TrainDictionaryResponse* response) {
+  return Reply(engine_->TrainDictionary(*request), response);
 }
 
-grpc::Status AdminService::ListDictionaries(
-    grpc::ServerContext* /*context*/, const v1::ListDictionariesRequest* /*request*/,
-    v1::ListDictionariesResponse* /*response*/) {
-  return DictionariesNotBuilt();
+grpc::Status AdminService::ListDictionaries(grpc::ServerContext* /*context*/,
+                                            const v1::ListDictionariesRequest* request,
+                                            v1::ListDictionariesResponse* response) {
+  return Reply(engine_->ListDictionaries(*request), response);
 }
 
-grpc::Status AdminService::ActivateDictionary(
-    grpc::ServerContext* /*context*/, const v1::ActivateDictionaryRequest* /*request*/,
-    v1::DictionaryInfo* /*response*/) {
-  return DictionariesNotBuilt();
+grpc::Status AdminService::ActivateDictionary(grpc::ServerContext* /*context*/,
+                                              const v1::ActivateDictionaryRequest* request,
+                                              v1::DictionaryInfo* response) {
+  return Reply(engine_->ActivateDictionary(*request), response);
 }
 
 grpc::Status AdminService::GetDictionary(grpc::ServerContext* /*context*/,
-                                         const v1::GetDictionaryRequest* /*request*/,
-                                         v1::GetDictionaryResponse* /*response*/) {
-  return DictionariesNotBuilt();
+                                         const v1::GetDictionaryRequest* request,
+                                         v1::GetDictionaryResponse* response) {
+  return Reply(engine_->GetDictionary(*request), response);
+}
+
+grpc::Status AdminService::ImportDictionary(grpc::ServerContext* /*context*/,
+                                            const v1::ImportDictionaryRequest* request,
+                                            v1::DictionaryInfo* response) {
+  return Reply(engine_->ImportDictionary(*request), response);
+}
+
+grpc::Status AdminService::GcDictionaries(grpc::ServerContext* /*context*/,
+                                          const v1::GcDictionariesRequest* request,
+                                          v1::GcDictionariesResponse* response) {
+  return Reply(engine_->GcDictionaries(*request), response);
+}
+
+grpc::Status AdminService::Recompress(grpc::ServerContext* /*context*/,
+                                      const v1::RecompressRequest* request,
+                                      v1::RecompressStatus* response) {
+  return Reply(engine_->Recompress(*request), response);
+}
+
+grpc::Status AdminService::GetRecompressStatus(grpc::ServerContext* /*context*/,
+                                               const v1::RecompressRequest* request,
+                                               v1::RecompressStatus* response) {
+  return Reply(engine_->GetRecompressStatus(*request), response);
 }
 
 }  // namespace dictlog::service

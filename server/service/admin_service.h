@@ -1,5 +1,5 @@
-// AdminService: the dictlog.v1.Admin gRPC service: pools now, dictionaries later (the
-// dictionary RPCs answer UNIMPLEMENTED until dictionary training is built).
+// AdminService: the dictlog.v1.Admin gRPC service: pools, dictionaries and
+// re-compression, each a call into the LogEngine.
 //
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
 // The engine is borrowed and must outlive the service.
@@ -38,6 +38,17 @@ class AdminService final : public v1::Admin::Service {
   grpc::Status GetDictionary(grpc::ServerContext* context,
                              const v1::GetDictionaryRequest* request,
                              v1::GetDictionaryResponse* response) override;
+  grpc::Status ImportDictionary(grpc::ServerContext* context,
+                                const v1::ImportDictionaryRequest* request,
+                                v1::DictionaryInfo* response) override;
+  grpc::Status GcDictionaries(grpc::ServerContext* context,
+                              const v1::GcDictionariesRequest* request,
+                              v1::GcDictionariesResponse* response) override;
+  grpc::Status Recompress(grpc::ServerContext* context, const v1::RecompressRequest* request,
+                          v1::RecompressStatus* response) override;
+  grpc::Status GetRecompressStatus(grpc::ServerContext* context,
+                                   const v1::RecompressRequest* request,
+                                   v1::RecompressStatus* response) override;
 
  private:
   engine::LogEngine* const engine_;

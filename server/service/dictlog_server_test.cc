@@ -143,7 +143,7 @@ TEST_F(DictlogServerTest, AppendBatchReturnsIdsInOrderAndScanStreamsThem) {
   EXPECT_EQ(payloads.front(), "line 10");
 }
 
-TEST_F(DictlogServerTest, AdminPoolsAndUnbuiltDictionaryRpcs) {
+TEST_F(DictlogServerTest, AdminPoolsAndDictionaryPreconditions) {
   grpc::ClientContext create_context;
   v1::CreatePoolRequest create;
   create.set_name("web");
@@ -171,9 +171,11 @@ TEST_F(DictlogServerTest, AdminPoolsAndUnbuiltDictionaryRpcs) {
             grpc::StatusCode::NOT_FOUND);
 
   grpc::ClientContext train_context;
+  v1::TrainDictionaryRequest train;
+  train.set_pool("web");  // Exists, but holds no records to train on.
   v1::TrainDictionaryResponse trained;
-  EXPECT_EQ(admin_->TrainDictionary(&train_context, {}, &trained).error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(admin_->TrainDictionary(&train_context, train, &trained).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
 }
 
 TEST_F(DictlogServerTest, HealthCheckReportsServing) {

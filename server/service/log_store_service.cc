@@ -75,4 +75,13 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
   return ToGrpcStatus(status);
 }
 
+grpc::Status LogStoreService::GetFrame(grpc::ServerContext* /*context*/,
+                                       const v1::GetRequest* request,
+                                       v1::GetFrameResponse* response) {
+  absl::StatusOr<v1::GetFrameResponse> frame = engine_->GetFrame(request->id());
+  if (!frame.ok()) return ToGrpcStatus(frame.status());
+  *response = *std::move(frame);
+  return grpc::Status::OK;
+}
+
 }  // namespace dictlog::service

@@ -26,6 +26,8 @@ class LogStoreService final : public v1::LogStore::Service {
                         v1::MultiGetResponse* response) override;
   grpc::Status Scan(grpc::ServerContext* context, const v1::ScanRequest* request,
                     grpc::ServerWriter<v1::ScanResponse>* writer) override;
+  grpc::Status GetFrame(grpc::ServerContext* context, const v1::GetRequest* request,
+                        v1::GetFrameResponse* response) override;
 
  private:
   engine::LogEngine* const engine_;

@@ -36,6 +36,19 @@ ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in byte
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
 ABSL_FLAG(int, max_request_bytes, 64 << 20, "largest gRPC request message, in bytes");
+ABSL_FLAG(bool, auto_train, true,
+          "train and activate a first dictionary for a pool once it holds "
+          "--auto_train_min_multiple x its dictionary size");
+ABSL_FLAG(int, auto_train_min_multiple, 8,
+          "automatic first training starts at this many times the dictionary size");
+ABSL_FLAG(double, activation_min_gain, 0.03,
+          "a candidate dictionary is activated (automatically, or by TrainDictionary "
+          "with activate) only if it beats the active one by at least this fraction");
+ABSL_FLAG(int, sample_budget_multiple, 100,
+          "training sample: the pool's newest records, up to this many times the "
+          "dictionary size");
+ABSL_FLAG(double, recompress_records_per_second, 50000,
+          "throttle of background re-compression");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound port to this file once serving (for tests)");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
@@ -72,6 +85,19 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.max_record_bytes = static_cast<size_t>(max_record);
   options.max_batch_records = static_cast<size_t>(max_batch);
   options.max_multiget_ids = static_cast<size_t>(max_ids);
+  options.auto_train = absl::GetFlag(FLAGS_auto_train);
+  options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
+  options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
+  options.dictionaries.sample_budget_multiple = absl::GetFlag(FLAGS_sample_budget_multiple);
+  options.recompressor.max_records_per_second =
+      absl::GetFlag(FLAGS_recompress_records_per_second);
+  if (absl::GetFlag(FLAGS_auto_train_min_multiple) <= 0 ||
+      absl::GetFlag(FLAGS_sample_budget_multiple) <= 0 ||
+      options.recompressor.max_records_per_second <= 0) {
+    return absl::InvalidArgumentError(
+        "--auto_train_min_multiple, --sample_budget_multiple and "
+        "--recompress_records_per_second must be positive");
+  }
   return options;
 }
 

@@ -1,0 +1,66 @@
+// AutoTrainer: gives pools their first dictionary. After appends, the engine tells it
+// which pools grew; a pool without a dictionary that holds at least
+// min_bytes_multiple x its dictionary size (and min_records records) is queued, and one
+// background thread trains and, if the gain is enough, activates a dictionary for it.
+// A pool whose training fails or does not activate is tried again once its raw bytes
+// have doubled.
+//
+// Thread safety: Notify and WaitIdle may be called from any thread. The destructor
+// lets a training in progress finish, then stops the thread.
+#ifndef DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_
+#define DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_
+
+#include <deque>
+#include <string>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "server/dictionary/dictionary_manager.h"
+#include "server/pool/pool.h"
+
+namespace dictlog::dictionary {
+
+struct AutoTrainerOptions {
+  // Train when a pool holds this many times its dictionary size. Default 8 (128 KiB
+  // for the default 16 KiB dictionary).
+  uint64_t min_bytes_multiple = 8;
+  // ... and at least this many records. Default 100.
+  uint64_t min_records = 100;
+};
+
+class AutoTrainer {
+ public:
+  // `manager` is borrowed and must outlive the trainer.
+  AutoTrainer(DictionaryManager* manager, AutoTrainerOptions options);
+  AutoTrainer(const AutoTrainer&) = delete;
+  AutoTrainer& operator=(const AutoTrainer&) = delete;
+  ~AutoTrainer();
+
+  // Queues `pool` for training if it has no dictionary and enough data. Cheap when it
+  // does not.
+  void Notify(const pool::Pool& pool) ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until nothing is queued or training, or `timeout` passes; true if idle.
+  bool WaitIdle(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  void Run();
+
+  DictionaryManager* const manager_;
+  const AutoTrainerOptions options_;
+
+  absl::Mutex mu_;
+  std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  // Pool id -> raw bytes the pool must reach before it is queued (again).
+  absl::flat_hash_map<uint32_t, uint64_t> next_attempt_ ABSL_GUARDED_BY(mu_);
+  // Pools queued or training: never queued twice.
+  absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace dictlog::dictionary
+
+#endif  // DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_

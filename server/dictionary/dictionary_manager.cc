@@ -1,0 +1,291 @@
+#include "server/dictionary/dictionary_manager.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "dict_trainer/trainer.h"
+#include "server/codec/record_codec.h"
+#include "server/pool/pool_options.h"
+
+namespace dictlog::dictionary {
+namespace {
+
+constexpr size_t kSampleChunk = 1024;
+constexpr uint32_t kDictionaryMagic = 0xEC30A437;
+
+uint32_t LoadLE32(const std::string& s, size_t at) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
+  return v;
+}
+
+void StoreLE32(uint32_t v, std::string* s, size_t at) {
+  for (int i = 0; i < 4; ++i) (*s)[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+v1::DictionaryEvaluation ToProto(const trainer::TrainResult& result, uint32_t baseline_id) {
+  const trainer::Evaluation& e = result.evaluation;
+  v1::DictionaryEvaluation out;
+  out.set_records(e.records);
+  out.set_raw_bytes(e.raw_bytes);
+  out.set_ratio(e.candidate_ratio);
+  out.set_baseline_dictionary_id(baseline_id);
+  out.set_baseline_ratio(e.baseline_ratio);
+  out.set_gain(e.gain);
+  out.set_compress_mb_per_s(e.compress_mb_per_s);
+  out.set_decompress_mb_per_s(e.decompress_mb_per_s);
+  out.set_samples_used(result.samples_used);
+  out.set_samples_excluded(result.samples_excluded);
+  out.set_train_seconds(result.train_seconds);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DictionaryManager>> DictionaryManager::Load(
+    store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+    DictionaryManagerOptions options) {
+  std::unique_ptr<DictionaryManager> manager(
+      new DictionaryManager(store, pools, dictionaries, options));
+  RETURN_IF_ERROR(manager->LoadAll());
+  return manager;
+}
+
+absl::Status DictionaryManager::LoadAll() {
+  ASSIGN_OR_RETURN(std::vector<storage::DictionaryRecord> stored, store_->LoadDictionaries());
+  absl::MutexLock lock(&mu_);
+  next_id_ = codec::kMinDictionaryId;
+  for (storage::DictionaryRecord& record : stored) {
+    absl::StatusOr<std::shared_ptr<const codec::DecoderDictionary>> dict =
+        codec::DecoderDictionary::Create(std::move(*record.mutable_content()));
+    if (!dict.ok()) {
+      return absl::DataLossError(absl::StrCat("stored dictionary ", record.id(),
+                                              " is malformed: ", dict.status().message()));
+    }
+    RETURN_IF_ERROR(dictionaries_->Add(*dict));
+    record.clear_content();
+    next_id_ = std::max(next_id_, record.id() + 1);
+    records_[record.id()] = std::move(record);
+  }
+  for (const std::shared_ptr<pool::Pool>& pool : pools_->List()) {
+    const uint32_t active = pool->record().active_dictionary_id();
+    if (active == 0) continue;
+    std::shared_ptr<const codec::DecoderDictionary> dict = dictionaries_->Find(active);
+    if (dict == nullptr) {
+      return absl::DataLossError(absl::StrCat("pool '", pool->name(),
+                                              "' names missing dictionary ", active));
+    }
+    pool->SetActiveDictionary(std::move(dict));
+  }
+  return absl::OkStatus();
+}
+
+uint32_t DictionaryManager::AllocateId() {
+  absl::MutexLock lock(&mu_);
+  return next_id_++;
+}
+
+absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
+    const pool::Pool& pool, size_t budget_bytes) const {
+  std::vector<std::string> newest_first;
+  size_t bytes = 0;
+  uint64_t before = UINT64_MAX;
+  while (bytes < budget_bytes) {
+    ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
+                     store_->LatestRecords(pool.id(), before, kSampleChunk));
+    for (const store::ScannedRecord& record : chunk) {
+      ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
+                       codec::DecodeRecord(record.value, *dictionaries_));
+      bytes += decoded.payload.size();
+      newest_first.push_back(std::move(decoded.payload));
+      if (bytes >= budget_bytes) break;
+    }
+    if (chunk.size() < kSampleChunk) break;
+    before = chunk.back().seq;
+  }
+  std::reverse(newest_first.begin(), newest_first.end());
+  return newest_first;
+}
+
+absl::Status DictionaryManager::Add(storage::DictionaryRecord record) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const codec::DecoderDictionary> dict,
+                   codec::DecoderDictionary::Create(record.content()));
+  RETURN_IF_ERROR(store_->PutDictionary(record));
+  RETURN_IF_ERROR(dictionaries_->Add(std::move(dict)));
+  record.clear_content();
+  absl::MutexLock lock(&mu_);
+  records_[record.id()] = std::move(record);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
+    absl::string_view pool_name, uint32_t dictionary_bytes, bool activate,
+    absl::string_view source) {
+  std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
+  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
+  const storage::PoolRecord pool_record = pool->record();
+  if (dictionary_bytes == 0) dictionary_bytes = pool_record.options().dictionary_bytes();
+  v1::PoolOptions size_check;
+  size_check.set_dictionary_bytes(dictionary_bytes);
+  RETURN_IF_ERROR(pool::ValidatePoolOptions(size_check));
+  ASSIGN_OR_RETURN(std::vector<std::string> sample,
+                   Sample(*pool, options_.sample_budget_multiple * dictionary_bytes));
+  const uint32_t baseline_id = pool_record.active_dictionary_id();
+  std::shared_ptr<const codec::DecoderDictionary> baseline = dictionaries_->Find(baseline_id);
+  trainer::TrainOptions train_options;
+  train_options.dictionary_bytes = dictionary_bytes;
+  train_options.dictionary_id = AllocateId();
+  train_options.compression_level = pool_record.options().compression_level();
+  absl::StatusOr<trainer::TrainResult> result = trainer::TrainAndEvaluate(
+      sample, train_options, baseline ? baseline->content() : absl::string_view());
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat("pool '", pool_name, "': ", result.status().message()));
+  }
+  storage::DictionaryRecord record;
+  record.set_id(train_options.dictionary_id);
+  record.set_pool_id(pool->id());
+  record.set_pool(pool->name());
+  record.set_content(std::move(result->dictionary));
+  record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  record.set_source(std::string(source));
+  *record.mutable_evaluation() = ToProto(*result, baseline_id);
+  RETURN_IF_ERROR(Add(record));
+
+  v1::TrainDictionaryResponse response;
+  const double gain = result->evaluation.gain;
+  absl::MutexLock lock(&mu_);
+  if (activate && gain >= options_.activation_min_gain) {
+    ASSIGN_OR_RETURN(*response.mutable_dictionary(), ActivateLocked(*pool, record.id()));
+    response.set_activated(true);
+    response.set_activation_note(absl::StrFormat("activated: gain %+.1f%% >= %.1f%%",
+                                                 100 * gain, 100 * options_.activation_min_gain));
+  } else {
+    ASSIGN_OR_RETURN(*response.mutable_dictionary(), InfoLocked(records_[record.id()]));
+    response.set_activation_note(
+        activate ? absl::StrFormat("not activated: gain %+.1f%% < %.1f%%", 100 * gain,
+                                   100 * options_.activation_min_gain)
+                 : "not activated (not requested)");
+  }
+  return response;
+}
+
+absl::StatusOr<v1::DictionaryInfo> DictionaryManager::ActivateLocked(const pool::Pool& pool,
+                                                                     uint32_t id) {
+  auto it = records_.find(id);
+  if (it == records_.end()) {
+    return absl::NotFoundError(absl::StrCat("no dictionary ", id));
+  }
+  if (it->second.pool_id() != pool.id()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dictionary ", id, " belongs to pool '", it->second.pool(), "', not '",
+        pool.name(), "'"));
+  }
+  std::shared_ptr<const codec::DecoderDictionary> dict = dictionaries_->Find(id);
+  if (dict == nullptr) return absl::InternalError(absl::StrCat("dictionary ", id, " not loaded"));
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> updated,
+                   pools_->SetActiveDictionaryId(pool.name(), id));
+  updated->SetActiveDictionary(std::move(dict));
+  return InfoLocked(it->second);
+}
+
+absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Activate(absl::string_view pool_name,
+                                                               uint32_t id) {
+  std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
+  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
+  absl::MutexLock lock(&mu_);
+  return ActivateLocked(*pool, id);
+}
+
+absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view pool_name,
+                                                             std::string content,
+                                                             bool activate) {
+  std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
+  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
+  if (content.size() < 8 || LoadLE32(content, 0) != kDictionaryMagic) {
+    return absl::InvalidArgumentError(
+        "not a zstd dictionary (missing the dictionary magic number)");
+  }
+  storage::DictionaryRecord record;
+  record.set_id(AllocateId());
+  StoreLE32(record.id(), &content, 4);  // Our id replaces the one it was trained with.
+  RETURN_IF_ERROR(codec::DecoderDictionary::Create(content).status());
+  record.set_pool_id(pool->id());
+  record.set_pool(pool->name());
+  record.set_content(std::move(content));
+  record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  record.set_source("import");
+  RETURN_IF_ERROR(Add(record));
+  absl::MutexLock lock(&mu_);
+  if (activate) return ActivateLocked(*pool, record.id());
+  return InfoLocked(records_[record.id()]);
+}
+
+absl::StatusOr<v1::DictionaryInfo> DictionaryManager::InfoLocked(
+    const storage::DictionaryRecord& record) const {
+  v1::DictionaryInfo info;
+  info.set_id(record.id());
+  info.set_pool(record.pool());
+  std::shared_ptr<const codec::DecoderDictionary> dict = dictionaries_->Find(record.id());
+  info.set_size_bytes(dict ? static_cast<uint32_t>(dict->content().size()) : 0);
+  info.set_created_unix_ms(record.created_unix_ms());
+  std::shared_ptr<pool::Pool> pool = pools_->FindById(record.pool_id());
+  info.set_active(pool && pool->record().active_dictionary_id() == record.id());
+  ASSIGN_OR_RETURN(store::PoolCounters refs, store_->DictionaryReferences(record.id()));
+  info.set_records(refs.records);
+  info.set_source(record.source());
+  if (record.has_evaluation()) *info.mutable_evaluation() = record.evaluation();
+  return info;
+}
+
+absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::List(
+    absl::string_view pool) const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<v1::DictionaryInfo> infos;
+  for (const auto& [id, record] : records_) {
+    if (!pool.empty() && record.pool() != pool) continue;
+    ASSIGN_OR_RETURN(v1::DictionaryInfo info, InfoLocked(record));
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+absl::StatusOr<v1::GetDictionaryResponse> DictionaryManager::Get(uint32_t id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = records_.find(id);
+  std::shared_ptr<const codec::DecoderDictionary> dict = dictionaries_->Find(id);
+  if (it == records_.end() || dict == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no dictionary ", id));
+  }
+  v1::GetDictionaryResponse response;
+  ASSIGN_OR_RETURN(*response.mutable_dictionary(), InfoLocked(it->second));
+  response.set_content(std::string(dict->content()));
+  return response;
+}
+
+absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_run) {
+  absl::MutexLock gate(&write_gate_);  // No append or rewrite is in flight.
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::DictionaryInfo> deleted;
+  for (auto it = records_.begin(); it != records_.end();) {
+    ASSIGN_OR_RETURN(v1::DictionaryInfo info, InfoLocked(it->second));
+    if (info.active() || info.records() != 0) {
+      ++it;
+      continue;
+    }
+    if (!dry_run) {
+      RETURN_IF_ERROR(store_->DeleteDictionary(info.id()));
+      dictionaries_->Remove(info.id());
+      it = records_.erase(it);
+    } else {
+      ++it;
+    }
+    deleted.push_back(std::move(info));
+  }
+  return deleted;
+}
+
+}  // namespace dictlog::dictionary

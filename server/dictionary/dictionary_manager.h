@@ -1,0 +1,106 @@
+// DictionaryManager: the lifecycle of a server's dictionaries. It trains candidates
+// on a pool's newest stored records, evaluates them against the pool's active
+// dictionary, keeps every version (in the store and in the DictionarySet every decode
+// uses), activates and rolls back, imports dictionaries trained elsewhere, and deletes
+// those that nothing references (gc).
+//
+// Sampling reads the pool's newest records from the store (up to sample_budget_multiple
+// x the dictionary size), so a sample never depends on memory a crash would lose.
+//
+// Thread safety: all methods may be called concurrently; changes are serialized
+// internally. Training runs without holding locks. Appends that encode with a
+// dictionary hold write_gate() shared until their write is done; gc holds it
+// exclusively, so it never deletes a dictionary an append is about to reference.
+#ifndef DICTLOG_SERVER_DICTIONARY_DICTIONARY_MANAGER_H_
+#define DICTLOG_SERVER_DICTIONARY_DICTIONARY_MANAGER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "proto/dictlog.pb.h"
+#include "server/dictionary/dictionary_set.h"
+#include "server/pool/pool_registry.h"
+#include "server/store/store.h"
+
+namespace dictlog::dictionary {
+
+struct DictionaryManagerOptions {
+  // TrainDictionary(activate=true) and automatic training activate a candidate only if
+  // it beats the active dictionary (or none) by at least this much. Default 3%.
+  double activation_min_gain = 0.03;
+  // Sample budget, as a multiple of the dictionary size. Default 100.
+  size_t sample_budget_multiple = 100;
+};
+
+class DictionaryManager {
+ public:
+  // Loads every stored dictionary into `dictionaries` and gives each pool its active
+  // one. All pointers are borrowed and must outlive the manager. DATA_LOSS if a pool's
+  // active dictionary is missing or a stored dictionary is malformed.
+  static absl::StatusOr<std::unique_ptr<DictionaryManager>> Load(
+      store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+      DictionaryManagerOptions options);
+
+  DictionaryManager(const DictionaryManager&) = delete;
+  DictionaryManager& operator=(const DictionaryManager&) = delete;
+
+  // Trains a candidate (`dictionary_bytes` 0: the pool's option) and stores it; with
+  // `activate`, activates it if its gain reaches activation_min_gain. `source` is
+  // recorded ("auto", "train"). NOT_FOUND for an unknown pool; FAILED_PRECONDITION if
+  // the pool holds too little data.
+  absl::StatusOr<v1::TrainDictionaryResponse> Train(absl::string_view pool,
+                                                    uint32_t dictionary_bytes,
+                                                    bool activate, absl::string_view source)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // NOT_FOUND if either is unknown; INVALID_ARGUMENT if the dictionary belongs to
+  // another pool.
+  absl::StatusOr<v1::DictionaryInfo> Activate(absl::string_view pool, uint32_t id)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Stores `content` (a standard zstd dictionary) for `pool` under a new id.
+  absl::StatusOr<v1::DictionaryInfo> Import(absl::string_view pool, std::string content,
+                                            bool activate) ABSL_LOCKS_EXCLUDED(mu_);
+  // Every dictionary (of one pool if `pool` is not empty), by id.
+  absl::StatusOr<std::vector<v1::DictionaryInfo>> List(absl::string_view pool) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::GetDictionaryResponse> Get(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Deletes (or with dry_run only lists) the dictionaries no record references and no
+  // pool has active.
+  absl::StatusOr<std::vector<v1::DictionaryInfo>> Gc(bool dry_run) ABSL_LOCKS_EXCLUDED(mu_);
+
+  absl::Mutex& write_gate() { return write_gate_; }
+
+ private:
+  DictionaryManager(store::Store* store, pool::PoolRegistry* pools,
+                    DictionarySet* dictionaries, DictionaryManagerOptions options)
+      : store_(store), pools_(pools), dictionaries_(dictionaries), options_(options) {}
+
+  absl::Status LoadAll() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::vector<std::string>> Sample(const pool::Pool& pool,
+                                                  size_t budget_bytes) const;
+  uint32_t AllocateId() ABSL_LOCKS_EXCLUDED(mu_);
+  // Persists the dictionary and makes it decodable.
+  absl::Status Add(storage::DictionaryRecord record) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::DictionaryInfo> ActivateLocked(const pool::Pool& pool, uint32_t id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<v1::DictionaryInfo> InfoLocked(const storage::DictionaryRecord& record) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  store::Store* const store_;
+  pool::PoolRegistry* const pools_;
+  DictionarySet* const dictionaries_;
+  const DictionaryManagerOptions options_;
+
+  absl::Mutex write_gate_;
+  mutable absl::Mutex mu_;
+  // Metadata of every dictionary (content left empty: it lives in dictionaries_).
+  std::map<uint32_t, storage::DictionaryRecord> records_ ABSL_GUARDED_BY(mu_);
+  uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace dictlog::dictionary
+
+#endif  // DICTLOG_SERVER_DICTIONARY_DICTIONARY_MANAGER_H_

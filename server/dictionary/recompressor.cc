@@ -1,0 +1,169 @@
+#include "server/dictionary/recompressor.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "server/codec/record_codec.h"
+
+namespace dictlog::dictionary {
+
+absl::StatusOr<std::unique_ptr<Recompressor>> Recompressor::Load(
+    store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+    DictionaryManager* manager, RecompressorOptions options) {
+  std::unique_ptr<Recompressor> recompressor(
+      new Recompressor(store, pools, dictionaries, manager, options));
+  ASSIGN_OR_RETURN(std::vector<storage::RecompressState> states,
+                   store->LoadRecompressStates());
+  absl::MutexLock lock(&recompressor->mu_);
+  for (storage::RecompressState& state : states) {
+    const uint32_t pool_id = state.pool_id();
+    const bool running = state.status().state() == v1::RecompressStatus::RUNNING;
+    recompressor->jobs_[pool_id] = state;
+    if (running) recompressor->Launch(std::move(state));  // Resume after a restart.
+  }
+  return recompressor;
+}
+
+Recompressor::~Recompressor() {
+  std::map<uint32_t, std::thread> threads;
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+    threads.swap(threads_);
+  }
+  for (auto& [id, thread] : threads) thread.join();
+}
+
+absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_name) {
+  std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
+  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(pool->id());
+  if (it != jobs_.end() && it->second.status().state() == v1::RecompressStatus::RUNNING) {
+    return it->second.status();
+  }
+  storage::RecompressState state;
+  state.set_pool_id(pool->id());
+  state.set_next_seq(1);
+  state.set_end_seq(pool->AllocateSeqs(0) - 1);  // The last seq handed out so far.
+  v1::RecompressStatus* status = state.mutable_status();
+  status->set_pool(pool->name());
+  status->set_state(v1::RecompressStatus::RUNNING);
+  status->set_target_dictionary_id(pool->active_dictionary_id());
+  status->set_records_total(pool->counters().records);
+  RETURN_IF_ERROR(store_->PutRecompressState(state));
+  Launch(state);
+  return state.status();
+}
+
+void Recompressor::Launch(storage::RecompressState state) {
+  const uint32_t pool_id = state.pool_id();
+  jobs_[pool_id] = std::move(state);
+  if (auto it = threads_.find(pool_id); it != threads_.end()) {
+    it->second.join();  // The previous job of this pool has finished.
+    threads_.erase(it);
+  }
+  threads_.emplace(pool_id, std::thread([this, pool_id] { RunJob(pool_id); }));
+}
+
+absl::StatusOr<v1::RecompressStatus> Recompressor::Status(absl::string_view pool_name) const {
+  std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
+  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(pool->id());
+  if (it != jobs_.end()) return it->second.status();
+  v1::RecompressStatus none;
+  none.set_pool(pool->name());
+  none.set_state(v1::RecompressStatus::NONE);
+  return none;
+}
+
+bool Recompressor::WaitForTest(absl::string_view pool_name, absl::Duration timeout) {
+  std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
+  if (pool == nullptr) return false;
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    auto it = jobs_.find(pool->id());
+    return it == jobs_.end() || it->second.status().state() != v1::RecompressStatus::RUNNING;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+}
+
+void Recompressor::RunJob(uint32_t pool_id) {
+  std::shared_ptr<pool::Pool> pool = pools_->FindById(pool_id);
+  storage::RecompressState state;
+  {
+    absl::MutexLock lock(&mu_);
+    state = jobs_[pool_id];
+  }
+  const absl::Duration per_batch = absl::Seconds(
+      static_cast<double>(options_.batch_records) / options_.max_records_per_second);
+  while (true) {
+    const absl::Time start = absl::Now();
+    absl::StatusOr<bool> more = Step(*pool, &state);
+    if (!more.ok()) {
+      state.mutable_status()->set_state(v1::RecompressStatus::FAILED);
+      state.mutable_status()->set_error(std::string(more.status().message()));
+      (void)store_->PutRecompressState(state);
+      std::fprintf(stderr, "dictlogd: re-compression of pool '%s' failed: %s\n",
+                   pool->name().c_str(), more.status().ToString().c_str());
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      jobs_[pool_id] = state;
+      if (stop_ || !more.ok() || !*more) return;
+    }
+    absl::SleepFor(per_batch - (absl::Now() - start));
+  }
+}
+
+absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressState* state) {
+  v1::RecompressStatus* status = state->mutable_status();
+  if (state->next_seq() > state->end_seq()) {
+    status->set_state(v1::RecompressStatus::DONE);
+    RETURN_IF_ERROR(store_->PutRecompressState(*state));
+    return false;
+  }
+  absl::ReaderMutexLock gate(&manager_->write_gate());
+  ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> batch,
+                   store_->ScanRecords(pool.id(), state->next_seq(), options_.batch_records));
+  ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
+  const uint32_t target = encoder ? encoder->id() : 0;
+  status->set_target_dictionary_id(target);
+  std::vector<store::RecordRewrite> rewrites;
+  store::PoolCounters delta;
+  uint64_t next = state->end_seq() + 1;
+  const int level = pool.options().compression_level();
+  for (const store::ScannedRecord& record : batch) {
+    if (record.seq > state->end_seq()) break;
+    next = record.seq + 1;
+    status->set_records_done(status->records_done() + 1);
+    ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(record.value));
+    if (view.dictionary_id == target && target != 0) continue;
+    ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
+                     codec::DecodeRecord(record.value, *dictionaries_));
+    codec::EncodeOptions encode;
+    encode.dictionary = encoder.get();
+    encode.compression_level = level;
+    encode.category_index = decoded.category_index;
+    store::RecordRewrite rewrite{pool.id(), record.seq, decoded.payload.size(),
+                                 record.value.size(), view.dictionary_id, "", 0};
+    RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, encode, &rewrite.value));
+    if (rewrite.value == record.value) continue;
+    ASSIGN_OR_RETURN(codec::RecordView new_view, codec::ParseRecord(rewrite.value));
+    rewrite.dictionary_id = new_view.dictionary_id;
+    status->set_records_rewritten(status->records_rewritten() + 1);
+    status->set_bytes_before(status->bytes_before() + record.value.size());
+    status->set_bytes_after(status->bytes_after() + rewrite.value.size());
+    delta.stored_bytes += rewrite.value.size() - record.value.size();
+    rewrites.push_back(std::move(rewrite));
+  }
+  state->set_next_seq(batch.empty() ? state->end_seq() + 1 : next);
+  RETURN_IF_ERROR(store_->RewriteRecords(rewrites, *state));
+  pool.AddCounters(delta);
+  return true;
+}
+
+}  // namespace dictlog::dictionary

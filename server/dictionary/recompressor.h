@@ -1,0 +1,82 @@
+// Recompressor: background jobs that re-encode a pool's records with its active
+// dictionary and level, so old dictionaries lose their references and `dict gc` can
+// retire them. Record ids never change. Each batch of rewrites, their counter deltas
+// and the job's progress are one atomic write: a crash loses nothing and the job
+// resumes where it stopped when the server restarts. Readers see either the old or the
+// new frame of a record, and both decode to the same payload. Jobs are throttled to
+// max_records_per_second.
+//
+// Thread safety: all methods may be called concurrently; one thread runs each job.
+// The destructor stops jobs between batches (their progress is already stored).
+#ifndef DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_
+#define DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_
+
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "proto/dictlog.pb.h"
+#include "server/dictionary/dictionary_manager.h"
+#include "server/dictionary/dictionary_set.h"
+#include "server/pool/pool_registry.h"
+#include "server/store/store.h"
+
+namespace dictlog::dictionary {
+
+struct RecompressorOptions {
+  // Records read and re-encoded per atomic batch. Default 256.
+  size_t batch_records = 256;
+  // Throttle. Default 50,000 records/s.
+  double max_records_per_second = 50000;
+};
+
+class Recompressor {
+ public:
+  // Resumes the jobs a previous run left RUNNING. Pointers are borrowed and must
+  // outlive the recompressor.
+  static absl::StatusOr<std::unique_ptr<Recompressor>> Load(
+      store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+      DictionaryManager* manager, RecompressorOptions options);
+
+  Recompressor(const Recompressor&) = delete;
+  Recompressor& operator=(const Recompressor&) = delete;
+  ~Recompressor();
+
+  // Starts a job for the pool (or returns the running one's status). NOT_FOUND for an
+  // unknown pool.
+  absl::StatusOr<v1::RecompressStatus> Start(absl::string_view pool)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The pool's current or last job; state NONE if it never had one.
+  absl::StatusOr<v1::RecompressStatus> Status(absl::string_view pool) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until the pool's job is not RUNNING or `timeout` passes; true if finished.
+  bool WaitForTest(absl::string_view pool, absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  Recompressor(store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+               DictionaryManager* manager, RecompressorOptions options)
+      : store_(store), pools_(pools), dictionaries_(dictionaries), manager_(manager),
+        options_(options) {}
+
+  void Launch(storage::RecompressState state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RunJob(uint32_t pool_id);
+  // Re-encodes the next batch; false when the job has nothing left or must stop.
+  absl::StatusOr<bool> Step(pool::Pool& pool, storage::RecompressState* state);
+
+  store::Store* const store_;
+  pool::PoolRegistry* const pools_;
+  DictionarySet* const dictionaries_;
+  DictionaryManager* const manager_;
+  const RecompressorOptions options_;
+
+  mutable absl::Mutex mu_;
+  std::map<uint32_t, storage::RecompressState> jobs_ ABSL_GUARDED_BY(mu_);
+  std::map<uint32_t, std::thread> threads_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace dictlog::dictionary
+
+#endif  // DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_

@@ -1,0 +1,215 @@
+// The dictionary lifecycle through LogEngine, over a real RocksDB and real zstd
+// training: too little data, automatic first training, retraining and evaluation,
+// rollback, import, re-compression, gc, and restarts in between.
+#include <algorithm>
+
+#include "common/test_dir.h"
+#include "gtest/gtest.h"
+#include "server/codec/record_codec.h"
+#include "server/codec/test_dictionary.h"
+#include "server/engine/log_engine.h"
+
+namespace dictlog::engine {
+namespace {
+
+using ::absl::StatusCode;
+
+class DictionaryLifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.store.path = FreshTestDir();
+    options_.auto_trainer.min_bytes_multiple = 8;  // 8 x 4 KiB = 32 KiB.
+    options_.default_pool_options.set_dictionary_bytes(4096);
+    Reopen();
+  }
+
+  void Reopen() {
+    engine_.reset();
+    auto engine = LogEngine::Open(options_);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  }
+
+  // Appends `lines` to category `c` in batches; returns the ids.
+  std::vector<std::string> AppendLines(const std::string& c,
+                                       const std::vector<std::string>& lines) {
+    std::vector<std::string> ids;
+    for (size_t start = 0; start < lines.size(); start += 100) {
+      std::vector<AppendInput> batch;
+      for (size_t i = start; i < std::min(lines.size(), start + 100); ++i) {
+        batch.push_back({c, lines[i]});
+      }
+      auto appended = engine_->Append(batch);
+      EXPECT_TRUE(appended.ok()) << appended.status();
+      if (appended.ok()) ids.insert(ids.end(), appended->begin(), appended->end());
+    }
+    return ids;
+  }
+
+  void ExpectAllReadBack(const std::vector<std::string>& ids,
+                         const std::vector<std::string>& lines) {
+    auto results = engine_->MultiGet(ids);
+    ASSERT_TRUE(results.ok());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_TRUE((*results)[i].ok()) << ids[i] << ": " << (*results)[i].status();
+      ASSERT_EQ((*results)[i]->payload(), lines[i]) << ids[i];
+    }
+  }
+
+  uint32_t FrameDictionary(const std::string& id) {
+    auto frame = engine_->GetFrame(id);
+    EXPECT_TRUE(frame.ok()) << frame.status();
+    return frame.ok() ? frame->dictionary_id() : 0;
+  }
+
+  std::vector<v1::DictionaryInfo> Dictionaries() {
+    auto list = engine_->ListDictionaries({});
+    EXPECT_TRUE(list.ok()) << list.status();
+    return {list->dictionaries().begin(), list->dictionaries().end()};
+  }
+
+  EngineOptions options_;
+  std::unique_ptr<LogEngine> engine_;
+};
+
+TEST_F(DictionaryLifecycleTest, TooLittleDataIsFailedPrecondition) {
+  AppendLines("small", codec::SyntheticLogLines(3, 1));
+  v1::TrainDictionaryRequest request;
+  request.set_pool("small");
+  absl::Status status = engine_->TrainDictionary(request).status();
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("records"), std::string::npos) << status;
+  request.set_pool("missing");
+  EXPECT_EQ(engine_->TrainDictionary(request).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(Dictionaries().empty());
+}
+
+TEST_F(DictionaryLifecycleTest, FullLifecycleKeepsEveryRecordReadable) {
+  // 1. Enough data: the first dictionary is trained and activated in the background.
+  std::vector<std::string> lines = codec::SyntheticLogLines(600, 1);
+  std::vector<std::string> ids = AppendLines("app", lines);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  std::vector<v1::DictionaryInfo> dicts = Dictionaries();
+  ASSERT_EQ(dicts.size(), 1u);
+  const uint32_t first = dicts[0].id();
+  EXPECT_GE(first, codec::kMinDictionaryId);
+  EXPECT_TRUE(dicts[0].active());
+  EXPECT_EQ(dicts[0].source(), "auto");
+  EXPECT_GT(dicts[0].evaluation().gain(), 0.03);
+  EXPECT_EQ(engine_->GetPool("app")->active_dictionary_id(), first);
+
+  // 2. New records name the active dictionary in their frames.
+  std::vector<std::string> more = codec::SyntheticLogLines(300, 2);
+  std::vector<std::string> more_ids = AppendLines("app", more);
+  EXPECT_EQ(FrameDictionary(more_ids.back()), first);
+  EXPECT_EQ(FrameDictionary(ids.front()), 0u);  // Written before training.
+
+  // 3. Retrain on request without activating; then activate it explicitly.
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  EXPECT_FALSE(trained->activated());
+  const uint32_t second = trained->dictionary().id();
+  EXPECT_EQ(trained->dictionary().evaluation().baseline_dictionary_id(), first);
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("app");
+  activate.set_id(second);
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  std::vector<std::string> third_lines = codec::SyntheticLogLines(50, 3);
+  std::vector<std::string> third_ids = AppendLines("app", third_lines);
+  EXPECT_EQ(FrameDictionary(third_ids.back()), second);
+
+  // 4. Roll back to the first, restart: everything still decodes.
+  activate.set_id(first);
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  Reopen();
+  EXPECT_EQ(engine_->GetPool("app")->active_dictionary_id(), first);
+  ExpectAllReadBack(ids, lines);
+  ExpectAllReadBack(more_ids, more);
+  ExpectAllReadBack(third_ids, third_lines);
+
+  // 5. gc keeps what is referenced or active.
+  auto dry = engine_->GcDictionaries({});
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(dry->deleted_size(), 0);
+
+  // 6. Re-compress with the active (first) dictionary: the second loses its
+  //    references, gc deletes it, and everything still reads back, also after restart.
+  v1::RecompressRequest recompress;
+  recompress.set_pool("app");
+  ASSERT_TRUE(engine_->Recompress(recompress).ok());
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("app", absl::Seconds(60)));
+  auto status = engine_->GetRecompressStatus(recompress);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->state(), v1::RecompressStatus::DONE) << status->error();
+  EXPECT_EQ(status->records_done(), 950u);
+  EXPECT_LT(status->bytes_after(), status->bytes_before());
+  EXPECT_EQ(FrameDictionary(ids.front()), first);
+  for (const v1::DictionaryInfo& info : Dictionaries()) {
+    EXPECT_EQ(info.records(), info.id() == first ? 950u : 0u) << info.id();
+  }
+  auto gc = engine_->GcDictionaries({});
+  ASSERT_TRUE(gc.ok());
+  ASSERT_EQ(gc->deleted_size(), 1);
+  EXPECT_EQ(gc->deleted(0).id(), second);
+  Reopen();
+  ExpectAllReadBack(ids, lines);
+  ExpectAllReadBack(third_ids, third_lines);
+  v1::PoolInfo pool = *engine_->GetPool("app");
+  EXPECT_GT(pool.stats().raw_bytes(), 2 * pool.stats().stored_bytes());
+}
+
+TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {
+  options_.auto_train = false;
+  Reopen();
+  std::vector<std::string> lines = codec::SyntheticLogLines(200, 4);
+  std::vector<std::string> ids = AppendLines("imp", lines);
+  const std::string offline =
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 5), 4096, 99999);
+  v1::ImportDictionaryRequest request;
+  request.set_pool("imp");
+  request.set_content(offline);
+  request.set_activate(true);
+  auto imported = engine_->ImportDictionary(request);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_NE(imported->id(), 99999u);
+  EXPECT_TRUE(imported->active());
+  v1::GetDictionaryRequest get;
+  get.set_id(imported->id());
+  auto exported = engine_->GetDictionary(get);
+  ASSERT_TRUE(exported.ok());
+  EXPECT_EQ(*codec::DictionaryIdOf(exported->content()), imported->id());
+  std::vector<std::string> after = AppendLines("imp", {lines[0]});
+  EXPECT_EQ(FrameDictionary(after[0]), imported->id());
+
+  request.set_content("not a dictionary at all");
+  EXPECT_EQ(engine_->ImportDictionary(request).status().code(),
+            StatusCode::kInvalidArgument);
+  std::string truncated = offline.substr(0, 40);
+  request.set_content(truncated);
+  EXPECT_EQ(engine_->ImportDictionary(request).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Dictionaries().size(), 1u);
+}
+
+TEST_F(DictionaryLifecycleTest, ActivationChecksOwnership) {
+  options_.auto_train = false;
+  Reopen();
+  AppendLines("a", codec::SyntheticLogLines(400, 6));
+  AppendLines("b", codec::SyntheticLogLines(10, 7));
+  v1::TrainDictionaryRequest train;
+  train.set_pool("a");
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("b");
+  activate.set_id(trained->dictionary().id());
+  EXPECT_EQ(engine_->ActivateDictionary(activate).status().code(),
+            StatusCode::kInvalidArgument);
+  activate.set_id(12345678);
+  EXPECT_EQ(engine_->ActivateDictionary(activate).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace dictlog::engine

@@ -1,0 +1,106 @@
+// LogEngine's administrative calls: pools, dictionaries, re-compression, frames.
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/codec/record_codec.h"
+#include "server/engine/log_engine.h"
+#include "server/pool/names.h"
+
+namespace dictlog::engine {
+
+absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) const {
+  ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(parsed.pool));
+  absl::StatusOr<std::string> value = store_->GetRecord({pool->id(), parsed.seq});
+  if (absl::IsNotFound(value.status())) {
+    return absl::NotFoundError(absl::StrCat("no record ", id));
+  }
+  RETURN_IF_ERROR(value.status());
+  ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(*value));
+  v1::GetFrameResponse response;
+  response.set_id(std::string(id));
+  ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(*value));
+  response.set_dictionary_id(view.dictionary_id);
+  return response;
+}
+
+std::vector<v1::PoolInfo> LogEngine::ListPools() const {
+  std::vector<v1::PoolInfo> infos;
+  for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
+    infos.push_back(pool->Info());
+  }
+  return infos;
+}
+
+absl::StatusOr<v1::PoolInfo> LogEngine::GetPool(absl::string_view name) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(name));
+  return pool->Info();
+}
+
+absl::StatusOr<v1::PoolInfo> LogEngine::CreatePool(absl::string_view name,
+                                                   const v1::PoolOptions& options) {
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Create(name, options));
+  return pool->Info();
+}
+
+absl::StatusOr<v1::PoolInfo> LogEngine::UpdatePool(absl::string_view name,
+                                                   const v1::PoolOptions& update) {
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Update(name, update));
+  return pool->Info();
+}
+
+absl::StatusOr<v1::TrainDictionaryResponse> LogEngine::TrainDictionary(
+    const v1::TrainDictionaryRequest& request) {
+  return manager_->Train(request.pool(), request.dictionary_bytes(), request.activate(),
+                         "train");
+}
+
+absl::StatusOr<v1::ListDictionariesResponse> LogEngine::ListDictionaries(
+    const v1::ListDictionariesRequest& request) const {
+  ASSIGN_OR_RETURN(std::vector<v1::DictionaryInfo> infos, manager_->List(request.pool()));
+  v1::ListDictionariesResponse response;
+  for (v1::DictionaryInfo& info : infos) *response.add_dictionaries() = std::move(info);
+  return response;
+}
+
+absl::StatusOr<v1::DictionaryInfo> LogEngine::ActivateDictionary(
+    const v1::ActivateDictionaryRequest& request) {
+  return manager_->Activate(request.pool(), request.id());
+}
+
+absl::StatusOr<v1::GetDictionaryResponse> LogEngine::GetDictionary(
+    const v1::GetDictionaryRequest& request) const {
+  return manager_->Get(request.id());
+}
+
+absl::StatusOr<v1::DictionaryInfo> LogEngine::ImportDictionary(
+    const v1::ImportDictionaryRequest& request) {
+  return manager_->Import(request.pool(), request.content(), request.activate());
+}
+
+absl::StatusOr<v1::GcDictionariesResponse> LogEngine::GcDictionaries(
+    const v1::GcDictionariesRequest& request) {
+  ASSIGN_OR_RETURN(std::vector<v1::DictionaryInfo> deleted, manager_->Gc(request.dry_run()));
+  v1::GcDictionariesResponse response;
+  for (v1::DictionaryInfo& info : deleted) *response.add_deleted() = std::move(info);
+  return response;
+}
+
+absl::StatusOr<v1::RecompressStatus> LogEngine::Recompress(
+    const v1::RecompressRequest& request) {
+  return recompressor_->Start(request.pool());
+}
+
+absl::StatusOr<v1::RecompressStatus> LogEngine::GetRecompressStatus(
+    const v1::RecompressRequest& request) const {
+  return recompressor_->Status(request.pool());
+}
+
+bool LogEngine::WaitForAutoTrainingForTest(absl::Duration timeout) {
+  return auto_trainer_ == nullptr || auto_trainer_->WaitIdle(timeout);
+}
+
+bool LogEngine::WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout) {
+  return recompressor_->WaitForTest(pool, timeout);
+}
+
+}  // namespace dictlog::engine

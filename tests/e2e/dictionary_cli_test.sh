@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# End to end, the dictionary lifecycle through the CLI on the real dictlogd (127.0.0.1,
+# port 0): append the ten loghub files, wait for automatic first training, recompress
+# every pool, check the stored ratio across pools (>= 2.3x) and that every record reads
+# back identical; decode a `get --frame` with the stock `zstd -d -D`; retrain, activate,
+# roll back, recompress, gc; restart and check again.
+set -euo pipefail
+
+runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}"
+dictlogd="$runfiles/server/service/dictlogd"
+dictlog="$runfiles/client/cli/dictlog"
+logs="${TEST_SRCDIR}/loghub"
+work="${TEST_TMPDIR}/dict"
+rm -rf "$work" && mkdir -p "$work"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+dl() { "$dictlog" --server="$server" "$@"; }
+
+start_server() {
+  rm -f "$work/port"
+  "$dictlogd" --listen=127.0.0.1:0 --data_dir="$work/data" --port_file="$work/port" \
+    >>"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 300); do [[ -s "$work/port" ]] && break; sleep 0.1; done
+  [[ -s "$work/port" ]] || { cat "$work/server.log"; fail "dictlogd did not start"; }
+  server="127.0.0.1:$(cat "$work/port")"
+}
+stop_server() { kill -TERM "$server_pid"; wait "$server_pid" || fail "exit status"; }
+trap '[[ -n "${server_pid:-}" ]] && kill -KILL "$server_pid" 2>/dev/null || true' EXIT
+
+check_all() {
+  for file in "$logs"/*.log; do
+    category=$(basename "$file" .log)
+    lines=$(sed -e '$a\' "$file" | wc -l)
+    dl scan --category="$category" --limit="$lines" | cmp - <(sed -e '$a\' "$file") ||
+      fail "records of $category differ from $file"
+  done
+}
+
+total_ratio() {
+  dl pools --format=json | python3 -c '
+import json, sys
+pools = [json.loads(line) for line in sys.stdin]
+raw = sum(p["raw_bytes"] for p in pools); stored = sum(p["stored_bytes"] for p in pools)
+print(f"{raw / stored:.3f}")'
+}
+
+start_server
+for file in "$logs"/*.log; do
+  dl append --category="$(basename "$file" .log)" "$file" >/dev/null
+done
+echo "ratio before training and re-compression: $(total_ratio)"
+
+# Automatic first training: every pool gets an active dictionary.
+for _ in $(seq 1 600); do
+  active=$(dl dict list --format=json | grep -c '"active":true' || true)
+  [[ $active -eq 10 ]] && break
+  sleep 0.1
+done
+dl dict list
+[[ $active -eq 10 ]] || fail "expected 10 active dictionaries, have $active"
+
+for file in "$logs"/*.log; do
+  dl recompress --pool="$(basename "$file" .log)" >>"$work/recompress.txt"
+done
+cat "$work/recompress.txt"
+grep -c "DONE" "$work/recompress.txt" | grep -qx 10 || fail "recompress did not finish"
+dl pools
+ratio=$(total_ratio)
+echo "ratio after automatic training and re-compression: $ratio"
+python3 -c "import sys; sys.exit(0 if $ratio >= 2.3 else 1)" || fail "ratio $ratio < 2.3"
+check_all
+
+# A stored frame decodes with the stock zstd CLI and the exported dictionary.
+id=HDFS/1500
+dl get --frame --out="$work/frame.zst" "$id" 2>"$work/frame.txt"
+dict_id=$(grep -o 'dictionary [0-9]*' "$work/frame.txt" | head -n1 | cut -d' ' -f2)
+[[ -n "$dict_id" ]] || fail "frame of $id names no dictionary: $(cat "$work/frame.txt")"
+dl dict export --id="$dict_id" --out="$work/hdfs.dict"
+zstd -q -d -D "$work/hdfs.dict" -c "$work/frame.zst" >"$work/frame.out"
+dl get "$id" | head -c -1 | cmp - "$work/frame.out" || fail "zstd -D output differs"
+
+# Retrain, activate, roll back, recompress, gc.
+first=$(dl dict list --pool=HDFS --format=json | python3 -c \
+  'import json,sys; print(next(json.loads(l)["id"] for l in sys.stdin if json.loads(l)["active"]))')
+second=$(dl dict train --pool=HDFS --format=json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+dl dict activate --pool=HDFS --id="$second" >/dev/null
+printf 'after activation\n' | dl append --category=HDFS - >/dev/null
+dl dict activate --pool=HDFS --id="$first" >/dev/null
+dl recompress --pool=HDFS >/dev/null
+dl dict gc --format=json >"$work/gc.json"
+grep -q "\"id\":$second" "$work/gc.json" || fail "gc should delete dictionary $second"
+dl dict list --pool=HDFS | grep -q "^$second " && fail "dictionary $second still listed"
+dl get HDFS/2001 | grep -qx 'after activation' || fail "record written with $second"
+
+stop_server
+start_server
+check_all
+echo "ratio after restart: $(total_ratio)"
+stop_server
+server_pid=
+echo "dictionary_cli_test: all checks passed"
