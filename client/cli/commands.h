@@ -33,6 +33,7 @@ struct CommandOptions {
   bool frame = false;       // get: write the stored frame instead of the payload
   bool dry_run = false;     // dict gc
   bool detach = false;      // recompress: start and return without waiting
+  bool status = false;      // recompress: only print the job's status
   bool progress = false;    // show a live progress line on io.err (a terminal)
 };
 

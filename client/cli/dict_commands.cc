@@ -133,10 +133,15 @@ absl::Status RunRecompress(const client::Client& client,
                            const std::vector<std::string>& args,
                            const CommandOptions& options, CommandIo io) {
   if (args.size() != 1 || options.pool.empty()) {
-    return UsageError("usage: recompress --pool=P [--detach]");
+    return UsageError("usage: recompress --pool=P [--detach | --status]");
   }
   v1::RecompressRequest request;
   request.set_pool(options.pool);
+  if (options.status) {
+    ASSIGN_OR_RETURN(v1::RecompressStatus status, client.GetRecompressStatus(request));
+    io.out << RecompressLine(status) << '\n';
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(v1::RecompressStatus status, client.Recompress(request));
   while (!options.detach && status.state() == v1::RecompressStatus::RUNNING) {
     if (options.progress) io.err << '\r' << RecompressLine(status) << "\x1b[K" << std::flush;

@@ -36,6 +36,8 @@ ABSL_FLAG(bool, frame, false,
           "`zstd -d -D <exported dictionary>`)");
 ABSL_FLAG(bool, dry_run, false, "dict gc: list what would be deleted");
 ABSL_FLAG(bool, detach, false, "recompress: start the job and return at once");
+ABSL_FLAG(bool, status, false,
+          "recompress: print the pool's current or last job without starting one");
 
 namespace {
 
@@ -63,7 +65,9 @@ Commands:
                                  add a dictionary trained offline (dict_trainer)
   dict gc [--dry_run]            delete dictionaries no record references
   recompress --pool=P [--detach] re-encode old records with the active
-                                 dictionary, with live progress
+                                 dictionary, with live progress (a job killed
+                                 by a crash resumes when the server restarts)
+  recompress --pool=P --status   the pool's current or last job
 
 Exit status: 0 success, 1 an operation failed, 2 usage error.
 Examples:
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
   options.frame = absl::GetFlag(FLAGS_frame);
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
   options.detach = absl::GetFlag(FLAGS_detach);
+  options.status = absl::GetFlag(FLAGS_status);
   options.progress = isatty(STDERR_FILENO) != 0;
 
   dictlog::client::ClientOptions client_options;

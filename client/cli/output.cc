@@ -113,10 +113,12 @@ std::string DictionaryJson(const v1::DictionaryInfo& info) {
   return absl::StrFormat(
       "{\"id\":%d,\"pool\":%s,\"size_bytes\":%d,\"created_unix_ms\":%d,\"active\":%s,"
       "\"records\":%d,\"source\":%s,\"evaluated_ratio\":%.4f,\"baseline_ratio\":%.4f,"
-      "\"gain\":%.4f}",
+      "\"gain\":%.4f,\"samples_used\":%d,\"samples_excluded\":%d,"
+      "\"train_seconds\":%.3f}",
       info.id(), JsonString(info.pool()), info.size_bytes(), info.created_unix_ms(),
       info.active() ? "true" : "false", info.records(), JsonString(info.source()),
-      e.ratio(), e.baseline_ratio(), e.gain());
+      e.ratio(), e.baseline_ratio(), e.gain(), e.samples_used(), e.samples_excluded(),
+      e.train_seconds());
 }
 
 std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos) {

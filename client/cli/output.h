@@ -27,7 +27,8 @@ std::string PoolJson(const v1::PoolInfo& pool);
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
 // {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,
-//  "source":..,"evaluated_ratio":..,"baseline_ratio":..,"gain":..}
+//  "source":..,"evaluated_ratio":..,"baseline_ratio":..,"gain":..,"samples_used":..,
+//  "samples_excluded":..,"train_seconds":..}
 std::string DictionaryJson(const v1::DictionaryInfo& info);
 // Columns ID POOL SIZE CREATED ACTIVE RECORDS SOURCE RATIO GAIN, one row each.
 std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos);

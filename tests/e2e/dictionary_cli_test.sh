@@ -14,12 +14,13 @@ work="${TEST_TMPDIR}/dict"
 rm -rf "$work" && mkdir -p "$work"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+extra_flags=()
 dl() { "$dictlog" --server="$server" "$@"; }
 
 start_server() {
   rm -f "$work/port"
   "$dictlogd" --listen=127.0.0.1:0 --data_dir="$work/data" --port_file="$work/port" \
-    >>"$work/server.log" 2>&1 &
+    "${extra_flags[@]}" >>"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 300); do [[ -s "$work/port" ]] && break; sleep 0.1; done
   [[ -s "$work/port" ]] || { cat "$work/server.log"; fail "dictlogd did not start"; }
@@ -97,6 +98,40 @@ stop_server
 start_server
 check_all
 echo "ratio after restart: $(total_ratio)"
+dl dict list --format=json >"$work/dicts.json"
+
+# A re-compression killed mid-job resumes after a restart; reads stay correct while it
+# runs. Slow the job down so the kill lands in the middle.
+third=$(dl dict train --pool=Hadoop --size=8192 --format=json | python3 -c \
+  'import json,sys; print(json.load(sys.stdin)["id"])')
+dl dict activate --pool=Hadoop --id="$third" >/dev/null
+stop_server
+extra_flags=(--recompress_records_per_second=500)
+start_server
+dl recompress --pool=Hadoop --detach
+sleep 1.5
+dl recompress --pool=Hadoop --status | tee "$work/before_kill.txt"
+grep -q RUNNING "$work/before_kill.txt" || fail "the job should still run when killed"
+dl scan --category=Hadoop | cmp - <(sed -e '$a\' "$logs/Hadoop.log") ||
+  fail "Hadoop reads differ during re-compression"
+kill -KILL "$server_pid"; wait "$server_pid" || true
+extra_flags=()
+start_server
+for _ in $(seq 1 300); do
+  dl recompress --pool=Hadoop --status >"$work/resume.txt"  # The resumed job.
+  grep -q DONE "$work/resume.txt" && break
+  sleep 0.1
+done
+cat "$work/resume.txt"
+grep -q "DONE 2000/2000" "$work/resume.txt" || fail "resumed job did not finish"
+# Resumed, not restarted: records re-encoded before and after the kill add up.
+grep -q "2000 re-encoded" "$work/resume.txt" || fail "resumed job should re-encode each record once"
+dl dict list --pool=Hadoop --format=json | python3 -c "
+import json, sys
+refs = {d['id']: d['records'] for d in map(json.loads, sys.stdin)}
+assert refs[$third] == 2000, refs
+assert sum(refs.values()) == 2000, refs" || fail "all Hadoop records should use $third"
+check_all
 stop_server
 server_pid=
 echo "dictionary_cli_test: all checks passed"
