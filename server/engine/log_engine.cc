@@ -167,15 +167,23 @@ absl::StatusOr<v1::Record> LogEngine::Decode(const pool::Pool& pool, uint64_t se
   return record;
 }
 
-absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
+absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view id) const {
   ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(parsed.pool));
-  absl::StatusOr<std::string> value = store_->GetRecord({pool->id(), parsed.seq});
+  StoredValue stored;
+  ASSIGN_OR_RETURN(stored.pool, FindPool(parsed.pool));
+  stored.seq = parsed.seq;
+  absl::StatusOr<std::string> value = store_->GetRecord({stored.pool->id(), parsed.seq});
   if (absl::IsNotFound(value.status())) {
     return absl::NotFoundError(absl::StrCat("no record ", id));
   }
   RETURN_IF_ERROR(value.status());
-  return Decode(*pool, parsed.seq, *value);
+  stored.value = *std::move(value);
+  return stored;
+}
+
+absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
+  ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
+  return Decode(*stored.pool, stored.seq, stored.value);
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(

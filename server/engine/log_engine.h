@@ -133,6 +133,13 @@ class LogEngine {
   absl::StatusOr<std::vector<std::string>> AppendValidated(
       absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
+  // The stored value of record `id` and its pool. INVALID_ARGUMENT, NOT_FOUND.
+  struct StoredValue {
+    std::shared_ptr<pool::Pool> pool;
+    uint64_t seq = 0;
+    std::string value;
+  };
+  absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
   absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
                                     absl::string_view value) const;
 

@@ -8,17 +8,11 @@
 namespace dictlog::engine {
 
 absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) const {
-  ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(parsed.pool));
-  absl::StatusOr<std::string> value = store_->GetRecord({pool->id(), parsed.seq});
-  if (absl::IsNotFound(value.status())) {
-    return absl::NotFoundError(absl::StrCat("no record ", id));
-  }
-  RETURN_IF_ERROR(value.status());
-  ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(*value));
+  ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
+  ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(stored.value));
   v1::GetFrameResponse response;
   response.set_id(std::string(id));
-  ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(*value));
+  ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(stored.value));
   response.set_dictionary_id(view.dictionary_id);
   return response;
 }

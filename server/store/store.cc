@@ -40,6 +40,17 @@ absl::Status FromRocks(const rocksdb::Status& s, absl::string_view what) {
 
 rocksdb::Slice ToSlice(absl::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 
+// The seq of the record under the iterator, or 0 if it belongs to another pool.
+absl::StatusOr<uint64_t> SeqInPool(const rocksdb::Iterator& it, uint32_t pool_id) {
+  uint32_t found_pool = 0;
+  uint64_t seq = 0;
+  if (!ParseRecordKey(absl::string_view(it.key().data(), it.key().size()), &found_pool,
+                      &seq)) {
+    return absl::DataLossError("malformed key in the records column family");
+  }
+  return found_pool == pool_id ? seq : 0;
+}
+
 rocksdb::ColumnFamilyOptions RecordsFamilyOptions() {
   rocksdb::ColumnFamilyOptions options;
   // Values are zstd frames already; a second compression pass only costs CPU.
@@ -343,13 +354,8 @@ absl::StatusOr<std::vector<ScannedRecord>> Store::LatestRecords(uint32_t pool_id
       db_->NewIterator(rocksdb::ReadOptions(), records_));
   for (it->SeekForPrev(RecordKey(pool_id, before_seq - 1));
        it->Valid() && out.size() < max_records; it->Prev()) {
-    uint32_t found_pool = 0;
-    uint64_t seq = 0;
-    if (!ParseRecordKey(absl::string_view(it->key().data(), it->key().size()),
-                        &found_pool, &seq)) {
-      return absl::DataLossError("malformed key in the records column family");
-    }
-    if (found_pool != pool_id) break;
+    ASSIGN_OR_RETURN(const uint64_t seq, SeqInPool(*it, pool_id));
+    if (seq == 0) break;  // Past the pool's records.
     out.push_back({seq, it->value().ToString()});
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "reading the newest records"));
@@ -364,13 +370,8 @@ absl::StatusOr<std::vector<ScannedRecord>> Store::ScanRecords(uint32_t pool_id,
       db_->NewIterator(rocksdb::ReadOptions(), records_));
   for (it->Seek(RecordKey(pool_id, from_seq)); it->Valid() && out.size() < max_records;
        it->Next()) {
-    uint32_t found_pool = 0;
-    uint64_t seq = 0;
-    if (!ParseRecordKey(absl::string_view(it->key().data(), it->key().size()),
-                        &found_pool, &seq)) {
-      return absl::DataLossError("malformed key in the records column family");
-    }
-    if (found_pool != pool_id) break;
+    ASSIGN_OR_RETURN(const uint64_t seq, SeqInPool(*it, pool_id));
+    if (seq == 0) break;  // Past the pool's records.
     out.push_back({seq, it->value().ToString()});
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "scanning records"));

@@ -5,32 +5,9 @@
 # documented exit codes.
 set -euo pipefail
 
-runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}"
-dictlogd="$runfiles/server/service/dictlogd"
-dictlog="$runfiles/client/cli/dictlog"
-logs="${TEST_SRCDIR}/loghub"
 work="${TEST_TMPDIR}/cli"
 rm -rf "$work" && mkdir -p "$work"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-start_server() {
-  rm -f "$work/port"
-  "$dictlogd" --listen=127.0.0.1:0 --data_dir="$work/data" --port_file="$work/port" \
-    >"$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 300); do
-    [[ -s "$work/port" ]] && break
-    sleep 0.1
-  done
-  [[ -s "$work/port" ]] || { cat "$work/server.log"; fail "dictlogd did not start"; }
-  server="127.0.0.1:$(cat "$work/port")"
-}
-
-stop_server() {
-  kill -TERM "$server_pid"
-  wait "$server_pid" || fail "dictlogd exited non-zero on SIGTERM"
-}
+source "${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}/tests/e2e/server_lib.sh"
 
 # The CLI prints one record a line; eight loghub files lack a final newline.
 for file in "$logs"/*.log; do
@@ -49,7 +26,6 @@ check_all() {
   done
 }
 
-trap '[[ -n "${server_pid:-}" ]] && kill -KILL "$server_pid" 2>/dev/null || true' EXIT
 start_server
 
 for file in "$logs"/*.log; do
@@ -85,5 +61,4 @@ stop_server
 start_server
 check_all
 stop_server
-server_pid=
 echo "cli_test: all checks passed"

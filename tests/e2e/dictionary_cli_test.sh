@@ -6,28 +6,11 @@
 # roll back, recompress, gc; restart and check again.
 set -euo pipefail
 
-runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}"
-dictlogd="$runfiles/server/service/dictlogd"
-dictlog="$runfiles/client/cli/dictlog"
-logs="${TEST_SRCDIR}/loghub"
 work="${TEST_TMPDIR}/dict"
 rm -rf "$work" && mkdir -p "$work"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}/tests/e2e/server_lib.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-extra_flags=()
 dl() { "$dictlog" --server="$server" "$@"; }
-
-start_server() {
-  rm -f "$work/port"
-  "$dictlogd" --listen=127.0.0.1:0 --data_dir="$work/data" --port_file="$work/port" \
-    "${extra_flags[@]}" >>"$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 300); do [[ -s "$work/port" ]] && break; sleep 0.1; done
-  [[ -s "$work/port" ]] || { cat "$work/server.log"; fail "dictlogd did not start"; }
-  server="127.0.0.1:$(cat "$work/port")"
-}
-stop_server() { kill -TERM "$server_pid"; wait "$server_pid" || fail "exit status"; }
-trap '[[ -n "${server_pid:-}" ]] && kill -KILL "$server_pid" 2>/dev/null || true' EXIT
 
 check_all() {
   for file in "$logs"/*.log; do
@@ -133,5 +116,4 @@ assert refs[$third] == 2000, refs
 assert sum(refs.values()) == 2000, refs" || fail "all Hadoop records should use $third"
 check_all
 stop_server
-server_pid=
 echo "dictionary_cli_test: all checks passed"
