@@ -59,6 +59,8 @@ absl::Status DictionaryManager::LoadAll() {
   absl::MutexLock lock(&mu_);
   next_id_ = codec::kMinDictionaryId;
   for (storage::DictionaryRecord& record : stored) {
+    next_id_ = std::max(next_id_, record.id() + 1);  // Retired ids are never reused.
+    if (record.retired()) continue;
     absl::StatusOr<std::shared_ptr<const codec::DecoderDictionary>> dict =
         codec::DecoderDictionary::Create(std::move(*record.mutable_content()));
     if (!dict.ok()) {
@@ -277,7 +279,7 @@ absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_r
       continue;
     }
     if (!dry_run) {
-      RETURN_IF_ERROR(store_->DeleteDictionary(info.id()));
+      RETURN_IF_ERROR(store_->RetireDictionary(it->second));
       dictionaries_->Remove(info.id());
       it = records_.erase(it);
     } else {

@@ -158,6 +158,12 @@ TEST_F(DictionaryLifecycleTest, FullLifecycleKeepsEveryRecordReadable) {
   ExpectAllReadBack(third_ids, third_lines);
   v1::PoolInfo pool = *engine_->GetPool("app");
   EXPECT_GT(pool.stats().raw_bytes(), 2 * pool.stats().stored_bytes());
+  EXPECT_EQ(Dictionaries().size(), 1u);  // The retired one is not listed.
+
+  // 7. Ids are never reused, even the retired highest one after a restart.
+  auto next = engine_->TrainDictionary(train);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_GT(next->dictionary().id(), second);
 }
 
 TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {

@@ -305,13 +305,19 @@ absl::StatusOr<PoolCounters> Store::DictionaryReferences(uint32_t dictionary_id)
   return ReadCounters(DictionaryCounterKey(dictionary_id));
 }
 
-absl::Status Store::DeleteDictionary(uint32_t dictionary_id) {
+absl::Status Store::RetireDictionary(const storage::DictionaryRecord& dictionary) {
+  storage::DictionaryRecord tombstone;
+  tombstone.set_id(dictionary.id());
+  tombstone.set_pool_id(dictionary.pool_id());
+  tombstone.set_pool(dictionary.pool());
+  tombstone.set_retired(true);
   rocksdb::WriteBatch batch;
-  RETURN_IF_ERROR(FromRocks(batch.Delete(dictionaries_, DictionaryKey(dictionary_id)),
+  RETURN_IF_ERROR(FromRocks(batch.Put(dictionaries_, DictionaryKey(dictionary.id()),
+                                      tombstone.SerializeAsString()),
+                            "batching a tombstone"));
+  RETURN_IF_ERROR(FromRocks(batch.Delete(counters_, DictionaryCounterKey(dictionary.id())),
                             "batching a delete"));
-  RETURN_IF_ERROR(FromRocks(batch.Delete(counters_, DictionaryCounterKey(dictionary_id)),
-                            "batching a delete"));
-  return Write(&batch, "deleting a dictionary");
+  return Write(&batch, "retiring a dictionary");
 }
 
 absl::StatusOr<std::string> Store::GetRecord(RecordRef ref) const {

@@ -110,8 +110,9 @@ class Store {
   absl::Status PutDictionary(const storage::DictionaryRecord& dictionary);
   absl::StatusOr<std::vector<storage::DictionaryRecord>> LoadDictionaries() const;
   absl::StatusOr<PoolCounters> DictionaryReferences(uint32_t dictionary_id) const;
-  // Deletes the dictionary and its counters.
-  absl::Status DeleteDictionary(uint32_t dictionary_id);
+  // Replaces the dictionary by a tombstone (`retired`, no content, so its id is never
+  // reused) and deletes its counters.
+  absl::Status RetireDictionary(const storage::DictionaryRecord& dictionary);
 
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;

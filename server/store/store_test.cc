@@ -126,8 +126,12 @@ TEST_F(StoreTest, DictionariesAndTheirReferencesPersist) {
   EXPECT_EQ((*dicts)[0].content(), "dictionary bytes");
   EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{2, 150, 6}));
   EXPECT_EQ(*store_->DictionaryReferences(40000), (PoolCounters{}));
-  ASSERT_TRUE(store_->DeleteDictionary(32768).ok());
-  EXPECT_TRUE(store_->LoadDictionaries()->empty());
+  ASSERT_TRUE(store_->RetireDictionary(dict).ok());
+  dicts = store_->LoadDictionaries();
+  ASSERT_EQ(dicts->size(), 1u);
+  EXPECT_TRUE((*dicts)[0].retired());
+  EXPECT_EQ((*dicts)[0].id(), 32768u);
+  EXPECT_TRUE((*dicts)[0].content().empty());
   EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{}));
 }
 
