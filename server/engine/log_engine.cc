@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/codec/batch_decoder.h"
 #include "server/codec/record_codec.h"
 #include "server/pool/names.h"
 
@@ -154,8 +155,13 @@ absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
 
 absl::StatusOr<v1::Record> LogEngine::Decode(const pool::Pool& pool, uint64_t seq,
                                              absl::string_view value) const {
+  return ToRecord(pool, seq, codec::DecodeRecord(value, dictionaries_));
+}
+
+absl::StatusOr<v1::Record> LogEngine::ToRecord(
+    const pool::Pool& pool, uint64_t seq,
+    absl::StatusOr<codec::DecodedRecord> decoded) const {
   const std::string id = pool::FormatRecordId(pool.name(), seq);
-  absl::StatusOr<codec::DecodedRecord> decoded = codec::DecodeRecord(value, dictionaries_);
   if (!decoded.ok()) {
     return absl::Status(decoded.status().code(),
                         absl::StrCat("record ", id, ": ", decoded.status().message()));
@@ -210,6 +216,8 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
     pools.push_back(*std::move(pool));
   }
   std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(refs);
+  std::vector<size_t> found;  // Indexes into refs of the values read.
+  std::vector<absl::string_view> encoded;
   for (size_t j = 0; j < refs.size(); ++j) {
     const size_t i = positions[j];
     if (absl::IsNotFound(values[j].status())) {
@@ -217,8 +225,16 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
     } else if (!values[j].ok()) {
       results[i] = values[j].status();
     } else {
-      results[i] = Decode(*pools[j], refs[j].seq, *values[j]);
+      found.push_back(j);
+      encoded.push_back(*values[j]);
     }
+  }
+  // Decoded dictionary by dictionary, returned in request order.
+  std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
+      codec::DecodeBatch(encoded, dictionaries_);
+  for (size_t k = 0; k < found.size(); ++k) {
+    const size_t j = found[k];
+    results[positions[j]] = ToRecord(*pools[j], refs[j].seq, std::move(decoded[k]));
   }
   return results;
 }

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/dictlog.pb.h"
+#include "server/codec/record_codec.h"
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
 #include "server/dictionary/dictionary_set.h"
@@ -142,6 +143,9 @@ class LogEngine {
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
   absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
                                     absl::string_view value) const;
+  // The record for a decode result: id, category name, payload; errors name the id.
+  absl::StatusOr<v1::Record> ToRecord(const pool::Pool& pool, uint64_t seq,
+                                      absl::StatusOr<codec::DecodedRecord> decoded) const;
 
   const EngineOptions options_;
   const pool::Router router_;
