@@ -1,8 +1,13 @@
-// Batch decoding grouped by dictionary: the records of one batch (a MultiGet, a Scan
-// chunk) are decoded dictionary by dictionary instead of in request order, so each
-// dictionary's decoding tables are pulled into the CPU cache once per batch, and
-// (optionally) the next group's tables are prefetched while the current group decodes.
-// Results come back in input order. See benchmarks/RESULTS.md for what each trick buys.
+// Batch decoding, optionally grouped by dictionary: the records of one batch (a
+// MultiGet) can be decoded dictionary by dictionary instead of in request order, so
+// each dictionary's decoding tables are pulled into the CPU cache once per batch, and
+// the next group's tables can be prefetched while the current group decodes. Results
+// come back in input order.
+//
+// Both tricks are off by default: measured with dict_bench (benchmarks/RESULTS.md),
+// grouping changed records/s by -12%..+11% and prefetching the ~27 KB of a DDict's
+// tables cost up to -26%, with 10..10,000 full dictionaries. They stay as options for
+// re-measurement with smaller dictionary tables (issue 8).
 //
 // Thread-safe: uses the calling thread's zstd context.
 #ifndef DICTLOG_SERVER_CODEC_BATCH_DECODER_H_
@@ -19,10 +24,10 @@
 namespace dictlog::codec {
 
 struct BatchDecodeOptions {
-  // Decode all records of one dictionary before the next. Default on.
-  bool group_by_dictionary = true;
-  // While a group decodes, prefetch the next group's dictionary tables. Default on.
-  bool prefetch_next = true;
+  // Decode all records of one dictionary before the next. Default off (see above).
+  bool group_by_dictionary = false;
+  // While a group decodes, prefetch the next group's dictionary tables. Default off.
+  bool prefetch_next = false;
 };
 
 // Decodes `values` (stored record values); one result per value, in input order, each

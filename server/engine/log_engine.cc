@@ -229,7 +229,7 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
       encoded.push_back(*values[j]);
     }
   }
-  // Decoded dictionary by dictionary, returned in request order.
+  // In request order: grouping by dictionary did not pay in dict_bench (RESULTS.md).
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
       codec::DecodeBatch(encoded, dictionaries_);
   for (size_t k = 0; k < found.size(); ++k) {

@@ -1,0 +1,560 @@
+// dict_bench: decoding speed with one hot dictionary vs thousands of cold ones, plain
+// zstd vs dictlog's read path, on the loghub samples (issue 4; the seed experiment of
+// zstd's contrib/largeNbDicts, extended). Everything runs in one process, so every
+// ratio in the output is measured side by side.
+//
+//   bazel run -c opt //benchmarks:dict_bench -- --dir=$PWD/../shared/data/loghub \
+//     --mode=quick --json=/tmp/dict_bench.json --csv=/tmp/dict_bench.csv
+//
+// Units: a record (one log line) or a block (consecutive lines of one file packed up to
+// N bytes; reading one record decodes its block). Each unit is stored as dictlog stores
+// it (codec::EncodeRecord). Dictionaries are trained on the first half of each file;
+// units come from the second halves. "cold" cases use --dicts distinct in-memory copies
+// of the dictionary (own tables, own id), each unit assigned one at random.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <iostream>
+#include <numeric>
+#include <random>
+
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "dict_trainer/trainer.h"
+#include "server/codec/batch_decoder.h"
+#include "server/codec/record_codec.h"
+#include "server/codec/zstd_contexts.h"
+
+ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
+ABSL_FLAG(std::string, mode, "quick",
+          "quick: records and 4 KB blocks, 16 KB dictionaries (about a minute); full: "
+          "every unit and dictionary size of the issue (several minutes)");
+ABSL_FLAG(std::vector<std::string>, dicts, {"10000"},
+          "distinct dictionaries in the cold cases; a list (10,100,1000,10000) sweeps");
+ABSL_FLAG(int, batch, 64, "records per MultiGet batch in dictlog's path");
+ABSL_FLAG(int, level, 3, "zstd level");
+ABSL_FLAG(int, ops, 0, "decodes per measurement (0: 200k quick, 500k full)");
+ABSL_FLAG(int, repeats, 0, "measurements per row, median reported (0: 3 quick, 5 full)");
+ABSL_FLAG(std::string, csv, "", "write the rows as CSV here");
+ABSL_FLAG(std::string, json, "", "write rows and targets as JSON here");
+
+namespace dictlog::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Row {
+  std::string unit;
+  int dict_bytes;
+  std::string kase;
+  int dicts;
+  std::string dist;
+  double ratio, mb_per_s, records_per_s;
+};
+
+struct Unit {
+  std::string raw;
+  std::string stored;
+  uint32_t dict_index = 0;  // Which cold copy (pool) it belongs to.
+};
+
+// A DictionaryLookup over dictionary copies whose ids are base_id + index.
+class CopyLookup : public codec::DictionaryLookup {
+ public:
+  CopyLookup(uint32_t base_id, std::vector<std::shared_ptr<const codec::DecoderDictionary>> d)
+      : base_id_(base_id), dicts_(std::move(d)) {}
+  std::shared_ptr<const codec::DecoderDictionary> Find(uint32_t id) const override {
+    const uint32_t i = id - base_id_;
+    return id >= base_id_ && i < dicts_.size() ? dicts_[i] : nullptr;
+  }
+  const codec::DecoderDictionary& at(size_t i) const { return *dicts_[i]; }
+  size_t memory_bytes() const {
+    size_t total = 0;
+    for (const auto& d : dicts_) total += d->memory_bytes();
+    return total;
+  }
+
+ private:
+  uint32_t base_id_;
+  std::vector<std::shared_ptr<const codec::DecoderDictionary>> dicts_;
+};
+
+constexpr uint32_t kBaseId = 32768;
+
+std::string WithId(std::string dict, uint32_t id) {
+  for (int i = 0; i < 4; ++i) dict[4 + i] = static_cast<char>((id >> (8 * i)) & 0xff);
+  return dict;
+}
+
+// Rewrites the 2-byte dictionary id of a stored magicless frame (same dictionary
+// bytes, another copy's id) so it names copy `id`.
+void SetFrameDictId(std::string* stored, uint32_t id) {
+  auto view = codec::ParseRecord(*stored);
+  if (!view.ok() || view->dictionary_id == 0) return;
+  const size_t frame_at = stored->size() - view->body.size();
+  const uint8_t fhd = static_cast<uint8_t>((*stored)[frame_at]);
+  if ((fhd & 3) != 2) std::abort();  // Copies use 2-byte ids (32768..65535).
+  const size_t at = frame_at + 1 + (((fhd >> 5) & 1) ? 0 : 1);
+  (*stored)[at] = static_cast<char>(id & 0xff);
+  (*stored)[at + 1] = static_cast<char>(id >> 8);
+}
+
+struct Corpus {
+  std::vector<std::string> train;                  // First halves.
+  std::vector<std::vector<std::string>> eval;      // Second halves, per file.
+};
+
+Corpus Load(const std::string& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".log") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  Corpus corpus;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const size_t half = lines.size() / 2;
+    corpus.train.insert(corpus.train.end(), lines.begin(), lines.begin() + half);
+    corpus.eval.emplace_back(lines.begin() + half, lines.end());
+  }
+  return corpus;
+}
+
+// Units of `block_bytes` (0: one record each) from every file's second half.
+std::vector<std::string> MakeUnits(const Corpus& corpus, size_t block_bytes) {
+  std::vector<std::string> units;
+  for (const auto& lines : corpus.eval) {
+    std::string block;
+    for (const std::string& line : lines) {
+      if (block_bytes == 0) {
+        units.push_back(line);
+        continue;
+      }
+      if (!block.empty() && block.size() + line.size() + 1 > block_bytes) {
+        units.push_back(std::move(block));
+        block.clear();
+      }
+      block += line;
+      block += '\n';
+    }
+    if (!block.empty()) units.push_back(std::move(block));
+  }
+  return units;
+}
+
+// Draws unit indexes: uniform over units, or a Zipf(0.99)-popular dictionary (pool)
+// and then one of its units.
+class AccessPattern {
+ public:
+  AccessPattern(const std::vector<Unit>& units, int dicts, bool zipf, uint32_t seed)
+      : rng_(seed), zipf_(zipf), units_(units.size()) {
+    by_dict_.resize(dicts);
+    for (size_t i = 0; i < units.size(); ++i) by_dict_[units[i].dict_index].push_back(i);
+    double sum = 0;
+    for (int k = 1; k <= dicts; ++k) cdf_.push_back(sum += 1.0 / std::pow(k, 0.99));
+    for (double& c : cdf_) c /= sum;
+    rank_to_dict_.resize(dicts);
+    std::iota(rank_to_dict_.begin(), rank_to_dict_.end(), 0);
+    std::shuffle(rank_to_dict_.begin(), rank_to_dict_.end(), rng_);
+  }
+  size_t Next() {
+    if (!zipf_) return rng_() % units_;
+    while (true) {
+      const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
+      const size_t rank = std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin();
+      const auto& members = by_dict_[rank_to_dict_[std::min(rank, cdf_.size() - 1)]];
+      if (!members.empty()) return members[rng_() % members.size()];
+    }
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  bool zipf_;
+  size_t units_;
+  std::vector<std::vector<size_t>> by_dict_;
+  std::vector<double> cdf_;
+  std::vector<uint32_t> rank_to_dict_;
+};
+
+// One measured case: `decode` decodes the given unit indexes and returns the bytes it
+// produced; `pattern` draws the indexes.
+struct Case {
+  Row row;
+  std::unique_ptr<AccessPattern> pattern;
+  std::function<size_t(const std::vector<size_t>&)> decode;
+  std::vector<double> rps, mbps;
+};
+
+// Runs every case `repeats` times, interleaved (case A, B, C, A, B, C, ...) so that
+// machine noise hits all alike, and fills each row with its median.
+void MeasureInterleaved(std::vector<Case>& cases, int ops, int repeats, int batch) {
+  std::vector<size_t> picks(batch);
+  for (int r = 0; r < repeats; ++r) {
+    for (Case& c : cases) {
+      size_t bytes = 0;
+      const auto start = Clock::now();
+      for (int done = 0; done < ops; done += batch) {
+        for (size_t& p : picks) p = c.pattern->Next();
+        bytes += c.decode(picks);
+      }
+      const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+      c.rps.push_back(ops / secs);
+      c.mbps.push_back(bytes / secs / 1e6);
+    }
+  }
+  for (Case& c : cases) {
+    std::sort(c.rps.begin(), c.rps.end());
+    std::sort(c.mbps.begin(), c.mbps.end());
+    c.row.records_per_s = c.rps[c.rps.size() / 2];
+    c.row.mb_per_s = c.mbps[c.mbps.size() / 2];
+  }
+}
+
+size_t PlainDecode(const Unit& unit, const ZSTD_DDict* ddict) {
+  auto view = codec::ParseRecord(unit.stored);
+  if (!view.ok()) std::abort();
+  if (view->encoding == codec::Encoding::kRaw) return view->body.size();
+  thread_local std::string out;
+  out.resize(view->content_size);
+  ZSTD_DCtx* dctx = codec::ThreadDecompressionContext();
+  ZSTD_DCtx_refDDict(dctx, ddict);
+  const size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), view->body.data(),
+                                       view->body.size());
+  if (ZSTD_isError(n)) std::abort();
+  return n;
+}
+
+}  // namespace
+}  // namespace dictlog::bench
+
+namespace dictlog::bench {
+namespace {
+
+struct Settings {
+  bool full;
+  std::vector<int> dict_counts;
+  int batch, level, ops, repeats;
+};
+
+class Bench {
+ public:
+  Bench(Corpus corpus, Settings s) : corpus_(std::move(corpus)), s_(s) {}
+
+  // Ratio and no-dictionary speed of a unit size.
+  void RunNone(const std::string& name, size_t block_bytes, bool speed) {
+    auto units = std::make_shared<std::vector<Unit>>(
+        Encode(MakeUnits(corpus_, block_bytes), nullptr));
+    const double ratio = Ratio(*units);
+    if (!speed) {
+      rows_.push_back({name, 0, "none", 0, "-", ratio, 0, 0});
+      return;
+    }
+    std::vector<Case> cases;
+    cases.push_back({{name, 0, "none", 0, "uniform", ratio, 0, 0},
+                     std::make_unique<AccessPattern>(*units, 1, false, 1),
+                     [units](const std::vector<size_t>& picks) {
+                       size_t bytes = 0;
+                       for (size_t p : picks) bytes += PlainDecode((*units)[p], nullptr);
+                       return bytes;
+                     }});
+    Finish(cases);
+  }
+
+  // Ratio of a unit size with a dictionary, and (if speed) every dictionary case: one
+  // hot dictionary, then for each count of cold dictionaries plain zstd and dictlog's
+  // batch path, uniform and Zipf, all interleaved.
+  void RunDict(const std::string& name, size_t block_bytes, int dict_bytes, bool speed) {
+    const std::string dict = Dictionary(dict_bytes);
+    auto encoder = *codec::EncoderDictionary::Create(dict, s_.level);
+    const std::vector<Unit> base = Encode(MakeUnits(corpus_, block_bytes), encoder.get());
+    const double ratio = Ratio(base);
+    if (!speed) {
+      rows_.push_back({name, dict_bytes, "hot", 1, "-", ratio, 0, 0});
+      return;
+    }
+    for (int dicts : s_.dict_counts) {
+      std::vector<Case> cases;
+      auto hot = std::shared_ptr<const codec::DecoderDictionary>(
+          *codec::DecoderDictionary::Create(dict));
+      auto hot_units = std::make_shared<std::vector<Unit>>(base);
+      cases.push_back({{name, dict_bytes, "hot", 1, "uniform", ratio, 0, 0},
+                       std::make_unique<AccessPattern>(*hot_units, 1, false, 2),
+                       [hot_units, hot](const std::vector<size_t>& picks) {
+                         size_t bytes = 0;
+                         for (size_t p : picks) bytes += PlainDecode((*hot_units)[p], hot->ddict());
+                         return bytes;
+                       }});
+      AddColdCases(name, dict_bytes, ratio, dict, base, dicts, &cases);
+      Finish(cases);
+    }
+  }
+  const std::vector<Row>& rows() const { return rows_; }
+
+ private:
+  std::vector<Unit> Encode(const std::vector<std::string>& raws,
+                           const codec::EncoderDictionary* dict) const {
+    std::vector<Unit> units(raws.size());
+    for (size_t i = 0; i < raws.size(); ++i) {
+      units[i].raw = raws[i];
+      codec::EncodeOptions options;
+      options.dictionary = dict;
+      options.compression_level = s_.level;
+      if (!codec::EncodeRecord(raws[i], options, &units[i].stored).ok()) std::abort();
+    }
+    return units;
+  }
+
+  static double Ratio(const std::vector<Unit>& units) {
+    double raw = 0, stored = 0;
+    for (const Unit& u : units) {
+      raw += u.raw.size();
+      stored += u.stored.size();
+    }
+    return raw / stored;
+  }
+
+  std::string Dictionary(int dict_bytes) {
+    auto dict = trainer::TrainDictionary(
+        corpus_.train, {static_cast<size_t>(dict_bytes), kBaseId, s_.level});
+    if (!dict.ok()) {
+      std::cerr << "training failed: " << dict.status() << "\n";
+      std::abort();
+    }
+    return *dict;
+  }
+
+  static CopyLookup MakeCopies(const std::string& dict, int count) {
+    std::vector<std::shared_ptr<const codec::DecoderDictionary>> copies;
+    for (int i = 0; i < count; ++i) {
+      copies.push_back(*codec::DecoderDictionary::Create(WithId(dict, kBaseId + i)));
+    }
+    return CopyLookup(kBaseId, std::move(copies));
+  }
+
+  void AddColdCases(const std::string& name, int dict_bytes, double ratio,
+                    const std::string& dict, const std::vector<Unit>& base, int dicts,
+                    std::vector<Case>* cases) {
+    auto copies = std::make_shared<CopyLookup>(MakeCopies(dict, dicts));
+    auto units = std::make_shared<std::vector<Unit>>(base);
+    std::mt19937 rng(3);
+    for (Unit& unit : *units) {
+      unit.dict_index = rng() % dicts;
+      SetFrameDictId(&unit.stored, kBaseId + unit.dict_index);
+    }
+    std::cout << absl::StrFormat("  (%d dictionary copies: %.1f MB of decoding state)\n",
+                                 dicts, copies->memory_bytes() / 1e6);
+    for (const bool zipf : {false, true}) {
+      const std::string dist = zipf ? "zipf:0.99" : "uniform";
+      const uint32_t seed = zipf ? 5 : 4;
+      cases->push_back({{name, dict_bytes, "cold_plain", dicts, dist, ratio, 0, 0},
+                        std::make_unique<AccessPattern>(*units, dicts, zipf, seed),
+                        [units, copies](const std::vector<size_t>& picks) {
+                          size_t bytes = 0;
+                          for (size_t p : picks) {
+                            const Unit& u = (*units)[p];
+                            bytes += PlainDecode(u, copies->at(u.dict_index).ddict());
+                          }
+                          return bytes;
+                        }});
+      for (const bool prefetch : {false, true}) {
+        cases->push_back(
+            {{name, dict_bytes, prefetch ? "dictlog_group_prefetch" : "dictlog_group", dicts,
+              dist, ratio, 0, 0},
+             std::make_unique<AccessPattern>(*units, dicts, zipf, seed),
+             [units, copies, prefetch](const std::vector<size_t>& picks) {
+               std::vector<absl::string_view> views;
+               for (size_t p : picks) views.push_back((*units)[p].stored);
+               size_t bytes = 0;
+               for (auto& r : codec::DecodeBatch(views, *copies, {true, prefetch})) {
+                 if (!r.ok()) std::abort();
+                 bytes += r->payload.size();
+               }
+               return bytes;
+             }});
+      }
+    }
+  }
+
+  void Finish(std::vector<Case>& cases) {
+    MeasureInterleaved(cases, s_.ops, s_.repeats, s_.batch);
+    for (const Case& c : cases) {
+      rows_.push_back(c.row);
+      Print(c.row);
+    }
+  }
+
+  static void Print(const Row& r) {
+    std::cout << absl::StrFormat("  %-9s %6d %-23s %6d %-10s ratio %5.2f %8.1f MB/s %10.0f rec/s\n",
+                                 r.unit, r.dict_bytes, r.kase, r.dicts, r.dist, r.ratio,
+                                 r.mb_per_s, r.records_per_s);
+    std::cout.flush();
+  }
+
+  Corpus corpus_;
+  Settings s_;
+  std::vector<Row> rows_;
+};
+
+// The row of `dicts` cold dictionaries (0: any), and in *hot the hot row measured in
+// the same interleaved group (the last one before it).
+const Row* FindRow(const std::vector<Row>& rows, const std::string& unit, int dict_bytes,
+                   const std::string& kase, const std::string& dist, int dicts = 0,
+                   const Row** hot = nullptr) {
+  const Row* last_hot = nullptr;
+  for (const Row& r : rows) {
+    if (r.kase == "hot" && r.unit == unit && r.dict_bytes == dict_bytes) last_hot = &r;
+    if (r.unit == unit && r.dict_bytes == dict_bytes && r.kase == kase && r.dist == dist &&
+        (dicts == 0 || r.dicts == dicts)) {
+      if (hot != nullptr) *hot = last_hot;
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+struct Target {
+  std::string name;
+  double value, threshold;
+};
+
+std::vector<Target> Targets(const std::vector<Row>& rows, int n) {
+  std::vector<Target> targets;
+  auto add = [&](const std::string& name, const Row* a, const Row* b, bool by_ratio,
+                 double threshold) {
+    if (a == nullptr || b == nullptr) return;
+    const double value = by_ratio ? a->ratio / b->ratio : a->records_per_s / b->records_per_s;
+    targets.push_back({name, value, threshold});
+  };
+  const std::string over = absl::StrCat(" over ", n, " dicts");
+  const Row* hot = nullptr;
+  const Row* zipf = FindRow(rows, "record", 16384, "dictlog_group_prefetch", "zipf:0.99", n, &hot);
+  add("zipf MultiGet(64)" + over + " / one hot dictionary, records/s", zipf, hot, false, 0.70);
+  add("uniform MultiGet(64)" + over + " / plain zstd, records/s",
+      FindRow(rows, "record", 16384, "dictlog_group_prefetch", "uniform", n),
+      FindRow(rows, "record", 16384, "cold_plain", "uniform", n), false, 1.3);
+  add("single record (hot dictionary) / one record from a no-dict 16 KB block, records/s",
+      FindRow(rows, "record", 16384, "hot", "uniform"),
+      FindRow(rows, "block16k", 0, "none", "uniform"), false, 4.0);
+  add("ratio: 2 KB blocks + 16 KB dict / no-dict 4 KB blocks",
+      FindRow(rows, "block2k", 16384, "hot", "-"), FindRow(rows, "block4k", 0, "none", "-"),
+      true, 1.0);
+  return targets;
+}
+
+void WriteOutputs(const std::vector<Row>& rows, const std::vector<Target>& targets,
+                  const Settings& s) {
+  std::cout << "\n| unit | dict_bytes | case | dicts | dist | ratio | MB/s | records/s |\n"
+               "|---|---:|---|---:|---|---:|---:|---:|\n";
+  for (const Row& r : rows) {
+    std::cout << absl::StrFormat("| %s | %d | %s | %d | %s | %.3f | %.1f | %.0f |\n", r.unit,
+                                 r.dict_bytes, r.kase, r.dicts, r.dist, r.ratio, r.mb_per_s,
+                                 r.records_per_s);
+  }
+  std::cout << "\n| target | measured | needed | |\n|---|---:|---:|---|\n";
+  for (const Target& t : targets) {
+    std::cout << absl::StrFormat("| %s | %.2f | >= %.2f | %s |\n", t.name, t.value,
+                                 t.threshold, t.value >= t.threshold ? "pass" : "FAIL");
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_csv); !path.empty()) {
+    std::ofstream out(path);
+    out << "unit,dict_bytes,case,dicts,dist,ratio,mb_per_s,records_per_s\n";
+    for (const Row& r : rows) {
+      out << absl::StrFormat("%s,%d,%s,%d,%s,%.4f,%.2f,%.0f\n", r.unit, r.dict_bytes, r.kase,
+                             r.dicts, r.dist, r.ratio, r.mb_per_s, r.records_per_s);
+    }
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_json); !path.empty()) {
+    std::ofstream out(path);
+    out << absl::StrFormat("{\"mode\":\"%s\",\"ops\":%d,\"repeats\":%d,\"rows\":[",
+                           s.full ? "full" : "quick", s.ops, s.repeats);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      out << absl::StrFormat(
+          "%s{\"unit\":\"%s\",\"dict_bytes\":%d,\"case\":\"%s\",\"dicts\":%d,\"dist\":\"%s\","
+          "\"ratio\":%.4f,\"mb_per_s\":%.2f,\"records_per_s\":%.0f}",
+          i ? "," : "", r.unit, r.dict_bytes, r.kase, r.dicts, r.dist, r.ratio, r.mb_per_s,
+          r.records_per_s);
+    }
+    out << "],\"targets\":{";
+    for (size_t i = 0; i < targets.size(); ++i) {
+      out << absl::StrFormat("%s\"%s\":{\"value\":%.4f,\"threshold\":%.2f,\"pass\":%s}",
+                             i ? "," : "", targets[i].name, targets[i].value,
+                             targets[i].threshold,
+                             targets[i].value >= targets[i].threshold ? "true" : "false");
+    }
+    out << "}}\n";
+  }
+}
+
+int Run() {
+  const bool full = absl::GetFlag(FLAGS_mode) == "full";
+  if (!full && absl::GetFlag(FLAGS_mode) != "quick") {
+    std::cerr << "--mode must be quick or full\n";
+    return 2;
+  }
+  Settings s{full, {}, absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_level),
+             absl::GetFlag(FLAGS_ops), absl::GetFlag(FLAGS_repeats)};
+  if (s.ops == 0) s.ops = full ? 500000 : 200000;
+  if (s.repeats == 0) s.repeats = full ? 5 : 3;
+  for (const std::string& d : absl::GetFlag(FLAGS_dicts)) {
+    int n = 0;
+    if (!absl::SimpleAtoi(d, &n) || n < 1 || n > 32768) {
+      std::cerr << "--dicts: each count must lie in 1..32768\n";
+      return 2;
+    }
+    s.dict_counts.push_back(n);
+  }
+  if (s.batch < 1) {
+    std::cerr << "--batch must be positive\n";
+    return 2;
+  }
+  Corpus corpus = Load(absl::GetFlag(FLAGS_dir));
+  if (corpus.eval.empty()) {
+    std::cerr << "no .log files in " << absl::GetFlag(FLAGS_dir) << "\n";
+    return 1;
+  }
+  std::cout << absl::StrFormat("dict_bench %s: %d ops x %d repeats (interleaved, median), "
+                               "batch %d, level %d, cold dictionaries: %s\n",
+                               full ? "full" : "quick", s.ops, s.repeats, s.batch, s.level,
+                               absl::StrJoin(s.dict_counts, ","));
+  Bench bench(std::move(corpus), s);
+  const std::vector<std::pair<std::string, size_t>> units =
+      full ? std::vector<std::pair<std::string, size_t>>{{"record", 0}, {"block1k", 1024},
+                                                         {"block4k", 4096},
+                                                         {"block8k", 8192}}
+           : std::vector<std::pair<std::string, size_t>>{{"record", 0}};
+  const std::vector<int> dict_sizes =
+      full ? std::vector<int>{4096, 8192, 16384, 112640} : std::vector<int>{16384};
+  for (const auto& [name, bytes] : units) {
+    bench.RunNone(name, bytes, true);
+    for (int dict_bytes : dict_sizes) bench.RunDict(name, bytes, dict_bytes, true);
+  }
+  bench.RunNone("block16k", 16384, true);
+  bench.RunNone("block4k", 4096, false);
+  bench.RunDict("block2k", 2048, 16384, false);
+  WriteOutputs(bench.rows(),
+               Targets(bench.rows(), *std::max_element(s.dict_counts.begin(),
+                                                       s.dict_counts.end())),
+               s);
+  return 0;
+}
+
+}  // namespace
+}  // namespace dictlog::bench
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return dictlog::bench::Run();
+}
