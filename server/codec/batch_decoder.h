@@ -6,7 +6,7 @@
 //
 // Both tricks are off by default: measured with dict_bench (benchmarks/RESULTS.md),
 // grouping changed records/s by -12%..+11% and prefetching the ~27 KB of a DDict's
-// tables cost up to -26%, with 10..10,000 full dictionaries. They stay as options for
+// tables -26%..+14%, with 10..10,000 full dictionaries. They stay as options for
 // re-measurement with smaller dictionary tables (issue 8).
 //
 // Thread-safe: uses the calling thread's zstd context.
