@@ -9,17 +9,7 @@
 namespace dictlog::codec {
 namespace {
 
-class MapLookup : public DictionaryLookup {
- public:
-  void Add(std::shared_ptr<const DecoderDictionary> dict) { dicts_[dict->id()] = dict; }
-  std::shared_ptr<const DecoderDictionary> Find(uint32_t id) const override {
-    auto it = dicts_.find(id);
-    return it == dicts_.end() ? nullptr : it->second;
-  }
-
- private:
-  std::map<uint32_t, std::shared_ptr<const DecoderDictionary>> dicts_;
-};
+using MapLookup = MapDictionaryLookup;
 
 TEST(BatchDecoderTest, MixedDictionariesDecodeInInputOrderWithPerItemErrors) {
   MapLookup lookup;
