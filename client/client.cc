@@ -106,11 +106,14 @@ absl::Status Client::Scan(
   return FromGrpcStatus(reader->Finish());
 }
 
+absl::StatusOr<v1::ListPoolsResponse> Client::ListPoolsWithStats() const {
+  return Unary<v1::ListPoolsResponse>([&](auto* context, auto* out) {
+    return admin_->ListPools(context, v1::ListPoolsRequest(), out);
+  });
+}
+
 absl::StatusOr<std::vector<v1::PoolInfo>> Client::ListPools() const {
-  ASSIGN_OR_RETURN(v1::ListPoolsResponse response,
-                   Unary<v1::ListPoolsResponse>([&](auto* context, auto* out) {
-                     return admin_->ListPools(context, v1::ListPoolsRequest(), out);
-                   }));
+  ASSIGN_OR_RETURN(v1::ListPoolsResponse response, ListPoolsWithStats());
   return std::vector<v1::PoolInfo>(response.pools().begin(), response.pools().end());
 }
 

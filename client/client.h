@@ -53,6 +53,8 @@ class Client {
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
 
   absl::StatusOr<std::vector<v1::PoolInfo>> ListPools() const;
+  // Pools and the server's dictionary cache statistics.
+  absl::StatusOr<v1::ListPoolsResponse> ListPoolsWithStats() const;
   absl::StatusOr<v1::PoolInfo> GetPool(absl::string_view name) const;
   absl::StatusOr<v1::PoolInfo> CreatePool(absl::string_view name,
                                           const v1::PoolOptions& options) const;

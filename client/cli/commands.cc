@@ -112,9 +112,10 @@ absl::Status Scan(const client::Client& client, const std::vector<std::string>& 
 absl::Status Pools(const client::Client& client, const std::vector<std::string>& args,
                    const CommandOptions& options, CommandIo io) {
   if (args.size() != 1) return Usage("pools takes no arguments");
-  ASSIGN_OR_RETURN(std::vector<v1::PoolInfo> pools, client.ListPools());
+  ASSIGN_OR_RETURN(v1::ListPoolsResponse response, client.ListPoolsWithStats());
+  std::vector<v1::PoolInfo> pools(response.pools().begin(), response.pools().end());
   if (options.format == OutputFormat::kText) {
-    io.out << PoolsTable(pools);
+    io.out << PoolsTable(pools) << CacheLine(response.dictionary_cache()) << '\n';
     return absl::OkStatus();
   }
   for (const v1::PoolInfo& pool : pools) io.out << PoolJson(pool) << '\n';

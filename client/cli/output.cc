@@ -138,6 +138,14 @@ std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos) {
   return out;
 }
 
+std::string CacheLine(const v1::DictionaryCacheStats& s) {
+  return absl::StrFormat(
+      "dictionary cache: %d decoded (%d pinned), %.1f of %.1f MB, %d hits, %d misses, "
+      "%d builds, %d evictions",
+      s.entries(), s.pinned(), s.bytes() / 1e6, s.budget_bytes() / 1e6, s.hits(),
+      s.misses(), s.builds(), s.evictions());
+}
+
 std::string RecompressLine(const v1::RecompressStatus& status) {
   return absl::StrFormat(
       "recompress %s: %s %d/%d records, %d re-encoded, %.1f KB -> %.1f KB, dictionary %d%s",

@@ -46,7 +46,7 @@ v1::DictionaryEvaluation ToProto(const trainer::TrainResult& result, uint32_t ba
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DictionaryManager>> DictionaryManager::Load(
-    store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+    store::Store* store, pool::PoolRegistry* pools, DictionaryCache* dictionaries,
     DictionaryManagerOptions options) {
   std::unique_ptr<DictionaryManager> manager(
       new DictionaryManager(store, pools, dictionaries, options));
@@ -61,26 +61,20 @@ absl::Status DictionaryManager::LoadAll() {
   for (storage::DictionaryRecord& record : stored) {
     next_id_ = std::max(next_id_, record.id() + 1);  // Retired ids are never reused.
     if (record.retired()) continue;
-    absl::StatusOr<std::shared_ptr<const codec::DecoderDictionary>> dict =
-        codec::DecoderDictionary::Create(std::move(*record.mutable_content()));
-    if (!dict.ok()) {
-      return absl::DataLossError(absl::StrCat("stored dictionary ", record.id(),
-                                              " is malformed: ", dict.status().message()));
-    }
-    RETURN_IF_ERROR(dictionaries_->Add(*dict));
-    record.clear_content();
-    next_id_ = std::max(next_id_, record.id() + 1);
+    record.set_size_bytes(static_cast<uint32_t>(record.content().size()));
+    record.clear_content();  // Decoded on demand by the cache.
     records_[record.id()] = std::move(record);
   }
   for (const std::shared_ptr<pool::Pool>& pool : pools_->List()) {
     const uint32_t active = pool->record().active_dictionary_id();
     if (active == 0) continue;
-    std::shared_ptr<const codec::DecoderDictionary> dict = dictionaries_->Find(active);
-    if (dict == nullptr) {
-      return absl::DataLossError(absl::StrCat("pool '", pool->name(),
-                                              "' names missing dictionary ", active));
+    absl::StatusOr<std::shared_ptr<const codec::DecoderDictionary>> dict =
+        dictionaries_->Pin(active);
+    if (!dict.ok()) {
+      return absl::DataLossError(absl::StrCat("pool '", pool->name(), "' names dictionary ",
+                                              active, ": ", dict.status().message()));
     }
-    pool->SetActiveDictionary(std::move(dict));
+    pool->SetActiveDictionary(*std::move(dict));
   }
   return absl::OkStatus();
 }
@@ -115,8 +109,9 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
 absl::Status DictionaryManager::Add(storage::DictionaryRecord record) {
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::DecoderDictionary> dict,
                    codec::DecoderDictionary::Create(record.content()));
+  record.set_size_bytes(static_cast<uint32_t>(record.content().size()));
   RETURN_IF_ERROR(store_->PutDictionary(record));
-  RETURN_IF_ERROR(dictionaries_->Add(std::move(dict)));
+  dictionaries_->Insert(std::move(dict));
   record.clear_content();
   absl::MutexLock lock(&mu_);
   records_[record.id()] = std::move(record);
@@ -186,11 +181,17 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::ActivateLocked(const pool:
         "dictionary ", id, " belongs to pool '", it->second.pool(), "', not '",
         pool.name(), "'"));
   }
-  std::shared_ptr<const codec::DecoderDictionary> dict = dictionaries_->Find(id);
-  if (dict == nullptr) return absl::InternalError(absl::StrCat("dictionary ", id, " not loaded"));
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> updated,
-                   pools_->SetActiveDictionaryId(pool.name(), id));
-  updated->SetActiveDictionary(std::move(dict));
+  const uint32_t previous = pool.active_dictionary_id();
+  ASSIGN_OR_RETURN(std::shared_ptr<const codec::DecoderDictionary> dict,
+                   dictionaries_->Pin(id));
+  absl::StatusOr<std::shared_ptr<pool::Pool>> updated =
+      pools_->SetActiveDictionaryId(pool.name(), id);
+  if (!updated.ok()) {
+    dictionaries_->Unpin(id);
+    return updated.status();
+  }
+  (*updated)->SetActiveDictionary(std::move(dict));
+  if (previous != 0) dictionaries_->Unpin(previous);
   return InfoLocked(it->second);
 }
 
@@ -231,8 +232,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::InfoLocked(
   v1::DictionaryInfo info;
   info.set_id(record.id());
   info.set_pool(record.pool());
-  std::shared_ptr<const codec::DecoderDictionary> dict = dictionaries_->Find(record.id());
-  info.set_size_bytes(dict ? static_cast<uint32_t>(dict->content().size()) : 0);
+  info.set_size_bytes(record.size_bytes());
   info.set_created_unix_ms(record.created_unix_ms());
   std::shared_ptr<pool::Pool> pool = pools_->FindById(record.pool_id());
   info.set_active(pool && pool->record().active_dictionary_id() == record.id());
@@ -280,7 +280,7 @@ absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_r
     }
     if (!dry_run) {
       RETURN_IF_ERROR(store_->RetireDictionary(it->second));
-      dictionaries_->Remove(info.id());
+      dictionaries_->Erase(info.id());
       it = records_.erase(it);
     } else {
       ++it;

@@ -1,8 +1,9 @@
 // DictionaryManager: the lifecycle of a server's dictionaries. It trains candidates
 // on a pool's newest stored records, evaluates them against the pool's active
-// dictionary, keeps every version (in the store and in the DictionarySet every decode
-// uses), activates and rolls back, imports dictionaries trained elsewhere, and deletes
-// those that nothing references (gc).
+// dictionary, keeps every version (in the store; decoded on demand by the
+// DictionaryCache that every decode uses, each pool's active one pinned there),
+// activates and rolls back, imports dictionaries trained elsewhere, and retires those
+// that nothing references (gc).
 //
 // Sampling reads the pool's newest records from the store (up to sample_budget_multiple
 // x the dictionary size), so a sample never depends on memory a crash would lose.
@@ -10,7 +11,7 @@
 // Thread safety: all methods may be called concurrently; changes are serialized
 // internally. Training runs without holding locks. Appends that encode with a
 // dictionary hold write_gate() shared until their write is done; gc holds it
-// exclusively, so it never deletes a dictionary an append is about to reference.
+// exclusively, so it never retires a dictionary an append is about to reference.
 #ifndef DICTLOG_SERVER_DICTIONARY_DICTIONARY_MANAGER_H_
 #define DICTLOG_SERVER_DICTIONARY_DICTIONARY_MANAGER_H_
 
@@ -22,7 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
-#include "server/dictionary/dictionary_set.h"
+#include "server/dictionary/dictionary_cache.h"
 #include "server/pool/pool_registry.h"
 #include "server/store/store.h"
 
@@ -38,11 +39,11 @@ struct DictionaryManagerOptions {
 
 class DictionaryManager {
  public:
-  // Loads every stored dictionary into `dictionaries` and gives each pool its active
-  // one. All pointers are borrowed and must outlive the manager. DATA_LOSS if a pool's
+  // Loads the metadata of every stored dictionary and pins each pool's active one in
+  // `dictionaries`. All pointers are borrowed and must outlive the manager. DATA_LOSS if a pool's
   // active dictionary is missing or a stored dictionary is malformed.
   static absl::StatusOr<std::unique_ptr<DictionaryManager>> Load(
-      store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+      store::Store* store, pool::PoolRegistry* pools, DictionaryCache* dictionaries,
       DictionaryManagerOptions options);
 
   DictionaryManager(const DictionaryManager&) = delete;
@@ -75,7 +76,7 @@ class DictionaryManager {
 
  private:
   DictionaryManager(store::Store* store, pool::PoolRegistry* pools,
-                    DictionarySet* dictionaries, DictionaryManagerOptions options)
+                    DictionaryCache* dictionaries, DictionaryManagerOptions options)
       : store_(store), pools_(pools), dictionaries_(dictionaries), options_(options) {}
 
   absl::Status LoadAll() ABSL_LOCKS_EXCLUDED(mu_);
@@ -91,12 +92,12 @@ class DictionaryManager {
 
   store::Store* const store_;
   pool::PoolRegistry* const pools_;
-  DictionarySet* const dictionaries_;
+  DictionaryCache* const dictionaries_;
   const DictionaryManagerOptions options_;
 
   absl::Mutex write_gate_;
   mutable absl::Mutex mu_;
-  // Metadata of every dictionary (content left empty: it lives in dictionaries_).
+  // Metadata of every dictionary (content left empty: the store has it).
   std::map<uint32_t, storage::DictionaryRecord> records_ ABSL_GUARDED_BY(mu_);
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
 };

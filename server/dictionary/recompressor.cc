@@ -10,7 +10,7 @@
 namespace dictlog::dictionary {
 
 absl::StatusOr<std::unique_ptr<Recompressor>> Recompressor::Load(
-    store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+    store::Store* store, pool::PoolRegistry* pools, const codec::DictionaryLookup* dictionaries,
     DictionaryManager* manager, RecompressorOptions options) {
   std::unique_ptr<Recompressor> recompressor(
       new Recompressor(store, pools, dictionaries, manager, options));

@@ -19,7 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
 #include "server/dictionary/dictionary_manager.h"
-#include "server/dictionary/dictionary_set.h"
+#include "server/codec/dictionary.h"
 #include "server/pool/pool_registry.h"
 #include "server/store/store.h"
 
@@ -37,7 +37,7 @@ class Recompressor {
   // Resumes the jobs a previous run left RUNNING. Pointers are borrowed and must
   // outlive the recompressor.
   static absl::StatusOr<std::unique_ptr<Recompressor>> Load(
-      store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+      store::Store* store, pool::PoolRegistry* pools, const codec::DictionaryLookup* dictionaries,
       DictionaryManager* manager, RecompressorOptions options);
 
   Recompressor(const Recompressor&) = delete;
@@ -55,7 +55,7 @@ class Recompressor {
   bool WaitForTest(absl::string_view pool, absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  Recompressor(store::Store* store, pool::PoolRegistry* pools, DictionarySet* dictionaries,
+  Recompressor(store::Store* store, pool::PoolRegistry* pools, const codec::DictionaryLookup* dictionaries,
                DictionaryManager* manager, RecompressorOptions options)
       : store_(store), pools_(pools), dictionaries_(dictionaries), manager_(manager),
         options_(options) {}
@@ -67,7 +67,7 @@ class Recompressor {
 
   store::Store* const store_;
   pool::PoolRegistry* const pools_;
-  DictionarySet* const dictionaries_;
+  const codec::DictionaryLookup* const dictionaries_;
   DictionaryManager* const manager_;
   const RecompressorOptions options_;
 

@@ -120,14 +120,26 @@ TEST_F(DictionaryLifecycleTest, FullLifecycleKeepsEveryRecordReadable) {
   std::vector<std::string> third_ids = AppendLines("app", third_lines);
   EXPECT_EQ(FrameDictionary(third_ids.back()), second);
 
-  // 4. Roll back to the first, restart: everything still decodes.
+  // 4. Roll back to the first, restart: everything still decodes. Only the active
+  //    dictionary is pinned in the cache; the others are built when a frame names them.
   activate.set_id(first);
   ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  EXPECT_EQ(engine_->DictionaryCacheStats().pinned(), 1u);
   Reopen();
+  v1::DictionaryCacheStats cache = engine_->DictionaryCacheStats();
+  EXPECT_EQ(cache.pinned(), 1u);
+  EXPECT_EQ(cache.entries(), 1u);
   EXPECT_EQ(engine_->GetPool("app")->active_dictionary_id(), first);
   ExpectAllReadBack(ids, lines);
   ExpectAllReadBack(more_ids, more);
   ExpectAllReadBack(third_ids, third_lines);
+  cache = engine_->DictionaryCacheStats();
+  // 300 frames name the pinned first dictionary (hits); the 50 of third_ids name the
+  // second, built on its first use (1 miss, 49 hits); pinning at start-up missed once.
+  EXPECT_EQ(cache.entries(), 2u);
+  EXPECT_EQ(cache.builds(), 2u);
+  EXPECT_EQ(cache.hits(), 349u);
+  EXPECT_EQ(cache.misses(), 2u);
 
   // 5. gc keeps what is referenced or active.
   auto dry = engine_->GcDictionaries({});

@@ -63,7 +63,10 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
     : options_(std::move(options)),
       router_(std::move(router)),
       store_(std::move(store)),
-      registry_(std::move(registry)) {}
+      registry_(std::move(registry)),
+      dictionaries_(
+          [store = store_.get()](uint32_t id) { return store->DictionaryContent(id); },
+          options_.dictionary_cache) {}
 
 absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) const {
   if (records.empty()) return absl::InvalidArgumentError("no records to append");

@@ -22,7 +22,7 @@
 #include "server/codec/record_codec.h"
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
-#include "server/dictionary/dictionary_set.h"
+#include "server/dictionary/dictionary_cache.h"
 #include "server/dictionary/recompressor.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
@@ -46,6 +46,8 @@ struct EngineOptions {
   size_t max_batch_records = 10000;
   // Most ids in one MultiGet. Default 10,000.
   size_t max_multiget_ids = 10000;
+  // Memory budget of decoded dictionaries (active ones are pinned). Default 256 MiB.
+  dictionary::DictionaryCacheOptions dictionary_cache;
   // Dictionary training, activation threshold and sample budget.
   dictionary::DictionaryManagerOptions dictionaries;
   // Train and activate a first dictionary in the background. Default on.
@@ -95,6 +97,7 @@ class LogEngine {
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
 
   std::vector<v1::PoolInfo> ListPools() const;
+  v1::DictionaryCacheStats DictionaryCacheStats() const;
   absl::StatusOr<v1::PoolInfo> GetPool(absl::string_view name) const;
   absl::StatusOr<v1::PoolInfo> CreatePool(absl::string_view name,
                                           const v1::PoolOptions& options);
@@ -151,7 +154,7 @@ class LogEngine {
   const pool::Router router_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
-  dictionary::DictionarySet dictionaries_;
+  dictionary::DictionaryCache dictionaries_;  // Loads through store_.
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
   std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;  // Null if auto_train is off.

@@ -42,6 +42,20 @@ absl::StatusOr<v1::PoolInfo> LogEngine::UpdatePool(absl::string_view name,
   return pool->Info();
 }
 
+v1::DictionaryCacheStats LogEngine::DictionaryCacheStats() const {
+  const dictionary::DictionaryCacheStats s = dictionaries_.stats();
+  v1::DictionaryCacheStats out;
+  out.set_hits(s.hits);
+  out.set_misses(s.misses);
+  out.set_builds(s.builds);
+  out.set_evictions(s.evictions);
+  out.set_bytes(s.bytes);
+  out.set_entries(s.entries);
+  out.set_pinned(s.pinned);
+  out.set_budget_bytes(options_.dictionary_cache.budget_bytes);
+  return out;
+}
+
 absl::StatusOr<v1::TrainDictionaryResponse> LogEngine::TrainDictionary(
     const v1::TrainDictionaryRequest& request) {
   return manager_->Train(request.pool(), request.dictionary_bytes(), request.activate(),

@@ -21,6 +21,7 @@ grpc::Status AdminService::ListPools(grpc::ServerContext* /*context*/,
   for (v1::PoolInfo& info : engine_->ListPools()) {
     *response->add_pools() = std::move(info);
   }
+  *response->mutable_dictionary_cache() = engine_->DictionaryCacheStats();
   return grpc::Status::OK;
 }
 

@@ -301,6 +301,22 @@ absl::StatusOr<std::vector<storage::DictionaryRecord>> Store::LoadDictionaries()
   return dictionaries;
 }
 
+absl::StatusOr<std::string> Store::DictionaryContent(uint32_t dictionary_id) const {
+  std::string value;
+  RETURN_IF_ERROR(FromRocks(db_->Get(rocksdb::ReadOptions(), dictionaries_,
+                                     DictionaryKey(dictionary_id), &value),
+                            absl::StrCat("reading dictionary ", dictionary_id)));
+  storage::DictionaryRecord record;
+  if (!record.ParseFromString(value)) {
+    return absl::DataLossError(absl::StrCat("stored dictionary ", dictionary_id,
+                                            " does not parse"));
+  }
+  if (record.retired()) {
+    return absl::NotFoundError(absl::StrCat("dictionary ", dictionary_id, " was retired"));
+  }
+  return std::move(*record.mutable_content());
+}
+
 absl::StatusOr<PoolCounters> Store::DictionaryReferences(uint32_t dictionary_id) const {
   return ReadCounters(DictionaryCounterKey(dictionary_id));
 }

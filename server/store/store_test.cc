@@ -126,12 +126,15 @@ TEST_F(StoreTest, DictionariesAndTheirReferencesPersist) {
   EXPECT_EQ((*dicts)[0].content(), "dictionary bytes");
   EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{2, 150, 6}));
   EXPECT_EQ(*store_->DictionaryReferences(40000), (PoolCounters{}));
+  EXPECT_EQ(*store_->DictionaryContent(32768), "dictionary bytes");
+  EXPECT_EQ(store_->DictionaryContent(40000).status().code(), absl::StatusCode::kNotFound);
   ASSERT_TRUE(store_->RetireDictionary(dict).ok());
   dicts = store_->LoadDictionaries();
   ASSERT_EQ(dicts->size(), 1u);
   EXPECT_TRUE((*dicts)[0].retired());
   EXPECT_EQ((*dicts)[0].id(), 32768u);
   EXPECT_TRUE((*dicts)[0].content().empty());
+  EXPECT_EQ(store_->DictionaryContent(32768).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{}));
 }
 

@@ -1,0 +1,130 @@
+#include "server/dictionary/dictionary_cache.h"
+
+#include <map>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "server/codec/test_dictionary.h"
+
+namespace dictlog::dictionary {
+namespace {
+
+// Stored dictionaries 40000..40000+n-1, and how often each was loaded.
+class FakeStorage {
+ public:
+  explicit FakeStorage(int n) {
+    for (int i = 0; i < n; ++i) {
+      bytes_[40000 + i] = codec::TrainDictionaryForTest(codec::SyntheticLogLines(300, i),
+                                                        2048, 40000 + i);
+    }
+  }
+  DictionaryCache::Loader loader() {
+    return [this](uint32_t id) -> absl::StatusOr<std::string> {
+      loads_[id].fetch_add(1);
+      auto it = bytes_.find(id);
+      if (it == bytes_.end()) return absl::NotFoundError(absl::StrCat("no ", id));
+      return it->second;
+    };
+  }
+  int loads(uint32_t id) { return loads_[id].load(); }
+  size_t one_size() {
+    return (*codec::DecoderDictionary::Create(bytes_.begin()->second))->memory_bytes();
+  }
+
+ private:
+  std::map<uint32_t, std::string> bytes_;
+  std::map<uint32_t, std::atomic<int>> loads_;
+};
+
+TEST(DictionaryCacheTest, MissLoadsThenHits) {
+  FakeStorage storage(3);
+  DictionaryCache cache(storage.loader(), {});
+  auto dict = cache.Find(40001);
+  ASSERT_NE(dict, nullptr);
+  EXPECT_EQ(dict->id(), 40001u);
+  EXPECT_EQ(cache.Find(40001), dict);
+  EXPECT_EQ(storage.loads(40001), 1);
+  EXPECT_EQ(cache.Find(49999), nullptr);
+  DictionaryCacheStats stats = cache.stats();
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.misses, 2u);
+  EXPECT_EQ(stats.builds, 1u);
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.bytes, dict->memory_bytes());
+}
+
+TEST(DictionaryCacheTest, BudgetEvictsLeastRecentlyUsedAndRebuildsOnMiss) {
+  FakeStorage storage(5);
+  DictionaryCache cache(storage.loader(), {storage.one_size() * 2 + 100});
+  for (uint32_t id = 40000; id < 40005; ++id) ASSERT_NE(cache.Find(id), nullptr);
+  DictionaryCacheStats stats = cache.stats();
+  EXPECT_EQ(stats.entries, 2u);
+  EXPECT_LE(stats.bytes, storage.one_size() * 2 + 100);
+  EXPECT_EQ(stats.evictions, 3u);
+  ASSERT_NE(cache.Find(40004), nullptr);  // Still cached: no new load.
+  EXPECT_EQ(storage.loads(40004), 1);
+  ASSERT_NE(cache.Find(40000), nullptr);  // Evicted: rebuilt.
+  EXPECT_EQ(storage.loads(40000), 2);
+}
+
+TEST(DictionaryCacheTest, PinnedNeverEvictedUntilUnpinned) {
+  FakeStorage storage(6);
+  DictionaryCache cache(storage.loader(), {storage.one_size() + 100});
+  ASSERT_TRUE(cache.Pin(40000).ok());
+  ASSERT_TRUE(cache.Pin(40001).ok());  // Pinned ones may exceed the budget.
+  for (uint32_t id = 40002; id < 40006; ++id) ASSERT_NE(cache.Find(id), nullptr);
+  ASSERT_NE(cache.Find(40000), nullptr);
+  ASSERT_NE(cache.Find(40001), nullptr);
+  EXPECT_EQ(storage.loads(40000), 1);
+  EXPECT_EQ(storage.loads(40001), 1);
+  EXPECT_EQ(cache.stats().pinned, 2u);
+  cache.Unpin(40000);
+  cache.Unpin(40001);
+  EXPECT_EQ(cache.stats().pinned, 0u);
+  EXPECT_LE(cache.stats().bytes, storage.one_size() + 100);
+  EXPECT_EQ(cache.Pin(49999).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(DictionaryCacheTest, InsertAndErase) {
+  FakeStorage storage(1);
+  DictionaryCache cache(storage.loader(), {});
+  auto made = codec::DecoderDictionary::Create(codec::TrainDictionaryForTest(
+      codec::SyntheticLogLines(300, 9), 2048, 41000));
+  ASSERT_TRUE(made.ok());
+  cache.Insert(*made);
+  EXPECT_EQ(cache.Find(41000), *made);  // Not in storage: served from the cache.
+  cache.Erase(41000);
+  EXPECT_EQ(cache.Find(41000), nullptr);
+  EXPECT_EQ(cache.stats().entries, 0u);
+}
+
+TEST(DictionaryCacheTest, ConcurrentLookupsUnderEvictionStayCorrect) {
+  FakeStorage storage(12);
+  DictionaryCache cache(storage.loader(), {storage.one_size() * 4 + 100});
+  ASSERT_TRUE(cache.Pin(40000).ok());
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      for (int i = 0; i < 3000; ++i) {
+        const uint32_t id = 40000 + rng() % 12;
+        auto dict = cache.Find(id);
+        if (dict == nullptr || dict->id() != id) ++wrong;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(storage.loads(40000), 1);  // The pinned one was never evicted.
+  const DictionaryCacheStats stats = cache.stats();
+  EXPECT_LE(stats.bytes, storage.one_size() * 5 + 100);
+  EXPECT_GT(stats.evictions, 0u);
+  EXPECT_EQ(stats.hits + stats.misses, 12000u + 1);  // + the Pin's lookup.
+}
+
+}  // namespace
+}  // namespace dictlog::dictionary
