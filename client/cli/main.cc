@@ -8,6 +8,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "client/cli/commands.h"
 #include "client/client.h"
 
@@ -41,7 +43,7 @@ ABSL_FLAG(bool, status, false,
 
 namespace {
 
-constexpr char kUsage[] = R"(dictlog: command-line client of a dictlog server.
+constexpr char kUsage[] = R"(command-line client of a dictlog server.
 
 Usage: dictlog [--server=HOST:PORT] COMMAND [ARGS] [FLAGS]
 
@@ -77,7 +79,21 @@ Examples:
 
 }  // namespace
 
+namespace {
+
+// --help lists the flags of this file (absl's default looks for a file named after
+// the program).
+void ShowFlagsOfMainInHelp() {
+  absl::FlagsUsageConfig config;
+  config.contains_help_flags = [](absl::string_view path) {
+    return absl::EndsWith(path, "main.cc");
+  };
+  absl::SetFlagsUsageConfig(config);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  ShowFlagsOfMainInHelp();
   absl::SetProgramUsageMessage(kUsage);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
