@@ -10,13 +10,14 @@ DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compi
   libprotobuf-dev protobuf-compiler libabsl-dev librocksdb-dev libgtest-dev libgmock-dev \
   libbenchmark-dev
 
-.PHONY: deps build run test clean help
+.PHONY: deps build run test charts clean help
 
 help:
 	@echo "make run    install, build, start dictlogd on $(LISTEN) with data in $(DATA_DIR)"
 	@echo "make test   install, build, run every test (bazel test //...)"
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
+	@echo "make charts PNG charts from benchmarks/*.csv"
 
 # Installs only what is missing (dpkg-query is fast; apt-get runs only when needed).
 deps:
@@ -49,6 +50,11 @@ test: deps
 	@status=0; $(BAZEL) test //... || status=$$?; \
 	python3 tools/test_summary.py $$($(BAZEL) query 'tests(//...)' 2>/dev/null) || true; \
 	exit $$status
+
+# PNG charts from the benchmark CSVs in benchmarks/ (matplotlib from PyPI).
+charts:
+	@python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib
+	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_quick.csv benchmarks/dict_bench_quick
 
 clean:
 	$(BAZEL) clean
