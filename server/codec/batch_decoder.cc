@@ -12,10 +12,11 @@ namespace {
 constexpr size_t kCacheLine = 64;
 
 // Touches the decoding tables of `dict` so they are in cache when its group starts.
-// A DDict keeps its entropy tables (~27 KB) in the object itself.
+// A DDict keeps its entropy tables (~27 KB) in the object itself; ours reference their
+// content, so ZSTD_sizeof_DDict is the object alone.
 void PrefetchTables(const DecoderDictionary& dict) {
   const char* p = reinterpret_cast<const char*>(dict.ddict());
-  const size_t bytes = ZSTD_sizeof_DDict(dict.ddict()) - dict.content().size();
+  const size_t bytes = ZSTD_sizeof_DDict(dict.ddict());
   for (size_t i = 0; i < bytes; i += kCacheLine) __builtin_prefetch(p + i, 0, 1);
 }
 

@@ -53,6 +53,28 @@ TEST(BatchDecoderTest, MixedDictionariesDecodeInInputOrderWithPerItemErrors) {
   }
 }
 
+TEST(BatchDecoderTest, PrefetchWithADictionaryLargerThanItsTables) {
+  // 64 KiB of content: more than a DDict's ~27 KB of tables (a size that once made the
+  // prefetch length underflow).
+  const std::vector<std::string> lines = SyntheticLogLines(6000, 40);
+  const std::string content = TrainDictionaryForTest(lines, 65536, 42000);
+  MapLookup lookup;
+  lookup.Add(*DecoderDictionary::Create(content));
+  auto encoder = *EncoderDictionary::Create(content, 3);
+  std::vector<std::string> values(4);
+  for (int i = 0; i < 4; ++i) {
+    EncodeOptions options;
+    if (i % 2 == 0) options.dictionary = encoder.get();  // Two groups: none and 42000.
+    ASSERT_TRUE(EncodeRecord(lines[i], options, &values[i]).ok());
+  }
+  std::vector<absl::string_view> views(values.begin(), values.end());
+  auto results = DecodeBatch(views, lookup, {true, true});
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status();
+    EXPECT_EQ(results[i]->payload, lines[i]);
+  }
+}
+
 TEST(BatchDecoderTest, EmptyBatch) {
   MapLookup lookup;
   EXPECT_TRUE(DecodeBatch({}, lookup).empty());
