@@ -5,8 +5,8 @@
 // come back in input order.
 //
 // Both tricks are off by default: measured with dict_bench (benchmarks/RESULTS.md),
-// grouping changed records/s by -12%..+11% and prefetching the ~27 KB of a DDict's
-// tables -26%..+14%, with 10..10,000 full dictionaries. They stay as options for
+// grouping changed records/s by 0.90x..1.06x and grouping plus prefetching the ~27 KB
+// of a DDict's tables by 0.72x..0.99x, with 10..10,000 full dictionaries. They stay as options for
 // re-measurement with smaller dictionary tables (issue 8).
 //
 // Thread-safe: uses the calling thread's zstd context.
