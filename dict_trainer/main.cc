@@ -13,8 +13,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "common/help_flags.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
@@ -148,19 +148,8 @@ Progress StageProgress(ProgressLine* progress) {
   };
 }
 
-// --help lists the flags of this file (absl's default looks for dict_trainer.cc).
-void SetUsage() {
-  absl::SetProgramUsageMessage(kUsage);
-  absl::FlagsUsageConfig config;
-  config.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, "dict_trainer/main.cc");
-  };
-  config.contains_helpshort_flags = config.contains_help_flags;
-  absl::SetFlagsUsageConfig(config);
-}
-
 int Main(int argc, char** argv) {
-  SetUsage();
+  SetHelp("dict_trainer/main.cc", kUsage);
   const std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   const std::vector<std::string> inputs(args.begin() + 1, args.end());
   const std::string out = absl::GetFlag(FLAGS_out);

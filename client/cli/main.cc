@@ -7,8 +7,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "common/help_flags.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "client/cli/commands.h"
 #include "client/client.h"
@@ -79,22 +79,8 @@ Examples:
 
 }  // namespace
 
-namespace {
-
-// --help lists the flags of this file (absl's default looks for a file named after
-// the program).
-void ShowFlagsOfMainInHelp() {
-  absl::FlagsUsageConfig config;
-  config.contains_help_flags = [](absl::string_view path) {
-    return absl::EndsWith(path, "main.cc");
-  };
-  absl::SetFlagsUsageConfig(config);
-}
-}  // namespace
-
 int main(int argc, char** argv) {
-  ShowFlagsOfMainInHelp();
-  absl::SetProgramUsageMessage(kUsage);
+  dictlog::SetHelp("client/cli/main.cc", kUsage);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
 

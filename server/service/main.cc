@@ -11,8 +11,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "common/help_flags.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -152,22 +152,8 @@ absl::Status Serve(const sigset_t& signals) {
 }  // namespace
 }  // namespace dictlog
 
-namespace {
-
-// --help lists the flags of this file (absl's default looks for a file named after
-// the program).
-void ShowFlagsOfMainInHelp() {
-  absl::FlagsUsageConfig config;
-  config.contains_help_flags = [](absl::string_view path) {
-    return absl::EndsWith(path, "main.cc");
-  };
-  absl::SetFlagsUsageConfig(config);
-}
-}  // namespace
-
 int main(int argc, char** argv) {
-  ShowFlagsOfMainInHelp();
-  absl::SetProgramUsageMessage(
+  dictlog::SetHelp("server/service/main.cc", 
       "the dictlog server: stores small log records, compressed with per-pool zstd "
       "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
       "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]");
