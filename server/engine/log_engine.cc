@@ -116,34 +116,46 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* out) {
   std::vector<std::shared_ptr<pool::Pool>>& pools = *out;
   std::vector<store::RecordWrite> writes(records.size());
-  absl::flat_hash_map<pool::Pool*, uint64_t> counts;
+  // What each pool of the batch needs, looked up once per pool rather than per record.
+  struct PoolBatch {
+    std::shared_ptr<const codec::EncoderDictionary> encoder;
+    int level = 0;
+    uint64_t next_seq = 0;
+    store::PoolCounters added;
+  };
+  absl::flat_hash_map<pool::Pool*, PoolBatch> batch;
   for (size_t i = 0; i < records.size(); ++i) {
     ASSIGN_OR_RETURN(pools[i], registry_->GetOrCreate(router_.Route(records[i].category)));
+    auto [it, first] = batch.try_emplace(pools[i].get());
+    PoolBatch& pb = it->second;
+    if (first) {
+      ASSIGN_OR_RETURN(pb.encoder, pools[i]->Encoder());
+      pb.level = pools[i]->options().compression_level();
+    }
     codec::EncodeOptions encode;
     ASSIGN_OR_RETURN(encode.category_index,
                      pools[i]->CategoryIndex(records[i].category, *store_));
-    ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder,
-                     pools[i]->Encoder());
-    encode.dictionary = encoder.get();
-    encode.compression_level = pools[i]->options().compression_level();
+    encode.dictionary = pb.encoder.get();
+    encode.compression_level = pb.level;
     RETURN_IF_ERROR(codec::EncodeRecord(records[i].payload, encode, &writes[i].value));
-    if (encoder != nullptr) {
+    if (pb.encoder != nullptr) {
       ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(writes[i].value));
       writes[i].dictionary_id = view.dictionary_id;  // 0 if stored raw.
     }
     writes[i].pool_id = pools[i]->id();
     writes[i].raw_bytes = records[i].payload.size();
-    ++counts[pools[i].get()];
+    pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
-  absl::flat_hash_map<pool::Pool*, uint64_t> next_seq;
-  for (const auto& [pool, count] : counts) next_seq[pool] = pool->AllocateSeqs(count);
-  for (size_t i = 0; i < records.size(); ++i) writes[i].seq = next_seq[pools[i].get()]++;
+  for (auto& [pool, pb] : batch) pb.next_seq = pool->AllocateSeqs(pb.added.records);
+  for (size_t i = 0; i < records.size(); ++i) {
+    writes[i].seq = batch[pools[i].get()].next_seq++;
+  }
 
   RETURN_IF_ERROR(store_->WriteRecords(writes));
+  for (const auto& [pool, pb] : batch) pool->AddCounters(pb.added);
   std::vector<std::string> ids;
   ids.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
-    pools[i]->AddCounters({1, writes[i].raw_bytes, writes[i].value.size()});
     ids.push_back(pool::FormatRecordId(pools[i]->name(), writes[i].seq));
   }
   return ids;
