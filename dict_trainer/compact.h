@@ -1,0 +1,37 @@
+// Compact dictionaries (issue 8): a standard zstd dictionary, with its id, whose
+// sequence tables (offsets, match lengths, literal lengths) are rewritten at a low
+// accuracy log, so that decoding a record with a cold dictionary pulls a few hundred
+// bytes of FSE tables from memory instead of ~10 KB. Stock zstd loads the result like
+// any other dictionary (`zstd -D` works); the content and the Huffman tree stay as
+// trained. Pure functions; thread-safe.
+#ifndef DICTLOG_DICT_TRAINER_COMPACT_H_
+#define DICTLOG_DICT_TRAINER_COMPACT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "dict_trainer/dictionary_format.h"
+
+namespace dictlog::trainer {
+
+struct CompactOptions {
+  // Accuracy log of the three sequence tables, 5 (32 cells) .. 8. Default 6.
+  int accuracy_log = 6;
+};
+
+// `table` redistributed over 2^accuracy_log cells (when its own log is higher; else
+// returned as is): its most probable symbols keep a share in proportion to their
+// counts, at least one cell each; symbols too rare to earn a cell are dropped (a frame
+// that needs one falls back to zstd's predefined table for that block).
+FseTable Renormalize(const FseTable& table, int accuracy_log);
+
+// The compact form of formatted dictionary `dictionary` (same id, content, Huffman
+// tree and repeat offsets). INVALID_ARGUMENT for a bad accuracy log or a dictionary
+// that is not a formatted zstd dictionary.
+absl::StatusOr<std::string> MakeCompact(absl::string_view dictionary,
+                                        const CompactOptions& options);
+
+}  // namespace dictlog::trainer
+
+#endif  // DICTLOG_DICT_TRAINER_COMPACT_H_
