@@ -20,6 +20,7 @@
 #include <memory>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #define ZSTD_STATIC_LINKING_ONLY
@@ -28,8 +29,11 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "dict_trainer/compact.h"
+#include "server/codec/dictionary_format.h"
 #include "dict_trainer/trainer.h"
 #include "server/codec/batch_decoder.h"
 #include "server/codec/record_codec.h"
@@ -41,6 +45,14 @@ ABSL_FLAG(std::string, mode, "quick",
           "every unit and dictionary size of the issue (several minutes)");
 ABSL_FLAG(std::vector<std::string>, dicts, {"10000"},
           "distinct dictionaries in the cold cases; a list (10,100,1000,10000) sweeps");
+ABSL_FLAG(std::vector<std::string>, dict_modes,
+          std::vector<std::string>({"full", "compact", "content"}),
+          "dictionary forms to compare: full (zstd's trainer output), compact (sequence "
+          "tables at accuracy log 5, raw literals; compact5..compact8 pick the log, a "
+          "suffix h keeps Huffman literals), content (raw content, no tables and no id: "
+          "plain zstd only)");
+ABSL_FLAG(std::vector<std::string>, dict_bytes, {},
+          "dictionary sizes to train (default: 16384 quick; 4096,8192,16384,112640 full)");
 ABSL_FLAG(int, batch, 64, "records per MultiGet batch in dictlog's path");
 ABSL_FLAG(int, level, 3, "zstd level");
 ABSL_FLAG(int, ops, 0, "decodes per measurement (0: 200k quick, 500k full)");
@@ -56,6 +68,7 @@ using Clock = std::chrono::steady_clock;
 struct Row {
   std::string unit;
   int dict_bytes;
+  std::string dict_mode;  // "-" without a dictionary.
   std::string kase;
   int dicts;
   std::string dist;
@@ -242,11 +255,91 @@ size_t PlainDecode(const Unit& unit, const ZSTD_DDict* ddict) {
 namespace dictlog::bench {
 namespace {
 
+// A dictionary form under comparison (--dict_modes).
+struct DictMode {
+  std::string name;
+  int accuracy_log = 0;      // compact: the sequence tables' log; 0: as trained.
+  bool raw_content = false;  // content: no entropy tables, no id.
+  bool huffman_literals = false;  // compact tables but Huffman literals (suffix "h").
+};
+
+bool ParseDictMode(std::string name, DictMode* mode) {
+  mode->name = name;
+  if (absl::EndsWith(name, "h") && absl::StartsWith(name, "compact")) {
+    mode->huffman_literals = true;
+    name.pop_back();
+  }
+  if (name == "full") return true;
+  if (name == "content") return mode->raw_content = true;
+  if (name == "compact") return (mode->accuracy_log = 5);
+  if (absl::StartsWith(name, "compact") && name.size() == 8 && name[7] >= '5' &&
+      name[7] <= '8') {
+    mode->accuracy_log = name[7] - '0';
+    return true;
+  }
+  return false;
+}
+
 struct Settings {
   bool full;
   std::vector<int> dict_counts;
+  std::vector<DictMode> modes;
   int batch, level, ops, repeats;
 };
+
+// Decoder copies of one dictionary form: formatted forms get their own ids (a
+// DictionaryLookup, as dictlog's read path uses); raw content has no id, so plain zstd
+// reaches its DDicts by index only.
+class Copies {
+ public:
+  Copies(const std::string& dict, const DictMode& mode, int count) {
+    if (mode.raw_content) {
+      for (int i = 0; i < count; ++i) {
+        raw_.push_back(ZSTD_createDDict_advanced(dict.data(), dict.size(), ZSTD_dlm_byCopy,
+                                                 ZSTD_dct_rawContent, ZSTD_defaultCMem));
+      }
+      return;
+    }
+    std::vector<std::shared_ptr<const codec::DecoderDictionary>> copies;
+    for (int i = 0; i < count; ++i) {
+      copies.push_back(*codec::DecoderDictionary::Create(WithId(dict, kBaseId + i)));
+    }
+    lookup_ = std::make_unique<CopyLookup>(kBaseId, std::move(copies));
+  }
+  ~Copies() {
+    for (ZSTD_DDict* d : raw_) ZSTD_freeDDict(d);
+  }
+  const ZSTD_DDict* at(size_t i) const { return lookup_ ? lookup_->at(i).ddict() : raw_[i]; }
+  const CopyLookup* lookup() const { return lookup_.get(); }
+  size_t memory_bytes() const {
+    if (lookup_) return lookup_->memory_bytes();
+    size_t total = 0;
+    for (const ZSTD_DDict* d : raw_) total += ZSTD_sizeof_DDict(d);
+    return total;
+  }
+
+ private:
+  std::unique_ptr<CopyLookup> lookup_;
+  std::vector<ZSTD_DDict*> raw_;
+};
+
+// Stored form of `payload` compressed with a raw-content dictionary, by the codec's
+// rules (flags byte + magicless frame, or the payload raw if that is not smaller).
+std::string EncodeWithRawContent(absl::string_view payload, const ZSTD_CDict* cdict) {
+  ZSTD_CCtx* cctx = codec::ThreadCompressionContext();
+  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+  ZSTD_CCtx_refCDict(cctx, cdict);
+  std::string out(1 + ZSTD_compressBound(payload.size()), '\x01');
+  const size_t n =
+      ZSTD_compress2(cctx, out.data() + 1, out.size() - 1, payload.data(), payload.size());
+  if (ZSTD_isError(n)) std::abort();
+  out.resize(1 + n);
+  if (out.size() < payload.size()) return out;
+  const bool bare = payload.empty() || static_cast<uint8_t>(payload[0]) >= 0x08;
+  return bare ? std::string(payload) : std::string(1, '\0') + std::string(payload);
+}
 
 class Bench {
  public:
@@ -258,11 +351,11 @@ class Bench {
         Encode(MakeUnits(corpus_, block_bytes), nullptr));
     const double ratio = Ratio(*units);
     if (!speed) {
-      rows_.push_back({name, 0, "none", 0, "-", ratio, 0, 0});
+      rows_.push_back({name, 0, "-", "none", 0, "-", ratio, 0, 0});
       return;
     }
     std::vector<Case> cases;
-    cases.push_back({{name, 0, "none", 0, "uniform", ratio, 0, 0},
+    cases.push_back({{name, 0, "-", "none", 0, "uniform", ratio, 0, 0},
                      std::make_unique<AccessPattern>(*units, 1, false, 1),
                      [units](const std::vector<size_t>& picks) {
                        size_t bytes = 0;
@@ -272,45 +365,84 @@ class Bench {
     Finish(cases);
   }
 
-  // Ratio of a unit size with a dictionary, and (if speed) every dictionary case: one
-  // hot dictionary, then for each count of cold dictionaries plain zstd and dictlog's
-  // batch path, uniform and Zipf, all interleaved.
+  // Ratio of a unit size with a dictionary in each mode, and (if speed) every
+  // dictionary case of every mode in one interleaved group per count of cold
+  // dictionaries: one hot dictionary, plain zstd over the cold copies, and dictlog's
+  // batch path (grouped, grouped + prefetch), uniform and Zipf.
   void RunDict(const std::string& name, size_t block_bytes, int dict_bytes, bool speed) {
-    const std::string dict = Dictionary(dict_bytes);
-    auto encoder = *codec::EncoderDictionary::Create(dict, s_.level);
-    const std::vector<Unit> base = Encode(MakeUnits(corpus_, block_bytes), encoder.get());
-    const double ratio = Ratio(base);
+    const std::string trained = Dictionary(dict_bytes);
+    const std::vector<std::string> raws = MakeUnits(corpus_, block_bytes);
+    struct Form {
+      DictMode mode;
+      std::string dict;
+      std::vector<Unit> units;
+      double ratio;
+    };
+    std::vector<Form> forms;
+    for (const DictMode& mode : s_.modes) {
+      Form form{mode, FormOf(trained, mode), {}, 0};
+      form.units = EncodeForm(raws, form.dict, mode);
+      form.ratio = Ratio(form.units);
+      forms.push_back(std::move(form));
+    }
     if (!speed) {
-      rows_.push_back({name, dict_bytes, "hot", 1, "-", ratio, 0, 0});
+      for (const Form& f : forms) {
+        rows_.push_back({name, dict_bytes, f.mode.name, "hot", 1, "-", f.ratio, 0, 0});
+      }
       return;
     }
     for (int dicts : s_.dict_counts) {
       std::vector<Case> cases;
-      auto hot = std::shared_ptr<const codec::DecoderDictionary>(
-          *codec::DecoderDictionary::Create(dict));
-      auto hot_units = std::make_shared<std::vector<Unit>>(base);
-      cases.push_back({{name, dict_bytes, "hot", 1, "uniform", ratio, 0, 0},
-                       std::make_unique<AccessPattern>(*hot_units, 1, false, 2),
-                       [hot_units, hot](const std::vector<size_t>& picks) {
-                         size_t bytes = 0;
-                         for (size_t p : picks) bytes += PlainDecode((*hot_units)[p], hot->ddict());
-                         return bytes;
-                       }});
-      AddColdCases(name, dict_bytes, ratio, dict, base, dicts, &cases);
+      for (const Form& f : forms) {
+        AddHotCase(name, dict_bytes, f.mode, f.ratio, f.dict, f.units, &cases);
+        AddColdCases(name, dict_bytes, f.mode, f.ratio, f.dict, f.units, dicts, &cases);
+      }
       Finish(cases);
     }
   }
   const std::vector<Row>& rows() const { return rows_; }
 
  private:
+  static std::string FormOf(const std::string& trained, const DictMode& mode) {
+    if (mode.raw_content) return codec::ParseDictionary(trained)->content;
+    if (mode.accuracy_log == 0) return trained;
+    absl::StatusOr<std::string> compact = trainer::MakeCompact(trained, {mode.accuracy_log});
+    if (!compact.ok()) {
+      std::cerr << "compact dictionary failed: " << compact.status() << "\n";
+      std::abort();
+    }
+    return *compact;
+  }
+
+  std::vector<Unit> EncodeForm(const std::vector<std::string>& raws, const std::string& dict,
+                               const DictMode& mode) const {
+    if (!mode.raw_content) {
+      return Encode(raws, codec::EncoderDictionary::Create(dict, s_.level)->get(),
+                    mode.accuracy_log == 0 ? std::nullopt
+                                           : std::optional<bool>(mode.huffman_literals));
+    }
+    ZSTD_CDict* cdict = ZSTD_createCDict_advanced(
+        dict.data(), dict.size(), ZSTD_dlm_byCopy, ZSTD_dct_rawContent,
+        ZSTD_getCParams(s_.level, 0, dict.size()), ZSTD_defaultCMem);
+    std::vector<Unit> units(raws.size());
+    for (size_t i = 0; i < raws.size(); ++i) {
+      units[i].raw = raws[i];
+      units[i].stored = EncodeWithRawContent(raws[i], cdict);
+    }
+    ZSTD_freeCDict(cdict);
+    return units;
+  }
+
   std::vector<Unit> Encode(const std::vector<std::string>& raws,
-                           const codec::EncoderDictionary* dict) const {
+                           const codec::EncoderDictionary* dict,
+                           std::optional<bool> compress_literals = {}) const {
     std::vector<Unit> units(raws.size());
     for (size_t i = 0; i < raws.size(); ++i) {
       units[i].raw = raws[i];
       codec::EncodeOptions options;
       options.dictionary = dict;
       options.compression_level = s_.level;
+      options.compress_literals = compress_literals;
       if (!codec::EncodeRecord(raws[i], options, &units[i].stored).ok()) std::abort();
     }
     return units;
@@ -335,49 +467,56 @@ class Bench {
     return *dict;
   }
 
-  static CopyLookup MakeCopies(const std::string& dict, int count) {
-    std::vector<std::shared_ptr<const codec::DecoderDictionary>> copies;
-    for (int i = 0; i < count; ++i) {
-      copies.push_back(*codec::DecoderDictionary::Create(WithId(dict, kBaseId + i)));
-    }
-    return CopyLookup(kBaseId, std::move(copies));
+  static void AddHotCase(const std::string& name, int dict_bytes, const DictMode& mode,
+                         double ratio, const std::string& dict, const std::vector<Unit>& base,
+                         std::vector<Case>* cases) {
+    auto hot = std::make_shared<Copies>(dict, mode, 1);
+    auto units = std::make_shared<std::vector<Unit>>(base);
+    cases->push_back({{name, dict_bytes, mode.name, "hot", 1, "uniform", ratio, 0, 0},
+                      std::make_unique<AccessPattern>(*units, 1, false, 2),
+                      [units, hot](const std::vector<size_t>& picks) {
+                        size_t bytes = 0;
+                        for (size_t p : picks) bytes += PlainDecode((*units)[p], hot->at(0));
+                        return bytes;
+                      }});
   }
 
-  void AddColdCases(const std::string& name, int dict_bytes, double ratio,
-                    const std::string& dict, const std::vector<Unit>& base, int dicts,
-                    std::vector<Case>* cases) {
-    auto copies = std::make_shared<CopyLookup>(MakeCopies(dict, dicts));
+  void AddColdCases(const std::string& name, int dict_bytes, const DictMode& mode,
+                    double ratio, const std::string& dict, const std::vector<Unit>& base,
+                    int dicts, std::vector<Case>* cases) {
+    auto copies = std::make_shared<Copies>(dict, mode, dicts);
     auto units = std::make_shared<std::vector<Unit>>(base);
     std::mt19937 rng(3);
     for (Unit& unit : *units) {
       unit.dict_index = rng() % dicts;
-      SetFrameDictId(&unit.stored, kBaseId + unit.dict_index);
+      if (!mode.raw_content) SetFrameDictId(&unit.stored, kBaseId + unit.dict_index);
     }
-    std::cout << absl::StrFormat("  (%d dictionary copies: %.1f MB of decoding state)\n",
-                                 dicts, copies->memory_bytes() / 1e6);
+    std::cout << absl::StrFormat("  (%s: %d dictionary copies, %.1f MB of decoding state)\n",
+                                 mode.name, dicts, copies->memory_bytes() / 1e6);
     for (const bool zipf : {false, true}) {
       const std::string dist = zipf ? "zipf:0.99" : "uniform";
       const uint32_t seed = zipf ? 5 : 4;
-      cases->push_back({{name, dict_bytes, "cold_plain", dicts, dist, ratio, 0, 0},
+      cases->push_back({{name, dict_bytes, mode.name, "cold_plain", dicts, dist, ratio, 0, 0},
                         std::make_unique<AccessPattern>(*units, dicts, zipf, seed),
                         [units, copies](const std::vector<size_t>& picks) {
                           size_t bytes = 0;
                           for (size_t p : picks) {
                             const Unit& u = (*units)[p];
-                            bytes += PlainDecode(u, copies->at(u.dict_index).ddict());
+                            bytes += PlainDecode(u, copies->at(u.dict_index));
                           }
                           return bytes;
                         }});
+      if (mode.raw_content) continue;  // No ids: dictlog's path cannot read these.
       for (const bool prefetch : {false, true}) {
         cases->push_back(
-            {{name, dict_bytes, prefetch ? "dictlog_group_prefetch" : "dictlog_group", dicts,
-              dist, ratio, 0, 0},
+            {{name, dict_bytes, mode.name,
+              prefetch ? "dictlog_group_prefetch" : "dictlog_group", dicts, dist, ratio, 0, 0},
              std::make_unique<AccessPattern>(*units, dicts, zipf, seed),
              [units, copies, prefetch](const std::vector<size_t>& picks) {
                std::vector<absl::string_view> views;
                for (size_t p : picks) views.push_back((*units)[p].stored);
                size_t bytes = 0;
-               for (auto& r : codec::DecodeBatch(views, *copies, {true, prefetch})) {
+               for (auto& r : codec::DecodeBatch(views, *copies->lookup(), {true, prefetch})) {
                  if (!r.ok()) std::abort();
                  bytes += r->payload.size();
                }
@@ -396,9 +535,10 @@ class Bench {
   }
 
   static void Print(const Row& r) {
-    std::cout << absl::StrFormat("  %-9s %6d %-23s %6d %-10s ratio %5.2f %8.1f MB/s %10.0f rec/s\n",
-                                 r.unit, r.dict_bytes, r.kase, r.dicts, r.dist, r.ratio,
-                                 r.mb_per_s, r.records_per_s);
+    std::cout << absl::StrFormat(
+        "  %-9s %6d %-9s %-23s %6d %-10s ratio %5.2f %8.1f MB/s %10.0f rec/s\n", r.unit,
+        r.dict_bytes, r.dict_mode, r.kase, r.dicts, r.dist, r.ratio, r.mb_per_s,
+        r.records_per_s);
     std::cout.flush();
   }
 
@@ -407,16 +547,20 @@ class Bench {
   std::vector<Row> rows_;
 };
 
-// The row of `dicts` cold dictionaries (0: any), and in *hot the hot row measured in
-// the same interleaved group (the last one before it).
+// The row of `dicts` cold dictionaries (0: any) in dictionary form `mode`, and in
+// *hot the hot row of form `hot_mode` measured in the same interleaved group.
 const Row* FindRow(const std::vector<Row>& rows, const std::string& unit, int dict_bytes,
-                   const std::string& kase, const std::string& dist, int dicts = 0,
-                   const Row** hot = nullptr) {
+                   const std::string& mode, const std::string& kase, const std::string& dist,
+                   int dicts = 0, const Row** hot = nullptr,
+                   const std::string& hot_mode = "full") {
   const Row* last_hot = nullptr;
   for (const Row& r : rows) {
-    if (r.kase == "hot" && r.unit == unit && r.dict_bytes == dict_bytes) last_hot = &r;
-    if (r.unit == unit && r.dict_bytes == dict_bytes && r.kase == kase && r.dist == dist &&
-        (dicts == 0 || r.dicts == dicts)) {
+    if (r.kase == "hot" && r.unit == unit && r.dict_bytes == dict_bytes &&
+        r.dict_mode == hot_mode) {
+      last_hot = &r;
+    }
+    if (r.unit == unit && r.dict_bytes == dict_bytes && r.dict_mode == mode &&
+        r.kase == kase && r.dist == dist && (dicts == 0 || r.dicts == dicts)) {
       if (hot != nullptr) *hot = last_hot;
       return &r;
     }
@@ -429,6 +573,9 @@ struct Target {
   double value, threshold;
 };
 
+// dictlog's MultiGet path as the server runs it (see server/codec/batch_decoder.h).
+constexpr char kServerCase[] = "dictlog_group";
+
 std::vector<Target> Targets(const std::vector<Row>& rows, int n) {
   std::vector<Target> targets;
   auto add = [&](const std::string& name, const Row* a, const Row* b, bool by_ratio,
@@ -438,29 +585,39 @@ std::vector<Target> Targets(const std::vector<Row>& rows, int n) {
     targets.push_back({name, value, threshold});
   };
   const std::string over = absl::StrCat(" over ", n, " dicts");
-  const Row* hot = nullptr;
-  const Row* zipf = FindRow(rows, "record", 16384, "dictlog_group_prefetch", "zipf:0.99", n, &hot);
-  add("zipf MultiGet(64)" + over + " / one hot dictionary, records/s", zipf, hot, false, 0.70);
-  add("uniform MultiGet(64)" + over + " / plain zstd, records/s",
-      FindRow(rows, "record", 16384, "dictlog_group_prefetch", "uniform", n),
-      FindRow(rows, "record", 16384, "cold_plain", "uniform", n), false, 1.3);
+  for (const std::string mode : {"full", "compact"}) {
+    const Row* hot = nullptr;
+    const Row* zipf =
+        FindRow(rows, "record", 16384, mode, kServerCase, "zipf:0.99", n, &hot, "full");
+    add(absl::StrCat("zipf MultiGet(64)", over, ", ", mode, " / one hot full dictionary, "
+                     "records/s"),
+        zipf, hot, false, 0.70);
+    const Row* uniform = FindRow(rows, "record", 16384, mode, kServerCase, "uniform", n);
+    const Row* plain = FindRow(rows, "record", 16384, "full", "cold_plain", "uniform", n);
+    add(absl::StrCat("uniform MultiGet(64)", over, ", ", mode, " / plain zstd with full "
+                     "dictionaries, records/s"),
+        uniform, plain, false, mode == "full" ? 1.3 : 2.5);
+  }
+  add("stored ratio, compact / full dictionary (records)",
+      FindRow(rows, "record", 16384, "compact", "hot", "uniform"),
+      FindRow(rows, "record", 16384, "full", "hot", "uniform"), true, 0.95);
   add("single record (hot dictionary) / one record from a no-dict 16 KB block, records/s",
-      FindRow(rows, "record", 16384, "hot", "uniform"),
-      FindRow(rows, "block16k", 0, "none", "uniform"), false, 4.0);
+      FindRow(rows, "record", 16384, "full", "hot", "uniform"),
+      FindRow(rows, "block16k", 0, "-", "none", "uniform"), false, 4.0);
   add("ratio: 2 KB blocks + 16 KB dict / no-dict 4 KB blocks",
-      FindRow(rows, "block2k", 16384, "hot", "-"), FindRow(rows, "block4k", 0, "none", "-"),
-      true, 1.0);
+      FindRow(rows, "block2k", 16384, "full", "hot", "-"),
+      FindRow(rows, "block4k", 0, "-", "none", "-"), true, 1.0);
   return targets;
 }
 
 void WriteOutputs(const std::vector<Row>& rows, const std::vector<Target>& targets,
                   const Settings& s) {
-  std::cout << "\n| unit | dict_bytes | case | dicts | dist | ratio | MB/s | records/s |\n"
-               "|---|---:|---|---:|---|---:|---:|---:|\n";
+  std::cout << "\n| unit | dict_bytes | dict_mode | case | dicts | dist | ratio | MB/s | "
+               "records/s |\n|---|---:|---|---|---:|---|---:|---:|---:|\n";
   for (const Row& r : rows) {
-    std::cout << absl::StrFormat("| %s | %d | %s | %d | %s | %.3f | %.1f | %.0f |\n", r.unit,
-                                 r.dict_bytes, r.kase, r.dicts, r.dist, r.ratio, r.mb_per_s,
-                                 r.records_per_s);
+    std::cout << absl::StrFormat("| %s | %d | %s | %s | %d | %s | %.3f | %.1f | %.0f |\n",
+                                 r.unit, r.dict_bytes, r.dict_mode, r.kase, r.dicts, r.dist,
+                                 r.ratio, r.mb_per_s, r.records_per_s);
   }
   std::cout << "\n| target | measured | needed | |\n|---|---:|---:|---|\n";
   for (const Target& t : targets) {
@@ -469,10 +626,11 @@ void WriteOutputs(const std::vector<Row>& rows, const std::vector<Target>& targe
   }
   if (const std::string path = absl::GetFlag(FLAGS_csv); !path.empty()) {
     std::ofstream out(path);
-    out << "unit,dict_bytes,case,dicts,dist,ratio,mb_per_s,records_per_s\n";
+    out << "unit,dict_bytes,dict_mode,case,dicts,dist,ratio,mb_per_s,records_per_s\n";
     for (const Row& r : rows) {
-      out << absl::StrFormat("%s,%d,%s,%d,%s,%.4f,%.2f,%.0f\n", r.unit, r.dict_bytes, r.kase,
-                             r.dicts, r.dist, r.ratio, r.mb_per_s, r.records_per_s);
+      out << absl::StrFormat("%s,%d,%s,%s,%d,%s,%.4f,%.2f,%.0f\n", r.unit, r.dict_bytes,
+                             r.dict_mode, r.kase, r.dicts, r.dist, r.ratio, r.mb_per_s,
+                             r.records_per_s);
     }
   }
   if (const std::string path = absl::GetFlag(FLAGS_json); !path.empty()) {
@@ -482,9 +640,11 @@ void WriteOutputs(const std::vector<Row>& rows, const std::vector<Target>& targe
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       out << absl::StrFormat(
-          "%s{\"unit\":\"%s\",\"dict_bytes\":%d,\"case\":\"%s\",\"dicts\":%d,\"dist\":\"%s\","
-          "\"ratio\":%.4f,\"mb_per_s\":%.2f,\"records_per_s\":%.0f}",
-          i ? "," : "", r.unit, r.dict_bytes, r.kase, r.dicts, r.dist, r.ratio, r.mb_per_s,
+          "%s{\"unit\":\"%s\",\"dict_bytes\":%d,\"dict_mode\":\"%s\",\"case\":\"%s\","
+          "\"dicts\":%d,\"dist\":\"%s\",\"ratio\":%.4f,\"mb_per_s\":%.2f,"
+          "\"records_per_s\":%.0f}",
+          i ? "," : "", r.unit, r.dict_bytes, r.dict_mode, r.kase, r.dicts, r.dist, r.ratio,
+          r.mb_per_s,
           r.records_per_s);
     }
     out << "],\"targets\":{";
@@ -504,7 +664,7 @@ int Run() {
     std::cerr << "--mode must be quick or full\n";
     return 2;
   }
-  Settings s{full, {}, absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_level),
+  Settings s{full, {}, {}, absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_level),
              absl::GetFlag(FLAGS_ops), absl::GetFlag(FLAGS_repeats)};
   if (s.ops == 0) s.ops = full ? 500000 : 200000;
   if (s.repeats == 0) s.repeats = full ? 5 : 3;
@@ -515,6 +675,15 @@ int Run() {
       return 2;
     }
     s.dict_counts.push_back(n);
+  }
+  for (const std::string& name : absl::GetFlag(FLAGS_dict_modes)) {
+    DictMode mode;
+    if (!ParseDictMode(name, &mode)) {
+      std::cerr << "--dict_modes: each must be full, compact, compact5..compact8 or "
+                   "content\n";
+      return 2;
+    }
+    s.modes.push_back(mode);
   }
   if (s.batch < 1) {
     std::cerr << "--batch must be positive\n";
@@ -535,8 +704,19 @@ int Run() {
                                                          {"block4k", 4096},
                                                          {"block8k", 8192}}
            : std::vector<std::pair<std::string, size_t>>{{"record", 0}};
-  const std::vector<int> dict_sizes =
+  std::vector<int> dict_sizes =
       full ? std::vector<int>{4096, 8192, 16384, 112640} : std::vector<int>{16384};
+  if (!absl::GetFlag(FLAGS_dict_bytes).empty()) {
+    dict_sizes.clear();
+    for (const std::string& d : absl::GetFlag(FLAGS_dict_bytes)) {
+      int n = 0;
+      if (!absl::SimpleAtoi(d, &n) || n < 1024 || n > (1 << 20)) {
+        std::cerr << "--dict_bytes: each size must lie in 1024..1048576\n";
+        return 2;
+      }
+      dict_sizes.push_back(n);
+    }
+  }
   for (const auto& [name, bytes] : units) {
     bench.RunNone(name, bytes, true);
     for (int dict_bytes : dict_sizes) bench.RunDict(name, bytes, dict_bytes, true);

@@ -57,17 +57,17 @@ FseTable Renormalize(const FseTable& table, int accuracy_log) {
 
 absl::StatusOr<std::string> MakeCompact(absl::string_view dictionary,
                                         const CompactOptions& options) {
-  if (options.accuracy_log < kMinAccuracyLog || options.accuracy_log > kMaxOffsetLog) {
+  if (options.accuracy_log < codec::kMinAccuracyLog || options.accuracy_log > codec::kMaxOffsetLog) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "compact accuracy log ", options.accuracy_log, " outside ", kMinAccuracyLog, "..",
-        kMaxOffsetLog));
+        "compact accuracy log ", options.accuracy_log, " outside ", codec::kMinAccuracyLog, "..",
+        codec::kMaxOffsetLog));
   }
-  absl::StatusOr<DictionaryParts> parts = ParseDictionary(dictionary);
+  absl::StatusOr<codec::DictionaryParts> parts = codec::ParseDictionary(dictionary);
   if (!parts.ok()) return absl::InvalidArgumentError(parts.status().message());
   parts->offsets = Renormalize(parts->offsets, options.accuracy_log);
   parts->match_lengths = Renormalize(parts->match_lengths, options.accuracy_log);
   parts->literal_lengths = Renormalize(parts->literal_lengths, options.accuracy_log);
-  return SerializeDictionary(*parts);
+  return codec::SerializeDictionary(*parts);
 }
 
 }  // namespace dictlog::trainer

@@ -11,13 +11,17 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "dict_trainer/dictionary_format.h"
+#include "server/codec/dictionary_format.h"
 
 namespace dictlog::trainer {
 
+using codec::FseTable;
+
 struct CompactOptions {
-  // Accuracy log of the three sequence tables, 5 (32 cells) .. 8. Default 6.
-  int accuracy_log = 6;
+  // Accuracy log of the three sequence tables, 5 (32 cells) .. 6
+  // (codec::kCompactMaxAccuracyLog); up to 8 for measurements, though a dictionary
+  // above 6 is not compact to the codec. Default 5 (benchmarks/RESULTS.md).
+  int accuracy_log = 5;
 };
 
 // `table` redistributed over 2^accuracy_log cells (when its own log is higher; else

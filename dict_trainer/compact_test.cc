@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
-#include "dict_trainer/dictionary_format.h"
+#include "server/codec/dictionary_format.h"
 #include "dict_trainer/trainer.h"
 #include "gtest/gtest.h"
 #include "server/codec/dictionary.h"
@@ -79,6 +80,53 @@ TEST(CompactTest, RejectsBadOptionsAndNonDictionaries) {
   EXPECT_TRUE(absl::IsInvalidArgument(MakeCompact("not a dictionary", {6}).status()));
 }
 
+// Literals_Block_Type of the first block of a stored record's frame (RFC 8878 3.1.1.3.1:
+// 0 raw, 1 RLE, 2 Huffman with a tree in the frame, 3 Huffman with the dictionary's
+// tree), or -1 for a record stored raw.
+int FirstLiteralsType(const std::string& stored) {
+  auto view = codec::ParseRecord(stored);
+  if (!view.ok() || view->encoding != codec::Encoding::kZstdFrame) return -1;
+  ZSTD_frameHeader header;
+  if (ZSTD_getFrameHeader_advanced(&header, view->body.data(), view->body.size(),
+                                   ZSTD_f_zstd1_magicless) != 0) {
+    return -2;
+  }
+  const size_t block_at = header.headerSize;
+  const uint8_t block_type = (static_cast<uint8_t>(view->body[block_at]) >> 1) & 3;
+  if (block_type != 2) return -3;  // Not a compressed block: no literals section.
+  return static_cast<uint8_t>(view->body[block_at + 3]) & 3;
+}
+
+TEST(CompactTest, CompactFramesKeepLiteralsRawAndFullFramesUseTheDictionaryTree) {
+  const auto lines = codec::SyntheticLogLines(3000, 11);
+  const std::vector<std::string> train(lines.begin(), lines.begin() + 2000);
+  absl::StatusOr<std::string> full = TrainDictionary(train, {8 << 10, 40003, 3});
+  ASSERT_TRUE(full.ok()) << full.status();
+  absl::StatusOr<std::string> compact = MakeCompact(*full, {});
+  ASSERT_TRUE(compact.ok());
+  auto full_encoder = *codec::EncoderDictionary::Create(*full, 3);
+  auto compact_encoder = *codec::EncoderDictionary::Create(*compact, 3);
+  EXPECT_FALSE(full_encoder->compact());
+  EXPECT_TRUE(compact_encoder->compact());
+  EXPECT_TRUE((*codec::DecoderDictionary::Create(*compact))->compact());
+  int full_tree = 0, compact_huffman = 0, compact_frames = 0;
+  for (size_t i = 2000; i < lines.size(); ++i) {
+    std::string a, b;
+    codec::EncodeOptions options;
+    options.dictionary = full_encoder.get();
+    ASSERT_TRUE(codec::EncodeRecord(lines[i], options, &a).ok());
+    options.dictionary = compact_encoder.get();
+    ASSERT_TRUE(codec::EncodeRecord(lines[i], options, &b).ok());
+    full_tree += FirstLiteralsType(a) == 3;
+    const int type = FirstLiteralsType(b);
+    compact_frames += type >= 0;
+    compact_huffman += type == 2 || type == 3;
+  }
+  EXPECT_GT(full_tree, 100);  // Full dictionaries do use their Huffman tree...
+  EXPECT_GT(compact_frames, 900);
+  EXPECT_EQ(compact_huffman, 0);  // ...compact ones never.
+}
+
 // The property the issue asks for: a compact dictionary is a standard one (stock
 // libzstd loads it and decodes our frames), and every loghub record round-trips
 // byte-identical through dictlog's codec with it, at each accuracy log.
@@ -95,7 +143,7 @@ TEST(CompactTest, EveryLoghubRecordRoundTripsThroughStockZstd) {
     for (int log : {5, 6, 8}) {
       absl::StatusOr<std::string> compact = MakeCompact(*full, {log});
       ASSERT_TRUE(compact.ok()) << compact.status();
-      absl::StatusOr<DictionaryParts> parts = ParseDictionary(*compact);
+      absl::StatusOr<codec::DictionaryParts> parts = codec::ParseDictionary(*compact);
       ASSERT_TRUE(parts.ok()) << parts.status();
       EXPECT_EQ(parts->id, id);
       EXPECT_LE(parts->literal_lengths.accuracy_log, log);

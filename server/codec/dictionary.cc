@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/codec/dictionary_format.h"
 
 namespace dictlog::codec {
 
@@ -23,6 +24,13 @@ absl::StatusOr<uint32_t> DictionaryIdOf(absl::string_view content) {
   return id;
 }
 
+bool IsCompactDictionary(absl::string_view content) {
+  absl::StatusOr<DictionaryParts> parts = ParseDictionary(content);
+  return parts.ok() && parts->offsets.accuracy_log <= kCompactMaxAccuracyLog &&
+         parts->match_lengths.accuracy_log <= kCompactMaxAccuracyLog &&
+         parts->literal_lengths.accuracy_log <= kCompactMaxAccuracyLog;
+}
+
 absl::StatusOr<std::shared_ptr<const DecoderDictionary>> DecoderDictionary::Create(
     std::string content) {
   ASSIGN_OR_RETURN(const uint32_t id, DictionaryIdOf(content));
@@ -34,6 +42,7 @@ absl::StatusOr<std::shared_ptr<const DecoderDictionary>> DecoderDictionary::Crea
     return absl::InvalidArgumentError(
         absl::StrCat("dictionary ", id, ": malformed entropy tables"));
   }
+  dict->compact_ = IsCompactDictionary(dict->content_);
   return dict;
 }
 
@@ -55,6 +64,7 @@ absl::StatusOr<std::shared_ptr<const EncoderDictionary>> EncoderDictionary::Crea
     return absl::InvalidArgumentError(
         absl::StrCat("dictionary ", id, ": cannot be loaded for compression"));
   }
+  dict->compact_ = IsCompactDictionary(content);
   return dict;
 }
 

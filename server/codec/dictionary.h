@@ -23,6 +23,15 @@ namespace dictlog::codec {
 inline constexpr uint32_t kMinDictionaryId = 32768;
 inline constexpr uint32_t kMaxDictionaryId = 0x7fffffff;
 
+// A compact dictionary (docs/adr/0005) has all three sequence tables at an accuracy log
+// of at most this; zstd's trainer writes 8 and 9. Frames compressed with a compact
+// dictionary store their literals raw, so decoding one never touches the dictionary's
+// 8 KB Huffman decoding table: a cold compact dictionary costs a few cache lines.
+inline constexpr int kCompactMaxAccuracyLog = 6;
+
+// Whether formatted dictionary bytes are compact (false if they do not parse).
+bool IsCompactDictionary(absl::string_view content);
+
 // Reads the dictionary id from standard zstd dictionary bytes. INVALID_ARGUMENT if the
 // bytes are not a zstd dictionary or the id lies outside the allowed range.
 absl::StatusOr<uint32_t> DictionaryIdOf(absl::string_view content);
@@ -38,6 +47,7 @@ class DecoderDictionary {
   ~DecoderDictionary();
 
   uint32_t id() const { return id_; }
+  bool compact() const { return compact_; }
   const ZSTD_DDict_s* ddict() const { return ddict_; }
   absl::string_view content() const { return content_; }
   // Bytes held: the content plus the decoded tables.
@@ -48,6 +58,7 @@ class DecoderDictionary {
 
   const uint32_t id_;
   const std::string content_;  // The DDict references these bytes.
+  bool compact_ = false;
   ZSTD_DDict_s* ddict_ = nullptr;
 };
 
@@ -63,6 +74,8 @@ class EncoderDictionary {
 
   uint32_t id() const { return id_; }
   int compression_level() const { return level_; }
+  // Frames made with a compact dictionary keep their literals raw (see above).
+  bool compact() const { return compact_; }
   const ZSTD_CDict_s* cdict() const { return cdict_; }
 
  private:
@@ -70,6 +83,7 @@ class EncoderDictionary {
 
   const uint32_t id_;
   const int level_;
+  bool compact_ = false;
   ZSTD_CDict_s* cdict_ = nullptr;
 };
 

@@ -34,6 +34,12 @@ absl::Status ConfigureCompression(ZSTD_CCtx* cctx, const EncodeOptions& options)
       ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1), "content size"));
   RETURN_IF_ERROR(
       ZstdStatus(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0), "checksum"));
+  const bool compact = options.dictionary != nullptr && options.dictionary->compact();
+  if (!options.compress_literals.value_or(!compact)) {
+    RETURN_IF_ERROR(ZstdStatus(
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_disable),
+        "literals"));
+  }
   if (options.dictionary != nullptr) {
     return ZstdStatus(ZSTD_CCtx_refCDict(cctx, options.dictionary->cdict()), "dict");
   }

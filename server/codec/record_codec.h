@@ -18,6 +18,7 @@
 #define DICTLOG_SERVER_CODEC_RECORD_CODEC_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -40,6 +41,10 @@ struct EncodeOptions {
   const EncoderDictionary* dictionary = nullptr;
   // Index of the record's category in its pool; 0 (the pool's own name) costs nothing.
   uint32_t category_index = 0;
+  // Whether literals (bytes no match covers) are Huffman-coded. Unset: yes, except
+  // with a compact dictionary (whose frames keep them raw; see dictionary.h). Set only
+  // to measure the alternative (benchmarks).
+  std::optional<bool> compress_literals;
 };
 
 // Appends the stored form of `payload` to *out. INTERNAL only if zstd fails.

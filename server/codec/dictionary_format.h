@@ -10,8 +10,8 @@
 //                   normalized counts
 //
 // Pure functions over bytes; thread-safe.
-#ifndef DICTLOG_DICT_TRAINER_DICTIONARY_FORMAT_H_
-#define DICTLOG_DICT_TRAINER_DICTIONARY_FORMAT_H_
+#ifndef DICTLOG_SERVER_CODEC_DICTIONARY_FORMAT_H_
+#define DICTLOG_SERVER_CODEC_DICTIONARY_FORMAT_H_
 
 #include <array>
 #include <cstdint>
@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace dictlog::trainer {
+namespace dictlog::codec {
 
 // An FSE table description: probabilities of symbols 0..counts.size()-1 in a table of
 // 2^accuracy_log cells. A count of -1 means "less than one cell" (it takes one cell).
@@ -67,6 +67,6 @@ absl::StatusOr<DictionaryParts> ParseDictionary(absl::string_view dictionary);
 // The dictionary bytes of `parts` (the inverse of ParseDictionary).
 absl::StatusOr<std::string> SerializeDictionary(const DictionaryParts& parts);
 
-}  // namespace dictlog::trainer
+}  // namespace dictlog::codec
 
-#endif  // DICTLOG_DICT_TRAINER_DICTIONARY_FORMAT_H_
+#endif  // DICTLOG_SERVER_CODEC_DICTIONARY_FORMAT_H_

@@ -1,11 +1,11 @@
-#include "dict_trainer/dictionary_format.h"
+#include "server/codec/dictionary_format.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
 #include "server/codec/test_dictionary.h"
 
-namespace dictlog::trainer {
+namespace dictlog::codec {
 namespace {
 
 std::string TrainedDictionary() {
@@ -111,4 +111,4 @@ TEST(DictionaryFormatTest, RejectsWrongMagicAndRepeatOffsetsBeyondTheContent) {
 }
 
 }  // namespace
-}  // namespace dictlog::trainer
+}  // namespace dictlog::codec

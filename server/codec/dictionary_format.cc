@@ -1,11 +1,11 @@
-#include "dict_trainer/dictionary_format.h"
+#include "server/codec/dictionary_format.h"
 
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
-namespace dictlog::trainer {
+namespace dictlog::codec {
 namespace {
 
 constexpr uint32_t kDictionaryMagic = 0xEC30A437;
@@ -221,4 +221,4 @@ absl::StatusOr<std::string> SerializeDictionary(const DictionaryParts& parts) {
   return out;
 }
 
-}  // namespace dictlog::trainer
+}  // namespace dictlog::codec
