@@ -86,6 +86,17 @@ expect_in "$work/stderr" "dictionary id $id"
   fail "zstd cannot decompress with the directory's dictionary"
 cmp "$work/line.txt" "$work/line2.out" || fail "round trip with dir.dict differs"
 
+# 2b. --compact: a dictionary stock zstd loads and uses both ways (issue 8).
+run --out="$work/compact.dict" --size=8192 --id=40001 --compact "$work/app.log"
+expect_code 0 "training a compact dictionary"
+"$zstd" -q -D "$work/compact.dict" "$work/line.txt" -o "$work/line3.zst" ||
+  fail "zstd cannot compress with the compact dictionary"
+"$zstd" -q -d -D "$work/compact.dict" "$work/line3.zst" -o "$work/line3.out" ||
+  fail "zstd cannot decompress with the compact dictionary"
+cmp "$work/line.txt" "$work/line3.out" || fail "round trip with compact.dict differs"
+"$zstd" -lv "$work/line3.zst" 2>&1 | grep -q "DictID: 40001" ||
+  fail "the compact frame does not name dictionary 40001"
+
 # 3. Too little data: exit 1 saying how much is needed; no dictionary written.
 head -n 40 "$work/app.log" >"$work/small.log"
 run --out="$work/small.dict" --id=40000 "$work/small.log"

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "dict_trainer/compact.h"
 #include "server/codec/dictionary.h"
 #include "server/codec/record_codec.h"
 
@@ -159,6 +160,7 @@ absl::StatusOr<std::string> TrainDictionary(const std::vector<std::string>& samp
         joined.size(), " bytes): ", ZDICT_getErrorName(size)));
   }
   dictionary.resize(size);
+  if (options.compact) return MakeCompact(dictionary, {});
   return dictionary;
 }
 

@@ -29,6 +29,9 @@ struct TrainOptions {
   uint32_t dictionary_id = 0;
   // Level the dictionary's entropy tables are tuned for. Default 3.
   int compression_level = 3;
+  // Rewrite the trained dictionary in compact form (compact.h): cheap to decode cold,
+  // literals stored raw. Default false (full).
+  bool compact = false;
 };
 
 // FAILED_PRECONDITION (saying how many records are needed) if there are too few

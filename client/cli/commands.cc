@@ -130,6 +130,7 @@ absl::Status Pool(const client::Client& client, const std::vector<std::string>& 
     pool_options.set_compression_level(*options.compression_level);
   }
   if (options.dictionary_bytes) pool_options.set_dictionary_bytes(*options.dictionary_bytes);
+  if (options.dictionary_mode) pool_options.set_dictionary_mode(*options.dictionary_mode);
   absl::StatusOr<v1::PoolInfo> info;
   if (args[1] == "create") {
     info = client.CreatePool(args[2], pool_options);

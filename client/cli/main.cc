@@ -9,6 +9,7 @@
 #include "absl/flags/parse.h"
 #include "common/help_flags.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "client/cli/commands.h"
 #include "client/client.h"
@@ -26,6 +27,9 @@ ABSL_FLAG(int64_t, batch_bytes, 4 << 20, "append: payload bytes per AppendBatch 
 ABSL_FLAG(int, level, 0, "pool create/update: zstd compression level (0: unchanged)");
 ABSL_FLAG(uint32_t, dictionary_bytes, 0,
           "pool create/update: dictionary size in bytes (0: unchanged)");
+ABSL_FLAG(std::string, dictionary_mode, "",
+          "pool create/update: full, compact or auto (empty: unchanged); takes effect "
+          "with the pool's next dictionary");
 ABSL_FLAG(int, timeout_seconds, 60, "deadline of each unary call");
 ABSL_FLAG(uint32_t, size, 0, "dict train: dictionary size in bytes (0: the pool's option)");
 ABSL_FLAG(bool, activate, false,
@@ -57,6 +61,7 @@ Commands:
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
                                  active dictionary
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]
+                                 [--dictionary_mode=full|compact|auto]
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
                                  train a candidate, print its evaluation
@@ -105,6 +110,15 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_level) != 0) options.compression_level = absl::GetFlag(FLAGS_level);
   if (absl::GetFlag(FLAGS_dictionary_bytes) != 0) {
     options.dictionary_bytes = absl::GetFlag(FLAGS_dictionary_bytes);
+  }
+  if (const std::string mode = absl::GetFlag(FLAGS_dictionary_mode); !mode.empty()) {
+    dictlog::v1::DictionaryMode parsed;
+    if (!dictlog::v1::DictionaryMode_Parse("DICTIONARY_MODE_" + absl::AsciiStrToUpper(mode), &parsed) ||
+        parsed == dictlog::v1::DICTIONARY_MODE_UNSPECIFIED) {
+      std::cerr << "dictlog: --dictionary_mode must be full, compact or auto\n";
+      return 2;
+    }
+    options.dictionary_mode = parsed;
   }
   options.size = absl::GetFlag(FLAGS_size);
   options.activate = absl::GetFlag(FLAGS_activate);

@@ -1,8 +1,10 @@
 #include "client/cli/output.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 
 namespace dictlog::cli {
@@ -74,14 +76,27 @@ std::string RecordJson(const v1::Record& record) {
   return out;
 }
 
+// "full", "compact", "auto" ("-" for unspecified).
+std::string ModeName(v1::DictionaryMode mode) {
+  if (mode == v1::DICTIONARY_MODE_UNSPECIFIED) return "-";
+  return absl::AsciiStrToLower(absl::StripPrefix(v1::DictionaryMode_Name(mode),
+                                                 "DICTIONARY_MODE_"));
+}
+
 std::string PoolJson(const v1::PoolInfo& pool) {
   const v1::PoolStats& s = pool.stats();
   return absl::StrFormat(
       "{\"pool\":%s,\"records\":%d,\"raw_bytes\":%d,\"stored_bytes\":%d,\"ratio\":%.4f,"
-      "\"active_dictionary_id\":%d,\"compression_level\":%d,\"dictionary_bytes\":%d}",
+      "\"reads\":%d,\"active_dictionary_id\":%d,\"active_dictionary_mode\":%s,"
+      "\"next_dictionary_mode\":%s,\"dictionary_mode_reason\":%s,"
+      "\"compression_level\":%d,\"dictionary_bytes\":%d,\"dictionary_mode\":%s}",
       JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
-      Ratio(s.raw_bytes(), s.stored_bytes()), pool.active_dictionary_id(),
-      pool.options().compression_level(), pool.options().dictionary_bytes());
+      Ratio(s.raw_bytes(), s.stored_bytes()), pool.reads(), pool.active_dictionary_id(),
+      JsonString(ModeName(pool.active_dictionary_mode())),
+      JsonString(ModeName(pool.next_dictionary_mode())),
+      JsonString(pool.dictionary_mode_reason()), pool.options().compression_level(),
+      pool.options().dictionary_bytes(),
+      JsonString(ModeName(pool.options().dictionary_mode())));
 }
 
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
@@ -99,7 +114,9 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
     const v1::PoolStats& s = pool.stats();
     const uint32_t dict = pool.active_dictionary_id();
     out += row(pool.name(), s.records(), s.raw_bytes(), s.stored_bytes(),
-               dict == 0 ? "-" : absl::StrCat(dict));
+               dict == 0 ? "-"
+                         : absl::StrCat(dict, " (", ModeName(pool.active_dictionary_mode()),
+                                        ")"));
     records += s.records();
     raw += s.raw_bytes();
     stored += s.stored_bytes();
@@ -111,11 +128,13 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
 std::string DictionaryJson(const v1::DictionaryInfo& info) {
   const v1::DictionaryEvaluation& e = info.evaluation();
   return absl::StrFormat(
-      "{\"id\":%d,\"pool\":%s,\"size_bytes\":%d,\"created_unix_ms\":%d,\"active\":%s,"
+      "{\"id\":%d,\"pool\":%s,\"mode\":%s,\"size_bytes\":%d,\"created_unix_ms\":%d,"
+      "\"active\":%s,"
       "\"records\":%d,\"source\":%s,\"evaluated_ratio\":%.4f,\"baseline_ratio\":%.4f,"
       "\"gain\":%.4f,\"samples_used\":%d,\"samples_excluded\":%d,"
       "\"train_seconds\":%.3f}",
-      info.id(), JsonString(info.pool()), info.size_bytes(), info.created_unix_ms(),
+      info.id(), JsonString(info.pool()), JsonString(ModeName(info.mode())),
+      info.size_bytes(), info.created_unix_ms(),
       info.active() ? "true" : "false", info.records(), JsonString(info.source()),
       e.ratio(), e.baseline_ratio(), e.gain(), e.samples_used(), e.samples_excluded(),
       e.train_seconds());

@@ -51,5 +51,19 @@ TEST(OutputTest, PoolsTableHasRatiosAndTotal) {
   EXPECT_NE(PoolJson(a).find("\"ratio\":3.0000"), std::string::npos);
 }
 
+TEST(OutputTest, PoolsShowTheDictionaryModes) {
+  v1::PoolInfo pool;
+  pool.set_name("Linux");
+  pool.set_active_dictionary_id(32768);
+  pool.set_active_dictionary_mode(v1::DICTIONARY_MODE_COMPACT);
+  pool.set_next_dictionary_mode(v1::DICTIONARY_MODE_FULL);
+  pool.mutable_options()->set_dictionary_mode(v1::DICTIONARY_MODE_AUTO);
+  EXPECT_NE(PoolsTable({pool}).find("32768 (compact)"), std::string::npos);
+  const std::string json = PoolJson(pool);
+  EXPECT_NE(json.find("\"active_dictionary_mode\":\"compact\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"next_dictionary_mode\":\"full\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"dictionary_mode\":\"auto\""), std::string::npos) << json;
+}
+
 }  // namespace
 }  // namespace dictlog::cli

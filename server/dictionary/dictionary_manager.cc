@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "dict_trainer/compact.h"
 #include "dict_trainer/trainer.h"
 #include "server/codec/record_codec.h"
 #include "server/pool/pool_options.h"
@@ -62,6 +63,7 @@ absl::Status DictionaryManager::LoadAll() {
     next_id_ = std::max(next_id_, record.id() + 1);  // Retired ids are never reused.
     if (record.retired()) continue;
     record.set_size_bytes(static_cast<uint32_t>(record.content().size()));
+    record.set_compact(codec::IsCompactDictionary(record.content()));
     record.clear_content();  // Decoded on demand by the cache.
     records_[record.id()] = std::move(record);
   }
@@ -110,6 +112,7 @@ absl::Status DictionaryManager::Add(storage::DictionaryRecord record) {
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::DecoderDictionary> dict,
                    codec::DecoderDictionary::Create(record.content()));
   record.set_size_bytes(static_cast<uint32_t>(record.content().size()));
+  record.set_compact(dict->compact());
   RETURN_IF_ERROR(store_->PutDictionary(record));
   dictionaries_->Insert(std::move(dict));
   record.clear_content();
@@ -136,8 +139,15 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   train_options.dictionary_bytes = dictionary_bytes;
   train_options.dictionary_id = AllocateId();
   train_options.compression_level = pool_record.options().compression_level();
-  absl::StatusOr<trainer::TrainResult> result = trainer::TrainAndEvaluate(
-      sample, train_options, baseline ? baseline->content() : absl::string_view());
+  train_options.compact = NextMode(*pool).mode == v1::DICTIONARY_MODE_COMPACT;
+  // Like with like: a compact candidate is judged against the compact form of a full
+  // baseline, or a switch to compact could never show a gain.
+  std::string baseline_bytes(baseline ? baseline->content() : absl::string_view());
+  if (baseline && train_options.compact && !baseline->compact()) {
+    ASSIGN_OR_RETURN(baseline_bytes, trainer::MakeCompact(baseline_bytes, {}));
+  }
+  absl::StatusOr<trainer::TrainResult> result =
+      trainer::TrainAndEvaluate(sample, train_options, baseline_bytes);
   if (!result.ok()) {
     return absl::Status(result.status().code(),
                         absl::StrCat("pool '", pool_name, "': ", result.status().message()));
@@ -240,7 +250,20 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::InfoLocked(
   info.set_records(refs.records);
   info.set_source(record.source());
   if (record.has_evaluation()) *info.mutable_evaluation() = record.evaluation();
+  info.set_mode(record.compact() ? v1::DICTIONARY_MODE_COMPACT : v1::DICTIONARY_MODE_FULL);
   return info;
+}
+
+ModeChoice DictionaryManager::NextMode(const pool::Pool& pool) const {
+  ModeInputs in;
+  in.option = pool.record().options().dictionary_mode();
+  in.pool_reads = pool.reads();
+  for (const std::shared_ptr<pool::Pool>& p : pools_->List()) in.all_reads += p->reads();
+  // Live once this pool has one: a pool's first dictionary adds to the count.
+  in.live_dictionaries =
+      dictionaries_->stats().pinned + (pool.active_dictionary_id() == 0 ? 1 : 0);
+  in.full_slots = options_.auto_full_dictionaries;
+  return ChooseDictionaryMode(in);
 }
 
 absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::List(

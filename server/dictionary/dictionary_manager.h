@@ -24,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
 #include "server/dictionary/dictionary_cache.h"
+#include "server/dictionary/dictionary_mode.h"
 #include "server/pool/pool_registry.h"
 #include "server/store/store.h"
 
@@ -35,6 +36,8 @@ struct DictionaryManagerOptions {
   double activation_min_gain = 0.03;
   // Sample budget, as a multiple of the dictionary size. Default 100.
   size_t sample_budget_multiple = 100;
+  // DICTIONARY_MODE_AUTO's full_slots (dictionary_mode.h).
+  size_t auto_full_dictionaries = 64;
 };
 
 class DictionaryManager {
@@ -73,6 +76,9 @@ class DictionaryManager {
   absl::StatusOr<std::vector<v1::DictionaryInfo>> Gc(bool dry_run) ABSL_LOCKS_EXCLUDED(mu_);
 
   absl::Mutex& write_gate() { return write_gate_; }
+
+  // The form `pool`'s next dictionary takes, and why.
+  ModeChoice NextMode(const pool::Pool& pool) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   DictionaryManager(store::Store* store, pool::PoolRegistry* pools,

@@ -204,6 +204,7 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
 
 absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
   ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
+  stored.pool->CountReads(1);
   return Decode(*stored.pool, stored.seq, stored.value);
 }
 
@@ -249,6 +250,7 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
       codec::DecodeBatch(encoded, dictionaries_);
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
+    pools[j]->CountReads(1);
     results[positions[j]] = ToRecord(*pools[j], refs[j].seq, std::move(decoded[k]));
   }
   return results;
@@ -294,6 +296,7 @@ absl::Status LogEngine::Scan(
       out.push_back(std::move(record));
       --remaining;
     }
+    pool->CountReads(out.size());
     if (!out.empty()) RETURN_IF_ERROR(sink(std::move(out)));
     if (chunk.size() < kScanChunkRecords) break;
   }

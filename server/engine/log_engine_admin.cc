@@ -20,26 +20,34 @@ absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) c
 std::vector<v1::PoolInfo> LogEngine::ListPools() const {
   std::vector<v1::PoolInfo> infos;
   for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
-    infos.push_back(pool->Info());
+    infos.push_back(InfoOf(*pool));
   }
   return infos;
 }
 
 absl::StatusOr<v1::PoolInfo> LogEngine::GetPool(absl::string_view name) const {
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(name));
-  return pool->Info();
+  return InfoOf(*pool);
 }
 
 absl::StatusOr<v1::PoolInfo> LogEngine::CreatePool(absl::string_view name,
                                                    const v1::PoolOptions& options) {
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Create(name, options));
-  return pool->Info();
+  return InfoOf(*pool);
 }
 
 absl::StatusOr<v1::PoolInfo> LogEngine::UpdatePool(absl::string_view name,
                                                    const v1::PoolOptions& update) {
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Update(name, update));
-  return pool->Info();
+  return InfoOf(*pool);
+}
+
+v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool) const {
+  v1::PoolInfo info = pool.Info();
+  const dictionary::ModeChoice next = manager_->NextMode(pool);
+  info.set_next_dictionary_mode(next.mode);
+  info.set_dictionary_mode_reason(next.reason);
+  return info;
 }
 
 v1::DictionaryCacheStats LogEngine::DictionaryCacheStats() const {

@@ -108,6 +108,11 @@ v1::PoolInfo Pool::Info() const {
   info.mutable_stats()->set_raw_bytes(counters_.raw_bytes);
   info.mutable_stats()->set_stored_bytes(counters_.stored_bytes);
   for (const std::string& category : categories_) info.add_categories(category);
+  if (active_ != nullptr) {
+    info.set_active_dictionary_mode(active_->compact() ? v1::DICTIONARY_MODE_COMPACT
+                                                       : v1::DICTIONARY_MODE_FULL);
+  }
+  info.set_reads(reads());
   return info;
 }
 

@@ -39,6 +39,10 @@ class Pool {
   // Reserves `count` consecutive sequence numbers and returns the first. Numbers of a
   // failed write are never reused, so a pool's seqs increase but may have gaps.
   uint64_t AllocateSeqs(uint64_t count) { return next_seq_.fetch_add(count); }
+  // Records read from the pool since the server started (the heat that
+  // DICTIONARY_MODE_AUTO weighs).
+  void CountReads(uint64_t n) { reads_.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t reads() const { return reads_.load(std::memory_order_relaxed); }
 
   // The index that stored records use for `category`: 0 for the pool's own name,
   // otherwise 1, 2, ... in order of first appearance. A new category is persisted in
@@ -71,6 +75,7 @@ class Pool {
   const uint32_t id_;
   const std::string name_;
   std::atomic<uint64_t> next_seq_;
+  std::atomic<uint64_t> reads_{0};
 
   mutable absl::Mutex mu_;
   storage::PoolRecord record_ ABSL_GUARDED_BY(mu_);

@@ -12,6 +12,7 @@ v1::PoolOptions BuiltinPoolOptions() {
   options.set_compression_level(kDefaultCompressionLevel);
   options.set_dictionary_bytes(kDefaultDictionaryBytes);
   options.set_storage_mode(v1::STORAGE_MODE_RECORD);
+  options.set_dictionary_mode(v1::DICTIONARY_MODE_AUTO);
   return options;
 }
 
@@ -44,6 +45,10 @@ absl::Status ValidatePoolOptions(const v1::PoolOptions& options) {
             absl::StrCat("unknown storage_mode ", options.storage_mode()));
     }
   }
+  if (options.has_dictionary_mode() && !v1::DictionaryMode_IsValid(options.dictionary_mode())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown dictionary_mode ", options.dictionary_mode()));
+  }
   return absl::OkStatus();
 }
 
@@ -58,6 +63,10 @@ absl::StatusOr<v1::PoolOptions> ApplyPoolOptions(const v1::PoolOptions& base,
   if (update.has_storage_mode() &&
       update.storage_mode() != v1::STORAGE_MODE_UNSPECIFIED) {
     result.set_storage_mode(update.storage_mode());
+  }
+  if (update.has_dictionary_mode() &&
+      update.dictionary_mode() != v1::DICTIONARY_MODE_UNSPECIFIED) {
+    result.set_dictionary_mode(update.dictionary_mode());
   }
   return result;
 }

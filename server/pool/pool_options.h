@@ -14,7 +14,8 @@ inline constexpr uint32_t kDefaultDictionaryBytes = 16 << 10;
 inline constexpr uint32_t kMinDictionaryBytes = 1 << 10;
 inline constexpr uint32_t kMaxDictionaryBytes = 1 << 20;
 
-// The built-in defaults: level 3, 16 KiB dictionaries, record mode.
+// The built-in defaults: level 3, 16 KiB dictionaries, record mode, dictionary mode
+// auto.
 v1::PoolOptions BuiltinPoolOptions();
 
 // INVALID_ARGUMENT for an out-of-range field, UNIMPLEMENTED for block mode (not built

@@ -10,6 +10,21 @@ TEST(PoolOptionsTest, BuiltinDefaultsAreResolved) {
   EXPECT_EQ(options.compression_level(), 3);
   EXPECT_EQ(options.dictionary_bytes(), 16384u);
   EXPECT_EQ(options.storage_mode(), v1::STORAGE_MODE_RECORD);
+  EXPECT_EQ(options.dictionary_mode(), v1::DICTIONARY_MODE_AUTO);
+}
+
+TEST(PoolOptionsTest, DictionaryModeIsUpdatedAndValidated) {
+  v1::PoolOptions update;
+  update.set_dictionary_mode(v1::DICTIONARY_MODE_COMPACT);
+  absl::StatusOr<v1::PoolOptions> result = ApplyPoolOptions(BuiltinPoolOptions(), update);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->dictionary_mode(), v1::DICTIONARY_MODE_COMPACT);
+  EXPECT_EQ(result->compression_level(), 3);
+  update.set_dictionary_mode(v1::DICTIONARY_MODE_UNSPECIFIED);  // Means "unchanged".
+  EXPECT_EQ(ApplyPoolOptions(*result, update)->dictionary_mode(), v1::DICTIONARY_MODE_COMPACT);
+  update.set_dictionary_mode(static_cast<v1::DictionaryMode>(42));
+  absl::Status status = ApplyPoolOptions(BuiltinPoolOptions(), update).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
 }
 
 TEST(PoolOptionsTest, ApplyChangesOnlySetFields) {

@@ -49,6 +49,10 @@ ABSL_FLAG(double, activation_min_gain, 0.03,
 ABSL_FLAG(int, sample_budget_multiple, 100,
           "training sample: the pool's newest records, up to this many times the "
           "dictionary size");
+ABSL_FLAG(int, auto_full_dictionaries, 64,
+          "pools in dictionary_mode auto train full dictionaries while at most this "
+          "many dictionaries are live, or when they take at least 1/this of all reads; "
+          "otherwise compact ones (cheaper to decode when cold)");
 ABSL_FLAG(int64_t, dictionary_cache_bytes, 256 << 20,
           "memory budget of decoded dictionaries; each pool's active one is pinned, "
           "others are rebuilt from stored bytes when needed");
@@ -94,6 +98,8 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
   options.dictionaries.sample_budget_multiple = absl::GetFlag(FLAGS_sample_budget_multiple);
+  options.dictionaries.auto_full_dictionaries =
+      static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_auto_full_dictionaries)));
   options.dictionary_cache.budget_bytes =
       static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_dictionary_cache_bytes)));
   options.recompressor.max_records_per_second =
