@@ -14,23 +14,35 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def load(path):
     with open(path) as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    for r in rows:  # CSVs from before dictionary modes: every dictionary was full.
+        r.setdefault("dict_mode", "full" if r["dict_bytes"] != "0" else "-")
+    return rows
+
+
+MODE_COLORS = {"full": "tab:blue", "compact": "tab:red", "compact5h": "tab:purple",
+               "content": "tab:gray"}
 
 
 def speed_vs_dicts(rows, out):
     """records/s of single records (16 KiB dictionary) against the dictionary count."""
     recs = [r for r in rows if r["unit"] == "record" and r["dict_bytes"] == "16384"]
-    hot = [float(r["records_per_s"]) for r in recs if r["case"] == "hot"]
+    hot = [float(r["records_per_s"]) for r in recs
+           if r["case"] == "hot" and r["dict_mode"] == "full"]
     fig, ax = plt.subplots(figsize=(8, 5))
-    for case, style in [("cold_plain", "o-"), ("dictlog_group", "s--"),
-                        ("dictlog_group_prefetch", "^:")]:
-        for dist, color in [("uniform", "tab:blue"), ("zipf:0.99", "tab:orange")]:
+    for mode in sorted({r["dict_mode"] for r in recs}):
+        for case, dist, style in [("cold_plain", "uniform", "o-"),
+                                  ("cold_plain", "zipf:0.99", "o:"),
+                                  ("dictlog_group", "zipf:0.99", "s--")]:
             pts = sorted((int(r["dicts"]), float(r["records_per_s"]) / 1e6)
-                         for r in recs if r["case"] == case and r["dist"] == dist)
+                         for r in recs if r["case"] == case and r["dist"] == dist
+                         and r["dict_mode"] == mode)
             if pts:
-                ax.plot(*zip(*pts), style, color=color, label=f"{case}, {dist}")
+                ax.plot(*zip(*pts), style, color=MODE_COLORS.get(mode, "black"),
+                        label=f"{mode}: {case}, {dist}")
     if hot:
-        ax.axhline(sum(hot) / len(hot) / 1e6, color="green", label="one hot dictionary")
+        ax.axhline(sum(hot) / len(hot) / 1e6, color="green",
+                   label="one hot full dictionary")
     ax.set_xscale("log")
     ax.set_xlabel("distinct dictionaries (pools)")
     ax.set_ylabel("million records / s (one core)")
@@ -41,8 +53,35 @@ def speed_vs_dicts(rows, out):
     fig.savefig(out, dpi=100)
 
 
+def ratio_vs_cold_speed(rows, out):
+    """Stored ratio against cold records/s (uniform, plain zstd) per dictionary form,
+    one point per dictionary count: the trade-off compact dictionaries make."""
+    recs = [r for r in rows if r["unit"] == "record" and r["case"] == "cold_plain"
+            and r["dist"] == "uniform"]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for mode in sorted({r["dict_mode"] for r in recs}):
+        pts = sorted((int(r["dicts"]), float(r["records_per_s"]) / 1e6, float(r["ratio"]))
+                     for r in recs if r["dict_mode"] == mode)
+        if not pts:
+            continue
+        ax.plot([p[1] for p in pts], [p[2] for p in pts], "o-",
+                color=MODE_COLORS.get(mode, "black"), label=mode)
+        for dicts, speed, ratio in pts:
+            ax.annotate(str(dicts), (speed, ratio), fontsize=7, xytext=(3, 3),
+                        textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_xlabel("million records / s, cold dictionaries, uniform (labels: dictionaries)")
+    ax.set_ylabel("stored ratio (loghub, 16 KiB dictionary)")
+    ax.set_title("Ratio vs cold decoding speed by dictionary form")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+
+
 def hot_vs_cold(rows, out):
     """Bars per unit and dictionary size: none, hot, cold plain, dictlog (uniform)."""
+    rows = [r for r in rows if r["dict_mode"] in ("full", "-")]
     groups = []
     for r in rows:
         key = (r["unit"], int(r["dict_bytes"]))
@@ -79,7 +118,9 @@ def main(argv):
     rows = load(argv[1])
     speed_vs_dicts(rows, argv[2] + "-speed-vs-dicts.png")
     hot_vs_cold(rows, argv[2] + "-hot-vs-cold.png")
-    print(f"wrote {argv[2]}-speed-vs-dicts.png and {argv[2]}-hot-vs-cold.png")
+    ratio_vs_cold_speed(rows, argv[2] + "-ratio-vs-cold-speed.png")
+    print(f"wrote {argv[2]}-speed-vs-dicts.png, {argv[2]}-hot-vs-cold.png and "
+          f"{argv[2]}-ratio-vs-cold-speed.png")
     return 0
 
 

@@ -26,7 +26,9 @@ namespace dictlog::codec {
 struct BatchDecodeOptions {
   // Decode all records of one dictionary before the next. Default off (see above).
   bool group_by_dictionary = false;
-  // While a group decodes, prefetch the next group's dictionary tables. Default off.
+  // While a record decodes, prefetch the tables the next one will read when its
+  // dictionary differs (a compact dictionary's few lines; a full one's whole object).
+  // Default off.
   bool prefetch_next = false;
 };
 

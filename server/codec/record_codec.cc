@@ -147,19 +147,24 @@ absl::StatusOr<std::string> StandardFrame(absl::string_view value) {
 absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
                                            const DictionaryLookup& dictionaries) {
   ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));
+  std::shared_ptr<const DecoderDictionary> dictionary;
+  if (view.encoding == Encoding::kZstdFrame && view.dictionary_id != 0) {
+    dictionary = dictionaries.Find(view.dictionary_id);
+  }
+  return DecodeParsed(view, dictionary.get());
+}
+
+absl::StatusOr<DecodedRecord> DecodeParsed(const RecordView& view,
+                                           const DecoderDictionary* dictionary) {
   DecodedRecord record;
   record.category_index = view.category_index;
   if (view.encoding == Encoding::kRaw) {
     record.payload.assign(view.body.data(), view.body.size());
     return record;
   }
-  std::shared_ptr<const DecoderDictionary> dictionary;
-  if (view.dictionary_id != 0) {
-    dictionary = dictionaries.Find(view.dictionary_id);
-    if (dictionary == nullptr) {
-      return absl::DataLossError(absl::StrCat(
-          "stored frame names unknown dictionary id ", view.dictionary_id));
-    }
+  if (view.dictionary_id != 0 && dictionary == nullptr) {
+    return absl::DataLossError(
+        absl::StrCat("stored frame names unknown dictionary id ", view.dictionary_id));
   }
   ZSTD_DCtx* dctx = ThreadDecompressionContext();
   ZSTD_DCtx_refDDict(dctx, dictionary ? dictionary->ddict() : nullptr);

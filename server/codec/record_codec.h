@@ -70,6 +70,12 @@ struct DecodedRecord {
 
 // Decodes a stored record. DATA_LOSS if it is malformed, names a dictionary that
 // `dictionaries` does not know, or fails to decompress.
+// DecodeRecord's second half, for callers that parsed the record and looked up its
+// dictionary already (`dictionary`: the one view.dictionary_id names, nullptr if none
+// is known; DATA_LOSS then, unless the id is 0).
+absl::StatusOr<DecodedRecord> DecodeParsed(const RecordView& view,
+                                           const DecoderDictionary* dictionary);
+
 absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
                                            const DictionaryLookup& dictionaries);
 
