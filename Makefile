@@ -55,6 +55,7 @@ test: deps
 charts:
 	@python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib
 	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_quick.csv benchmarks/dict_bench_quick
+	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_modes.csv benchmarks/dict_bench_modes
 
 clean:
 	$(BAZEL) clean
