@@ -404,7 +404,7 @@ class Bench {
 
  private:
   static std::string FormOf(const std::string& trained, const DictMode& mode) {
-    if (mode.raw_content) return codec::ParseDictionary(trained)->content;
+    if (mode.raw_content) return std::string(codec::ParseDictionary(trained)->content);
     if (mode.accuracy_log == 0) return trained;
     absl::StatusOr<std::string> compact = trainer::MakeCompact(trained, {mode.accuracy_log});
     if (!compact.ok()) {

@@ -14,10 +14,7 @@ FseTable Renormalize(const FseTable& table, int accuracy_log) {
   const int cells = 1 << accuracy_log;
   // A -1 count (below one cell) weighs as 1: the trainer's floor for unseen symbols.
   std::vector<int> weight(table.counts.size());
-  for (size_t s = 0; s < weight.size(); ++s) weight[s] = std::max<int>(1, table.counts[s]);
-  for (size_t s = 0; s < weight.size(); ++s) {
-    if (table.counts[s] == 0) weight[s] = 0;
-  }
+  for (size_t s = 0; s < weight.size(); ++s) weight[s] = std::abs(table.counts[s]);
   std::vector<size_t> order(weight.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),

@@ -23,6 +23,13 @@ int SequenceLength(unsigned char lead) {
   return 0;
 }
 
+// "full", "compact", "auto" ("-" for unspecified).
+std::string ModeName(v1::DictionaryMode mode) {
+  if (mode == v1::DICTIONARY_MODE_UNSPECIFIED) return "-";
+  return absl::AsciiStrToLower(absl::StripPrefix(v1::DictionaryMode_Name(mode),
+                                                 "DICTIONARY_MODE_"));
+}
+
 }  // namespace
 
 bool IsValidUtf8(absl::string_view text) {
@@ -74,13 +81,6 @@ std::string RecordJson(const v1::Record& record) {
                     "\"}");
   }
   return out;
-}
-
-// "full", "compact", "auto" ("-" for unspecified).
-std::string ModeName(v1::DictionaryMode mode) {
-  if (mode == v1::DICTIONARY_MODE_UNSPECIFIED) return "-";
-  return absl::AsciiStrToLower(absl::StripPrefix(v1::DictionaryMode_Name(mode),
-                                                 "DICTIONARY_MODE_"));
 }
 
 std::string PoolJson(const v1::PoolInfo& pool) {

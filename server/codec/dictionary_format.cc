@@ -181,7 +181,7 @@ absl::StatusOr<DictionaryParts> ParseDictionary(absl::string_view dictionary) {
   parts.id = ReadU32(dictionary, 4);
   absl::string_view rest = dictionary.substr(8);
   ASSIGN_OR_RETURN(const size_t huffman_size, HuffmanTreeSize(rest));
-  parts.huffman_tree = std::string(rest.substr(0, huffman_size));
+  parts.huffman_tree = rest.substr(0, huffman_size);
   rest.remove_prefix(huffman_size);
   const struct {
     FseTable* table;
@@ -198,7 +198,7 @@ absl::StatusOr<DictionaryParts> ParseDictionary(absl::string_view dictionary) {
   if (rest.size() < 12) return Malformed("truncated repeat offsets");
   for (int i = 0; i < 3; ++i) parts.repeat_offsets[i] = ReadU32(rest, 4 * i);
   rest.remove_prefix(12);
-  parts.content = std::string(rest);
+  parts.content = rest;
   for (uint32_t offset : parts.repeat_offsets) {
     if (offset == 0 || offset > parts.content.size()) {
       return Malformed(absl::StrCat("repeat offset ", offset, " outside the ",
@@ -212,12 +212,12 @@ absl::StatusOr<std::string> SerializeDictionary(const DictionaryParts& parts) {
   std::string out;
   PutU32(kDictionaryMagic, &out);
   PutU32(parts.id, &out);
-  out += parts.huffman_tree;
+  out.append(parts.huffman_tree.data(), parts.huffman_tree.size());
   RETURN_IF_ERROR(WriteFseTable(parts.offsets, &out));
   RETURN_IF_ERROR(WriteFseTable(parts.match_lengths, &out));
   RETURN_IF_ERROR(WriteFseTable(parts.literal_lengths, &out));
   for (uint32_t offset : parts.repeat_offsets) PutU32(offset, &out);
-  out += parts.content;
+  out.append(parts.content.data(), parts.content.size());
   return out;
 }
 

@@ -50,14 +50,15 @@ absl::StatusOr<FseTable> ReadFseTable(absl::string_view in, int max_symbol, int 
 // fill exactly 2^accuracy_log cells or the log is outside 5..15.
 absl::Status WriteFseTable(const FseTable& table, std::string* out);
 
+// The views point into the parsed bytes, which must outlive the parts.
 struct DictionaryParts {
   uint32_t id = 0;
-  std::string huffman_tree;      // The description's bytes, as found.
+  absl::string_view huffman_tree;  // The description's bytes, as found.
   FseTable offsets;
   FseTable match_lengths;
   FseTable literal_lengths;
   std::array<uint32_t, 3> repeat_offsets = {1, 4, 8};
-  std::string content;
+  absl::string_view content;
 };
 
 // Splits a formatted dictionary into its parts. DATA_LOSS if it is not one (wrong

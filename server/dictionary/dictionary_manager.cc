@@ -142,9 +142,11 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   train_options.compact = NextMode(*pool).mode == v1::DICTIONARY_MODE_COMPACT;
   // Like with like: a compact candidate is judged against the compact form of a full
   // baseline, or a switch to compact could never show a gain.
-  std::string baseline_bytes(baseline ? baseline->content() : absl::string_view());
+  absl::string_view baseline_bytes = baseline ? baseline->content() : absl::string_view();
+  std::string compact_baseline;
   if (baseline && train_options.compact && !baseline->compact()) {
-    ASSIGN_OR_RETURN(baseline_bytes, trainer::MakeCompact(baseline_bytes, {}));
+    ASSIGN_OR_RETURN(compact_baseline, trainer::MakeCompact(baseline_bytes, {}));
+    baseline_bytes = compact_baseline;
   }
   absl::StatusOr<trainer::TrainResult> result =
       trainer::TrainAndEvaluate(sample, train_options, baseline_bytes);
@@ -254,14 +256,20 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::InfoLocked(
   return info;
 }
 
-ModeChoice DictionaryManager::NextMode(const pool::Pool& pool) const {
+DictionaryManager::ServerHeat DictionaryManager::Heat() const {
+  ServerHeat heat;
+  for (const std::shared_ptr<pool::Pool>& p : pools_->List()) heat.all_reads += p->reads();
+  heat.live_dictionaries = dictionaries_->stats().pinned;
+  return heat;
+}
+
+ModeChoice DictionaryManager::NextMode(const pool::Pool& pool, const ServerHeat& heat) const {
   ModeInputs in;
   in.option = pool.record().options().dictionary_mode();
   in.pool_reads = pool.reads();
-  for (const std::shared_ptr<pool::Pool>& p : pools_->List()) in.all_reads += p->reads();
+  in.all_reads = heat.all_reads;
   // Live once this pool has one: a pool's first dictionary adds to the count.
-  in.live_dictionaries =
-      dictionaries_->stats().pinned + (pool.active_dictionary_id() == 0 ? 1 : 0);
+  in.live_dictionaries = heat.live_dictionaries + (pool.active_dictionary_id() == 0 ? 1 : 0);
   in.full_slots = options_.auto_full_dictionaries;
   return ChooseDictionaryMode(in);
 }

@@ -77,8 +77,16 @@ class DictionaryManager {
 
   absl::Mutex& write_gate() { return write_gate_; }
 
+  // What DICTIONARY_MODE_AUTO weighs across the server: reads of every pool, and the
+  // live (pinned) dictionaries. Sums over all pools: take it once per listing.
+  struct ServerHeat {
+    uint64_t all_reads = 0;
+    size_t live_dictionaries = 0;
+  };
+  ServerHeat Heat() const;
   // The form `pool`'s next dictionary takes, and why.
-  ModeChoice NextMode(const pool::Pool& pool) const ABSL_LOCKS_EXCLUDED(mu_);
+  ModeChoice NextMode(const pool::Pool& pool, const ServerHeat& heat) const;
+  ModeChoice NextMode(const pool::Pool& pool) const { return NextMode(pool, Heat()); }
 
  private:
   DictionaryManager(store::Store* store, pool::PoolRegistry* pools,

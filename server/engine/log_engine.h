@@ -138,6 +138,8 @@ class LogEngine {
       absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
   // The pool's info plus what its next dictionary would be (the manager's choice).
+  v1::PoolInfo InfoOf(const pool::Pool& pool,
+                      const dictionary::DictionaryManager::ServerHeat& heat) const;
   v1::PoolInfo InfoOf(const pool::Pool& pool) const;
   // The stored value of record `id` and its pool. INVALID_ARGUMENT, NOT_FOUND.
   struct StoredValue {

@@ -19,8 +19,9 @@ absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) c
 
 std::vector<v1::PoolInfo> LogEngine::ListPools() const {
   std::vector<v1::PoolInfo> infos;
+  const dictionary::DictionaryManager::ServerHeat heat = manager_->Heat();
   for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
-    infos.push_back(InfoOf(*pool));
+    infos.push_back(InfoOf(*pool, heat));
   }
   return infos;
 }
@@ -43,8 +44,13 @@ absl::StatusOr<v1::PoolInfo> LogEngine::UpdatePool(absl::string_view name,
 }
 
 v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool) const {
+  return InfoOf(pool, manager_->Heat());
+}
+
+v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool,
+                               const dictionary::DictionaryManager::ServerHeat& heat) const {
   v1::PoolInfo info = pool.Info();
-  const dictionary::ModeChoice next = manager_->NextMode(pool);
+  const dictionary::ModeChoice next = manager_->NextMode(pool, heat);
   info.set_next_dictionary_mode(next.mode);
   info.set_dictionary_mode_reason(next.reason);
   return info;
