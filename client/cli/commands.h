@@ -27,6 +27,8 @@ struct CommandOptions {
   std::optional<int> compression_level;        // pool create/update
   std::optional<uint32_t> dictionary_bytes;    // pool create/update
   std::optional<v1::DictionaryMode> dictionary_mode;  // pool create/update
+  std::optional<v1::StorageMode> storage_mode;        // pool create/update
+  std::optional<uint32_t> block_bytes;                // pool create/update
   uint32_t size = 0;        // dict train: dictionary bytes (0: the pool's option)
   bool activate = false;    // dict train, dict import
   uint32_t id = 0;          // dict activate, dict export

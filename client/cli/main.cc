@@ -30,6 +30,12 @@ ABSL_FLAG(uint32_t, dictionary_bytes, 0,
 ABSL_FLAG(std::string, dictionary_mode, "",
           "pool create/update: full, compact or auto (empty: unchanged); takes effect "
           "with the pool's next dictionary");
+ABSL_FLAG(std::string, storage_mode, "",
+          "pool create: record (one frame per record) or block (records packed into "
+          "blocks of --block_bytes); fixed once the pool exists");
+ABSL_FLAG(uint32_t, block_bytes, 0,
+          "pool create/update: block size of a block-mode pool, 1024..65536 (0: "
+          "unchanged; default 4096)");
 ABSL_FLAG(int, timeout_seconds, 60, "deadline of each unary call");
 ABSL_FLAG(uint32_t, size, 0, "dict train: dictionary size in bytes (0: the pool's option)");
 ABSL_FLAG(bool, activate, false,
@@ -62,6 +68,7 @@ Commands:
                                  active dictionary
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]
                                  [--dictionary_mode=full|compact|auto]
+                                 [--storage_mode=record|block] [--block_bytes=N]
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
                                  train a candidate, print its evaluation
@@ -119,6 +126,19 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.dictionary_mode = parsed;
+  }
+  if (const std::string mode = absl::GetFlag(FLAGS_storage_mode); !mode.empty()) {
+    dictlog::v1::StorageMode parsed;
+    if (!dictlog::v1::StorageMode_Parse("STORAGE_MODE_" + absl::AsciiStrToUpper(mode),
+                                        &parsed) ||
+        parsed == dictlog::v1::STORAGE_MODE_UNSPECIFIED) {
+      std::cerr << "dictlog: --storage_mode must be record or block\n";
+      return 2;
+    }
+    options.storage_mode = parsed;
+  }
+  if (absl::GetFlag(FLAGS_block_bytes) != 0) {
+    options.block_bytes = absl::GetFlag(FLAGS_block_bytes);
   }
   options.size = absl::GetFlag(FLAGS_size);
   options.activate = absl::GetFlag(FLAGS_activate);

@@ -30,6 +30,10 @@ std::string ModeName(v1::DictionaryMode mode) {
                                                  "DICTIONARY_MODE_"));
 }
 
+std::string StorageName(v1::StorageMode mode) {
+  return mode == v1::STORAGE_MODE_BLOCK ? "block" : "record";
+}
+
 }  // namespace
 
 bool IsValidUtf8(absl::string_view text) {
@@ -89,31 +93,38 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       "{\"pool\":%s,\"records\":%d,\"raw_bytes\":%d,\"stored_bytes\":%d,\"ratio\":%.4f,"
       "\"reads\":%d,\"active_dictionary_id\":%d,\"active_dictionary_mode\":%s,"
       "\"next_dictionary_mode\":%s,\"dictionary_mode_reason\":%s,"
-      "\"compression_level\":%d,\"dictionary_bytes\":%d,\"dictionary_mode\":%s}",
+      "\"compression_level\":%d,\"dictionary_bytes\":%d,\"dictionary_mode\":%s,"
+      "\"storage_mode\":%s,\"block_bytes\":%d}",
       JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
       Ratio(s.raw_bytes(), s.stored_bytes()), pool.reads(), pool.active_dictionary_id(),
       JsonString(ModeName(pool.active_dictionary_mode())),
       JsonString(ModeName(pool.next_dictionary_mode())),
       JsonString(pool.dictionary_mode_reason()), pool.options().compression_level(),
       pool.options().dictionary_bytes(),
-      JsonString(ModeName(pool.options().dictionary_mode())));
+      JsonString(ModeName(pool.options().dictionary_mode())),
+      JsonString(StorageName(pool.options().storage_mode())),
+      pool.options().storage_mode() == v1::STORAGE_MODE_BLOCK ? pool.options().block_bytes()
+                                                              : 0);
 }
 
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
   size_t width = 5;
   for (const v1::PoolInfo& pool : pools) width = std::max(width, pool.name().size());
   const auto row = [&](absl::string_view name, uint64_t records, uint64_t raw,
-                       uint64_t stored, absl::string_view dict) {
-    return absl::StrFormat("%-*s %10d %13d %13d %6.2f  %s\n", width, name, records, raw,
-                           stored, Ratio(raw, stored), dict);
+                       uint64_t stored, absl::string_view storage, absl::string_view dict) {
+    return absl::StrFormat("%-*s %10d %13d %13d %6.2f  %-11s %s\n", width, name, records,
+                           raw, stored, Ratio(raw, stored), storage, dict);
   };
-  std::string out = absl::StrFormat("%-*s %10s %13s %13s %6s  %s\n", width, "POOL",
-                                    "RECORDS", "RAW_BYTES", "STORED_BYTES", "RATIO", "DICT");
+  std::string out =
+      absl::StrFormat("%-*s %10s %13s %13s %6s  %-11s %s\n", width, "POOL", "RECORDS",
+                      "RAW_BYTES", "STORED_BYTES", "RATIO", "STORAGE", "DICT");
   uint64_t records = 0, raw = 0, stored = 0;
   for (const v1::PoolInfo& pool : pools) {
     const v1::PoolStats& s = pool.stats();
     const uint32_t dict = pool.active_dictionary_id();
+    const bool block = pool.options().storage_mode() == v1::STORAGE_MODE_BLOCK;
     out += row(pool.name(), s.records(), s.raw_bytes(), s.stored_bytes(),
+               block ? absl::StrCat("block ", pool.options().block_bytes()) : "record",
                dict == 0 ? "-"
                          : absl::StrCat(dict, " (", ModeName(pool.active_dictionary_mode()),
                                         ")"));
@@ -121,7 +132,7 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
     raw += s.raw_bytes();
     stored += s.stored_bytes();
   }
-  out += row("TOTAL", records, raw, stored, "");
+  out += row("TOTAL", records, raw, stored, "", "");
   return out;
 }
 

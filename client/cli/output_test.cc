@@ -44,7 +44,7 @@ TEST(OutputTest, PoolsTableHasRatiosAndTotal) {
   b.mutable_stats()->set_stored_bytes(100);
   const std::string table = PoolsTable({a, b});
   EXPECT_NE(table.find("HDFS "), std::string::npos);
-  EXPECT_NE(table.find("  3.00  -"), std::string::npos);
+  EXPECT_NE(table.find("  3.00  record      -"), std::string::npos) << table;
   EXPECT_NE(table.find("32768"), std::string::npos);
   EXPECT_NE(table.find("TOTAL"), std::string::npos);
   EXPECT_NE(table.find("  2.00"), std::string::npos);  // 400 raw / 200 stored.
@@ -63,6 +63,18 @@ TEST(OutputTest, PoolsShowTheDictionaryModes) {
   EXPECT_NE(json.find("\"active_dictionary_mode\":\"compact\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"next_dictionary_mode\":\"full\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"dictionary_mode\":\"auto\""), std::string::npos) << json;
+}
+
+TEST(OutputTest, PoolsShowTheStorageMode) {
+  v1::PoolInfo pool;
+  pool.set_name("Linux");
+  pool.mutable_options()->set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  pool.mutable_options()->set_block_bytes(2048);
+  EXPECT_NE(PoolsTable({pool}).find("block 2048"), std::string::npos) << PoolsTable({pool});
+  const std::string json = PoolJson(pool);
+  EXPECT_NE(json.find("\"storage_mode\":\"block\",\"block_bytes\":2048"),
+            std::string::npos)
+      << json;
 }
 
 }  // namespace

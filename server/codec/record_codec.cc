@@ -73,6 +73,11 @@ absl::Status ParseFrame(absl::string_view frame, RecordView* view) {
   return absl::OkStatus();
 }
 
+absl::Status BlockEntryError() {
+  return absl::FailedPreconditionError(
+      "stored record is an entry of a block: it decodes only through its block");
+}
+
 }  // namespace
 
 absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& options,
@@ -108,7 +113,7 @@ absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {
   }
   const uint8_t flags = static_cast<uint8_t>(value.front());
   value.remove_prefix(1);
-  if ((flags & kEncodingMask) > 1) {
+  if ((flags & kEncodingMask) > 2) {
     return absl::DataLossError(
         absl::StrCat("stored record has unknown format flags 0x",
                      absl::Hex(flags, absl::kZeroPad2)));
@@ -123,12 +128,28 @@ absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {
     view.content_size = value.size();
     return view;
   }
+  if (view.encoding == Encoding::kBlockEntry) {
+    if (!GetVarint64(&value, &view.block_back) ||
+        !GetVarint32(&value, &view.block_entry) || !value.empty()) {
+      return absl::DataLossError("stored block entry is malformed");
+    }
+    return view;
+  }
   RETURN_IF_ERROR(ParseFrame(value, &view));
   return view;
 }
 
+absl::Status EncodeBlockEntry(uint32_t category_index, uint64_t back, uint32_t entry,
+                              std::string* out) {
+  AppendHeader(Encoding::kBlockEntry, category_index, out);
+  PutVarint64(back, out);
+  PutVarint32(entry, out);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> StandardFrame(absl::string_view value) {
   ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));
+  if (view.encoding == Encoding::kBlockEntry) return BlockEntryError();
   std::string frame;
   if (view.encoding == Encoding::kZstdFrame) {
     const uint32_t magic = ZSTD_MAGICNUMBER;
@@ -158,6 +179,7 @@ absl::StatusOr<DecodedRecord> DecodeParsed(const RecordView& view,
                                            const DecoderDictionary* dictionary) {
   DecodedRecord record;
   record.category_index = view.category_index;
+  if (view.encoding == Encoding::kBlockEntry) return BlockEntryError();
   if (view.encoding == Encoding::kRaw) {
     record.payload.assign(view.body.data(), view.body.size());
     return record;

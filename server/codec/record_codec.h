@@ -2,9 +2,11 @@
 //
 //   record_value  := bare_raw | flags:u8 [category_index:varint] body
 //   bare_raw      := the payload itself, empty or starting with a byte >= 0x08
-//   flags         := a byte < 0x08: bits 0-1 encoding (0 raw, 1 zstd magicless frame;
-//                    2, 3 reserved), bit 2 category index present
+//   flags         := a byte < 0x08: bits 0-1 encoding (0 raw, 1 zstd magicless frame,
+//                    2 block entry; 3 reserved), bit 2 category index present
 //   body          := payload (raw) | zstd frame without its 4-byte magic number
+//                  | back:varint entry:varint (block entry: the record is entry
+//                    `entry` of the block keyed by seq - back; see block_format.h)
 //
 // A frame always carries its content size; it carries the id of the dictionary it was
 // compressed with (no id field when compressed without one). A record is stored in the
@@ -32,7 +34,7 @@ namespace dictlog::codec {
 // decompression bombs in corrupt or hostile frames).
 inline constexpr size_t kMaxRecordBytes = 64 << 20;
 
-enum class Encoding : uint8_t { kRaw = 0, kZstdFrame = 1 };
+enum class Encoding : uint8_t { kRaw = 0, kZstdFrame = 1, kBlockEntry = 2 };
 
 struct EncodeOptions {
   // zstd level; ignored when `dictionary` is set (it carries its own level).
@@ -51,13 +53,22 @@ struct EncodeOptions {
 absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& options,
                           std::string* out);
 
+// Appends the stored form of a record that is entry `entry` of the block keyed by its
+// seq minus `back` (block mode; docs/storage-format.md).
+absl::Status EncodeBlockEntry(uint32_t category_index, uint64_t back, uint32_t entry,
+                              std::string* out);
+
 // A parsed stored record; `body` points into the parsed value.
 struct RecordView {
   Encoding encoding = Encoding::kRaw;
   uint32_t category_index = 0;
   absl::string_view body;
   uint32_t dictionary_id = 0;  // 0: raw, or a frame without dictionary.
-  uint64_t content_size = 0;   // Payload size the record decodes to.
+  uint64_t content_size = 0;   // Payload size the record decodes to (0: block entry).
+  // kBlockEntry only: the block's key is the record's seq minus block_back, and the
+  // record is its entry number block_entry.
+  uint64_t block_back = 0;
+  uint32_t block_entry = 0;
 };
 
 // Parses the header of a stored record (and of its frame). DATA_LOSS if malformed.
@@ -68,20 +79,22 @@ struct DecodedRecord {
   std::string payload;
 };
 
-// Decodes a stored record. DATA_LOSS if it is malformed, names a dictionary that
-// `dictionaries` does not know, or fails to decompress.
 // DecodeRecord's second half, for callers that parsed the record and looked up its
 // dictionary already (`dictionary`: the one view.dictionary_id names, nullptr if none
 // is known; DATA_LOSS then, unless the id is 0).
 absl::StatusOr<DecodedRecord> DecodeParsed(const RecordView& view,
                                            const DecoderDictionary* dictionary);
 
+// Decodes a stored record. DATA_LOSS if it is malformed, names a dictionary that
+// `dictionaries` does not know, or fails to decompress. A block entry cannot be decoded
+// alone (FAILED_PRECONDITION): server/block/block_reader.h reads it through its block.
 absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
                                            const DictionaryLookup& dictionaries);
 
 // The record as a standard zstd frame (RFC 8878) that `zstd -d` (with `-D` and the
 // named dictionary when RecordView::dictionary_id is not 0) decodes to its payload: a
 // stored frame with its magic number restored, or a raw record wrapped in a new frame.
+// FAILED_PRECONDITION for a block entry.
 absl::StatusOr<std::string> StandardFrame(absl::string_view value);
 
 }  // namespace dictlog::codec

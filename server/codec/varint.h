@@ -10,7 +10,7 @@
 
 namespace dictlog::codec {
 
-inline void PutVarint32(uint32_t value, std::string* out) {
+inline void PutVarint64(uint64_t value, std::string* out) {
   while (value >= 0x80) {
     out->push_back(static_cast<char>((value & 0x7f) | 0x80));
     value >>= 7;
@@ -18,14 +18,16 @@ inline void PutVarint32(uint32_t value, std::string* out) {
   out->push_back(static_cast<char>(value));
 }
 
+inline void PutVarint32(uint32_t value, std::string* out) { PutVarint64(value, out); }
+
 // Reads a varint from the front of *in and advances it. False if *in ends early or
-// the value does not fit 32 bits.
-inline bool GetVarint32(absl::string_view* in, uint32_t* value) {
-  uint32_t result = 0;
-  for (int shift = 0; shift <= 28 && !in->empty(); shift += 7) {
-    const uint32_t byte = static_cast<unsigned char>(in->front());
+// the value does not fit 64 bits.
+inline bool GetVarint64(absl::string_view* in, uint64_t* value) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
+    const uint64_t byte = static_cast<unsigned char>(in->front());
     in->remove_prefix(1);
-    if (shift == 28 && byte > 0x0f) return false;
+    if (shift == 63 && byte > 0x01) return false;
     result |= (byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) {
       *value = result;
@@ -33,6 +35,14 @@ inline bool GetVarint32(absl::string_view* in, uint32_t* value) {
     }
   }
   return false;
+}
+
+// As GetVarint64, and false if the value does not fit 32 bits.
+inline bool GetVarint32(absl::string_view* in, uint32_t* value) {
+  uint64_t wide = 0;
+  if (!GetVarint64(in, &wide) || wide > UINT32_MAX) return false;
+  *value = static_cast<uint32_t>(wide);
+  return true;
 }
 
 }  // namespace dictlog::codec

@@ -8,6 +8,7 @@
 #include "common/status_macros.h"
 #include "dict_trainer/compact.h"
 #include "dict_trainer/trainer.h"
+#include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
 #include "server/pool/pool_options.h"
 
@@ -94,11 +95,18 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
   while (bytes < budget_bytes) {
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->LatestRecords(pool.id(), before, kSampleChunk));
+    std::vector<store::RecordRef> refs;
+    std::vector<absl::string_view> values;
     for (const store::ScannedRecord& record : chunk) {
-      ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
-                       codec::DecodeRecord(record.value, *dictionaries_));
-      bytes += decoded.payload.size();
-      newest_first.push_back(std::move(decoded.payload));
+      refs.push_back({pool.id(), record.seq});
+      values.push_back(record.value);
+    }
+    std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
+        block::DecodeStored(*store_, *dictionaries_, refs, values);
+    for (absl::StatusOr<codec::DecodedRecord>& record : decoded) {
+      RETURN_IF_ERROR(record.status());
+      bytes += record->payload.size();
+      newest_first.push_back(std::move(record->payload));
       if (bytes >= budget_bytes) break;
     }
     if (chunk.size() < kSampleChunk) break;

@@ -1,10 +1,12 @@
 #include "server/dictionary/recompressor.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "server/codec/block_format.h"
 #include "server/codec/record_codec.h"
 
 namespace dictlog::dictionary {
@@ -119,6 +121,52 @@ void Recompressor::RunJob(uint32_t pool_id) {
   }
 }
 
+absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
+    uint32_t pool_id, const store::ScannedRecord& record, const Target& to) const {
+  ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(record.value));
+  store::RecordRewrite rewrite;
+  rewrite.pool_id = pool_id;
+  rewrite.seq = record.seq;
+  absl::string_view old_value = record.value;
+  std::string block_value;
+  if (view.encoding == codec::Encoding::kBlockEntry) {
+    // A block is re-encoded once, when the scan passes its first entry; its entry
+    // values stay as they are.
+    if (view.block_back != 0) return std::nullopt;
+    std::vector<absl::StatusOr<std::string>> blocks =
+        store_->MultiGetBlocks({store::RecordRef{pool_id, record.seq}});
+    if (!blocks[0].ok()) return blocks[0].status();
+    block_value = *std::move(blocks[0]);
+    old_value = block_value;
+    ASSIGN_OR_RETURN(view, codec::ParseRecord(old_value));
+    rewrite.block = true;
+  }
+  if (view.dictionary_id == to.dictionary_id() && to.dictionary_id() != 0) {
+    return std::nullopt;
+  }
+  ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
+                   codec::DecodeRecord(old_value, *dictionaries_));
+  if (rewrite.block) {
+    ASSIGN_OR_RETURN(std::vector<absl::string_view> payloads,
+                     codec::ParseBlockContent(decoded.payload));
+    rewrite.records = payloads.size();
+    for (absl::string_view payload : payloads) rewrite.raw_bytes += payload.size();
+  } else {
+    rewrite.raw_bytes = decoded.payload.size();
+  }
+  codec::EncodeOptions encode;
+  encode.dictionary = to.encoder;
+  encode.compression_level = to.level;
+  encode.category_index = decoded.category_index;
+  RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, encode, &rewrite.value));
+  if (rewrite.value == old_value) return std::nullopt;
+  ASSIGN_OR_RETURN(codec::RecordView new_view, codec::ParseRecord(rewrite.value));
+  rewrite.old_stored_bytes = old_value.size();
+  rewrite.old_dictionary_id = view.dictionary_id;
+  rewrite.dictionary_id = new_view.dictionary_id;
+  return rewrite;
+}
+
 absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressState* state) {
   v1::RecompressStatus* status = state->mutable_status();
   if (state->next_seq() > state->end_seq()) {
@@ -127,6 +175,7 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
     return false;
   }
   absl::ReaderMutexLock gate(&manager_->write_gate());
+  absl::MutexLock seal(&pool.tail().seal_mutex());  // No block seal under our feet.
   ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> batch,
                    store_->ScanRecords(pool.id(), state->next_seq(), options_.batch_records));
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
@@ -135,30 +184,19 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
   std::vector<store::RecordRewrite> rewrites;
   store::PoolCounters delta;
   uint64_t next = state->end_seq() + 1;
-  const int level = pool.options().compression_level();
+  const Target to{encoder.get(), pool.options().compression_level()};
   for (const store::ScannedRecord& record : batch) {
     if (record.seq > state->end_seq()) break;
     next = record.seq + 1;
     status->set_records_done(status->records_done() + 1);
-    ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(record.value));
-    if (view.dictionary_id == target && target != 0) continue;
-    ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
-                     codec::DecodeRecord(record.value, *dictionaries_));
-    codec::EncodeOptions encode;
-    encode.dictionary = encoder.get();
-    encode.compression_level = level;
-    encode.category_index = decoded.category_index;
-    store::RecordRewrite rewrite{pool.id(), record.seq, decoded.payload.size(),
-                                 record.value.size(), view.dictionary_id, "", 0};
-    RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, encode, &rewrite.value));
-    if (rewrite.value == record.value) continue;
-    ASSIGN_OR_RETURN(codec::RecordView new_view, codec::ParseRecord(rewrite.value));
-    rewrite.dictionary_id = new_view.dictionary_id;
-    status->set_records_rewritten(status->records_rewritten() + 1);
-    status->set_bytes_before(status->bytes_before() + record.value.size());
-    status->set_bytes_after(status->bytes_after() + rewrite.value.size());
-    delta.stored_bytes += rewrite.value.size() - record.value.size();
-    rewrites.push_back(std::move(rewrite));
+    ASSIGN_OR_RETURN(std::optional<store::RecordRewrite> rewrite,
+                     Reencode(pool.id(), record, to));
+    if (!rewrite.has_value()) continue;
+    status->set_records_rewritten(status->records_rewritten() + rewrite->records);
+    status->set_bytes_before(status->bytes_before() + rewrite->old_stored_bytes);
+    status->set_bytes_after(status->bytes_after() + rewrite->value.size());
+    delta.stored_bytes += rewrite->value.size() - rewrite->old_stored_bytes;
+    rewrites.push_back(*std::move(rewrite));
   }
   state->set_next_seq(batch.empty() ? state->end_seq() + 1 : next);
   RETURN_IF_ERROR(store_->RewriteRecords(rewrites, *state));

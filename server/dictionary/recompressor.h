@@ -1,6 +1,7 @@
 // Recompressor: background jobs that re-encode a pool's records with its active
 // dictionary and level, so old dictionaries lose their references and `dict gc` can
-// retire them. Record ids never change. Each batch of rewrites, their counter deltas
+// retire them. Record ids never change. In block mode, blocks are re-encoded whole
+// (their entry values stay) and the open tail's single records one by one. Each batch of rewrites, their counter deltas
 // and the job's progress are one atomic write: a crash loses nothing and the job
 // resumes where it stopped when the server restarts. Readers see either the old or the
 // new frame of a record, and both decode to the same payload. Jobs are throttled to
@@ -12,6 +13,7 @@
 #define DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <thread>
 
@@ -62,6 +64,16 @@ class Recompressor {
 
   void Launch(storage::RecompressState state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunJob(uint32_t pool_id);
+  // What records are re-encoded to.
+  struct Target {
+    const codec::EncoderDictionary* encoder;  // nullptr: no dictionary.
+    int level;
+    uint32_t dictionary_id() const { return encoder ? encoder->id() : 0; }
+  };
+  // The rewrite of one scanned record (for the first entry of a block: of its block),
+  // or nothing if it is encoded as `to` would already.
+  absl::StatusOr<std::optional<store::RecordRewrite>> Reencode(
+      uint32_t pool_id, const store::ScannedRecord& record, const Target& to) const;
   // Re-encodes the next batch; false when the job has nothing left or must stop.
   absl::StatusOr<bool> Step(pool::Pool& pool, storage::RecompressState* state);
 

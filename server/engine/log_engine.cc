@@ -1,9 +1,11 @@
 #include "server/engine/log_engine.h"
 
+#include <cstdio>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "server/codec/batch_decoder.h"
+#include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
 #include "server/pool/names.h"
 
@@ -40,6 +42,7 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   std::unique_ptr<LogEngine> engine(new LogEngine(
       std::move(options), std::move(router), std::move(store), std::move(registry)));
   RETURN_IF_ERROR(engine->OpenDictionaries());
+  RETURN_IF_ERROR(engine->RecoverBlockTails());
   return engine;
 }
 
@@ -57,6 +60,13 @@ absl::Status LogEngine::OpenDictionaries() {
   return absl::OkStatus();
 }
 
+absl::Status LogEngine::RecoverBlockTails() {
+  for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
+    if (pool->block_mode()) RETURN_IF_ERROR(sealer_.RecoverTail(*pool));
+  }
+  return absl::OkStatus();
+}
+
 LogEngine::LogEngine(EngineOptions options, pool::Router router,
                      std::unique_ptr<store::Store> store,
                      std::unique_ptr<pool::PoolRegistry> registry)
@@ -66,7 +76,8 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
       registry_(std::move(registry)),
       dictionaries_(
           [store = store_.get()](uint32_t id) { return store->DictionaryContent(id); },
-          options_.dictionary_cache) {}
+          options_.dictionary_cache),
+      sealer_(store_.get(), &dictionaries_) {}
 
 absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) const {
   if (records.empty()) return absl::InvalidArgumentError("no records to append");
@@ -100,7 +111,9 @@ absl::StatusOr<std::vector<std::string>> LogEngine::Append(
     // Dictionary gc waits for appends holding this, so none of the dictionaries they
     // encode with can disappear before their records are written.
     absl::ReaderMutexLock gate(&manager_->write_gate());
-    ids = AppendValidated(records, &pools);
+    TailAdditions tails;
+    ids = AppendValidated(records, &pools, &tails);
+    if (ids.ok()) SealBlocks(tails);
   }
   if (ids.ok() && auto_trainer_ != nullptr) {
     pool::Pool* last = nullptr;
@@ -112,8 +125,21 @@ absl::StatusOr<std::vector<std::string>> LogEngine::Append(
   return ids;
 }
 
+void LogEngine::SealBlocks(const TailAdditions& tails) {
+  for (const auto& [pool, written] : tails) {
+    // The records are durable as single values already: a failed seal costs only
+    // space, and the next append to the pool retries it.
+    absl::Status status = sealer_.AddAndSeal(*pool, written);
+    if (!status.ok()) {
+      std::fprintf(stderr, "dictlogd: sealing a block of pool '%s' failed: %s\n",
+                   pool->name().c_str(), status.ToString().c_str());
+    }
+  }
+}
+
 absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
-    absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* out) {
+    absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* out,
+    TailAdditions* tails) {
   std::vector<std::shared_ptr<pool::Pool>>& pools = *out;
   std::vector<store::RecordWrite> writes(records.size());
   // What each pool of the batch needs, looked up once per pool rather than per record.
@@ -153,6 +179,11 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
 
   RETURN_IF_ERROR(store_->WriteRecords(writes));
   for (const auto& [pool, pb] : batch) pool->AddCounters(pb.added);
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (pools[i]->block_mode()) {
+      (*tails)[pools[i].get()].push_back({writes[i].seq, writes[i].raw_bytes});
+    }
+  }
   std::vector<std::string> ids;
   ids.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
@@ -170,7 +201,8 @@ absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
 
 absl::StatusOr<v1::Record> LogEngine::Decode(const pool::Pool& pool, uint64_t seq,
                                              absl::string_view value) const {
-  return ToRecord(pool, seq, codec::DecodeRecord(value, dictionaries_));
+  return ToRecord(pool, seq,
+                  block::DecodeOne(*store_, dictionaries_, {pool.id(), seq}, value));
 }
 
 absl::StatusOr<v1::Record> LogEngine::ToRecord(
@@ -246,8 +278,10 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
     }
   }
   // In request order: grouping by dictionary did not pay in dict_bench (RESULTS.md).
+  std::vector<store::RecordRef> found_refs;
+  for (size_t j : found) found_refs.push_back(refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      codec::DecodeBatch(encoded, dictionaries_);
+      block::DecodeStored(*store_, dictionaries_, found_refs, encoded);
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
     pools[j]->CountReads(1);
@@ -284,7 +318,8 @@ absl::Status LogEngine::Scan(
   while (remaining > 0) {
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->ScanRecords(pool->id(), seq, kScanChunkRecords));
-    std::vector<v1::Record> out;
+    std::vector<store::RecordRef> refs;
+    std::vector<absl::string_view> values;
     for (const store::ScannedRecord& scanned : chunk) {
       if (remaining == 0) break;
       seq = scanned.seq + 1;
@@ -292,9 +327,17 @@ absl::Status LogEngine::Scan(
         ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(scanned.value));
         if (view.category_index != *only_category) continue;
       }
-      ASSIGN_OR_RETURN(v1::Record record, Decode(*pool, scanned.seq, scanned.value));
-      out.push_back(std::move(record));
+      refs.push_back({pool->id(), scanned.seq});
+      values.push_back(scanned.value);
       --remaining;
+    }
+    std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
+        block::DecodeStored(*store_, dictionaries_, refs, values);
+    std::vector<v1::Record> out;
+    for (size_t k = 0; k < refs.size(); ++k) {
+      ASSIGN_OR_RETURN(v1::Record record,
+                       ToRecord(*pool, refs[k].seq, std::move(decoded[k])));
+      out.push_back(std::move(record));
     }
     pool->CountReads(out.size());
     if (!out.empty()) RETURN_IF_ERROR(sink(std::move(out)));

@@ -16,9 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/dictlog.pb.h"
+#include "server/block/block_sealer.h"
 #include "server/codec/record_codec.h"
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
@@ -132,10 +134,18 @@ class LogEngine {
             std::unique_ptr<store::Store> store,
             std::unique_ptr<pool::PoolRegistry> registry);
 
+  // Block mode: the records an append wrote to each block-mode pool.
+  using TailAdditions =
+      absl::flat_hash_map<pool::Pool*, std::vector<pool::BlockTail::Record>>;
+
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
   absl::Status OpenDictionaries();
+  absl::Status RecoverBlockTails();
   absl::StatusOr<std::vector<std::string>> AppendValidated(
-      absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools);
+      absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools,
+      TailAdditions* tails);
+  // Adds the records to their pools' open tails and seals the blocks that are ready.
+  void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
   // The pool's info plus what its next dictionary would be (the manager's choice).
   v1::PoolInfo InfoOf(const pool::Pool& pool,
@@ -159,6 +169,7 @@ class LogEngine {
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
   dictionary::DictionaryCache dictionaries_;  // Loads through store_.
+  block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
   std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;  // Null if auto_train is off.

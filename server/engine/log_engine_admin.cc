@@ -1,6 +1,7 @@
 // LogEngine's administrative calls: pools, dictionaries, re-compression, frames.
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
 #include "server/engine/log_engine.h"
 #include "server/pool/names.h"
@@ -12,6 +13,16 @@ absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) c
   ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(stored.value));
   v1::GetFrameResponse response;
   response.set_id(std::string(id));
+  if (view.encoding == codec::Encoding::kBlockEntry) {
+    // A block frame holds many records: export this one alone, without a dictionary.
+    ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
+                     block::DecodeOne(*store_, dictionaries_,
+                                      {stored.pool->id(), stored.seq}, stored.value));
+    std::string single;
+    RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, codec::EncodeOptions(), &single));
+    ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(single));
+    return response;
+  }
   ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(stored.value));
   response.set_dictionary_id(view.dictionary_id);
   return response;

@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
 #include "server/codec/dictionary.h"
+#include "server/pool/block_tail.h"
 #include "server/store/store.h"
 
 namespace dictlog::pool {
@@ -71,11 +72,16 @@ class Pool {
   // Name, options, counters, active dictionary and categories.
   v1::PoolInfo Info() const ABSL_LOCKS_EXCLUDED(mu_);
 
+  bool block_mode() const { return options().storage_mode() == v1::STORAGE_MODE_BLOCK; }
+  // Block mode: the records not yet packed into a block.
+  BlockTail& tail() { return tail_; }
+
  private:
   const uint32_t id_;
   const std::string name_;
   std::atomic<uint64_t> next_seq_;
   std::atomic<uint64_t> reads_{0};
+  BlockTail tail_;
 
   mutable absl::Mutex mu_;
   storage::PoolRecord record_ ABSL_GUARDED_BY(mu_);

@@ -13,6 +13,7 @@ v1::PoolOptions BuiltinPoolOptions() {
   options.set_dictionary_bytes(kDefaultDictionaryBytes);
   options.set_storage_mode(v1::STORAGE_MODE_RECORD);
   options.set_dictionary_mode(v1::DICTIONARY_MODE_AUTO);
+  options.set_block_bytes(kDefaultBlockBytes);
   return options;
 }
 
@@ -37,13 +38,18 @@ absl::Status ValidatePoolOptions(const v1::PoolOptions& options) {
     switch (options.storage_mode()) {
       case v1::STORAGE_MODE_UNSPECIFIED:
       case v1::STORAGE_MODE_RECORD:
-        break;
       case v1::STORAGE_MODE_BLOCK:
-        return absl::UnimplementedError("storage_mode BLOCK is not built yet");
+        break;
       default:
         return absl::InvalidArgumentError(
             absl::StrCat("unknown storage_mode ", options.storage_mode()));
     }
+  }
+  if (options.has_block_bytes() && (options.block_bytes() < kMinBlockBytes ||
+                                    options.block_bytes() > kMaxBlockBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat("block_bytes ", options.block_bytes(),
+                                                   " is outside ", kMinBlockBytes, "..",
+                                                   kMaxBlockBytes));
   }
   if (options.has_dictionary_mode() && !v1::DictionaryMode_IsValid(options.dictionary_mode())) {
     return absl::InvalidArgumentError(
@@ -68,7 +74,18 @@ absl::StatusOr<v1::PoolOptions> ApplyPoolOptions(const v1::PoolOptions& base,
       update.dictionary_mode() != v1::DICTIONARY_MODE_UNSPECIFIED) {
     result.set_dictionary_mode(update.dictionary_mode());
   }
+  if (update.has_block_bytes()) result.set_block_bytes(update.block_bytes());
   return result;
+}
+
+absl::Status CheckUpdatable(const v1::PoolOptions& current, const v1::PoolOptions& update) {
+  if (update.has_storage_mode() && update.storage_mode() != v1::STORAGE_MODE_UNSPECIFIED &&
+      update.storage_mode() != current.storage_mode()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "storage_mode is fixed when a pool is created (this one is ",
+        v1::StorageMode_Name(current.storage_mode()), ")"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace dictlog::pool

@@ -13,18 +13,26 @@ inline constexpr int kDefaultCompressionLevel = 3;
 inline constexpr uint32_t kDefaultDictionaryBytes = 16 << 10;
 inline constexpr uint32_t kMinDictionaryBytes = 1 << 10;
 inline constexpr uint32_t kMaxDictionaryBytes = 1 << 20;
+inline constexpr uint32_t kDefaultBlockBytes = 4 << 10;
+inline constexpr uint32_t kMinBlockBytes = 1 << 10;
+inline constexpr uint32_t kMaxBlockBytes = 64 << 10;
 
-// The built-in defaults: level 3, 16 KiB dictionaries, record mode, dictionary mode
-// auto.
+// The built-in defaults: level 3, 16 KiB dictionaries, record mode (4 KiB blocks when
+// switched to block mode), dictionary mode auto.
 v1::PoolOptions BuiltinPoolOptions();
 
-// INVALID_ARGUMENT for an out-of-range field, UNIMPLEMENTED for block mode (not built
-// yet). Unset fields are fine.
+// INVALID_ARGUMENT for an out-of-range field. Unset fields are fine.
 absl::Status ValidatePoolOptions(const v1::PoolOptions& options);
 
 // `base` (resolved) with the fields set in `update` (validated) replacing its own.
+// For an existing pool, `base` is its options and a different storage_mode is
+// FAILED_PRECONDITION (CheckUpdatable).
 absl::StatusOr<v1::PoolOptions> ApplyPoolOptions(const v1::PoolOptions& base,
                                                  const v1::PoolOptions& update);
+
+// FAILED_PRECONDITION if `update` changes what an existing pool cannot change (its
+// storage_mode).
+absl::Status CheckUpdatable(const v1::PoolOptions& current, const v1::PoolOptions& update);
 
 }  // namespace dictlog::pool
 

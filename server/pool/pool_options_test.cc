@@ -47,11 +47,36 @@ TEST(PoolOptionsTest, RejectsOutOfRangeValues) {
   }
 }
 
-TEST(PoolOptionsTest, BlockModeIsUnimplemented) {
+TEST(PoolOptionsTest, BlockModeWithBlockSize) {
   v1::PoolOptions block;
   block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
-  EXPECT_EQ(ApplyPoolOptions(BuiltinPoolOptions(), block).status().code(),
-            absl::StatusCode::kUnimplemented);
+  block.set_block_bytes(2048);
+  absl::StatusOr<v1::PoolOptions> resolved = ApplyPoolOptions(BuiltinPoolOptions(), block);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->storage_mode(), v1::STORAGE_MODE_BLOCK);
+  EXPECT_EQ(resolved->block_bytes(), 2048u);
+  EXPECT_EQ(BuiltinPoolOptions().block_bytes(), kDefaultBlockBytes);
+}
+
+TEST(PoolOptionsTest, BlockSizeOutOfRangeIsRejected) {
+  for (uint32_t bytes : {0u, kMinBlockBytes - 1, kMaxBlockBytes + 1}) {
+    v1::PoolOptions options;
+    options.set_block_bytes(bytes);
+    EXPECT_EQ(ValidatePoolOptions(options).code(), absl::StatusCode::kInvalidArgument)
+        << bytes;
+  }
+}
+
+TEST(PoolOptionsTest, StorageModeIsFixedOnceCreated) {
+  const v1::PoolOptions current = BuiltinPoolOptions();
+  v1::PoolOptions same;
+  same.set_storage_mode(v1::STORAGE_MODE_RECORD);
+  EXPECT_TRUE(CheckUpdatable(current, same).ok());
+  EXPECT_TRUE(CheckUpdatable(current, v1::PoolOptions()).ok());
+  v1::PoolOptions block;
+  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  EXPECT_EQ(CheckUpdatable(current, block).code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

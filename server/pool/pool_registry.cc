@@ -77,6 +77,7 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::Update(
   }
   std::shared_ptr<Pool> pool = it->second;
   storage::PoolRecord record = pool->record();
+  RETURN_IF_ERROR(CheckUpdatable(record.options(), update));
   ASSIGN_OR_RETURN(*record.mutable_options(),
                    ApplyPoolOptions(record.options(), update));
   RETURN_IF_ERROR(store_->PutPool(record));

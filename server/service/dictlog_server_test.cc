@@ -162,7 +162,7 @@ TEST_F(DictlogServerTest, AdminPoolsAndDictionaryPreconditions) {
   update.set_name("web");
   update.mutable_options()->set_storage_mode(v1::STORAGE_MODE_BLOCK);
   EXPECT_EQ(admin_->UpdatePool(&update_context, update, &info).error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+            grpc::StatusCode::FAILED_PRECONDITION);  // Storage mode is fixed.
 
   grpc::ClientContext missing_context;
   v1::GetPoolRequest get;

@@ -22,6 +22,7 @@ constexpr char kRecordsFamily[] = "records";
 constexpr char kCatalogFamily[] = "catalog";
 constexpr char kCountersFamily[] = "counters";
 constexpr char kDictionariesFamily[] = "dictionaries";
+constexpr char kBlocksFamily[] = "blocks";
 
 // The one place where RocksDB statuses become absl statuses.
 absl::Status FromRocks(const rocksdb::Status& s, absl::string_view what) {
@@ -86,6 +87,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       {kCatalogFamily, rocksdb::ColumnFamilyOptions()},
       {kCountersFamily, CountersFamilyOptions()},
       {kDictionariesFamily, rocksdb::ColumnFamilyOptions()},
+      {kBlocksFamily, RecordsFamilyOptions()},
   };
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
@@ -104,6 +106,7 @@ Store::Store(std::unique_ptr<rocksdb::DB> db,
   catalog_ = handles_[2];
   counters_ = handles_[3];
   dictionaries_ = handles_[4];
+  blocks_ = handles_[5];
 }
 
 Store::~Store() {
@@ -231,17 +234,17 @@ absl::Status Store::RewriteRecords(absl::Span<const RecordRewrite> rewrites,
   rocksdb::WriteBatch batch;
   std::map<std::string, PoolCounters> deltas;
   for (const RecordRewrite& r : rewrites) {
-    RETURN_IF_ERROR(FromRocks(
-        batch.Put(records_, RecordKey(r.pool_id, r.seq), ToSlice(r.value)),
-        "batching a record"));
+    RETURN_IF_ERROR(FromRocks(batch.Put(r.block ? blocks_ : records_,
+                                        RecordKey(r.pool_id, r.seq), ToSlice(r.value)),
+                              "batching a record"));
     deltas[CounterKey(r.pool_id)].stored_bytes += r.value.size() - r.old_stored_bytes;
     if (r.old_dictionary_id != 0) {
       deltas[DictionaryCounterKey(r.old_dictionary_id)] -=
-          PoolCounters{1, r.raw_bytes, r.old_stored_bytes};
+          PoolCounters{r.records, r.raw_bytes, r.old_stored_bytes};
     }
     if (r.dictionary_id != 0) {
       deltas[DictionaryCounterKey(r.dictionary_id)] +=
-          PoolCounters{1, r.raw_bytes, r.value.size()};
+          PoolCounters{r.records, r.raw_bytes, r.value.size()};
     }
   }
   for (const auto& [key, delta] : deltas) {
@@ -336,6 +339,39 @@ absl::Status Store::RetireDictionary(const storage::DictionaryRecord& dictionary
   return Write(&batch, "retiring a dictionary");
 }
 
+absl::Status Store::SealBlock(const BlockSeal& seal) {
+  rocksdb::WriteBatch batch;
+  std::map<std::string, PoolCounters> deltas;
+  RETURN_IF_ERROR(FromRocks(batch.Put(blocks_, RecordKey(seal.pool_id, seal.first_seq),
+                                      ToSlice(seal.value)),
+                            "batching a block"));
+  PoolCounters& pool = deltas[CounterKey(seal.pool_id)];
+  pool.stored_bytes += seal.value.size();
+  PoolCounters block{0, 0, seal.value.size()};
+  for (const BlockSeal::Entry& entry : seal.entries) {
+    RETURN_IF_ERROR(FromRocks(batch.Put(records_, RecordKey(seal.pool_id, entry.seq),
+                                        ToSlice(entry.value)),
+                              "batching a block entry"));
+    pool.stored_bytes += entry.value.size() - entry.old_stored_bytes;
+    if (entry.old_dictionary_id != 0) {
+      deltas[DictionaryCounterKey(entry.old_dictionary_id)] -=
+          PoolCounters{1, entry.raw_bytes, entry.old_stored_bytes};
+    }
+    block += PoolCounters{1, entry.raw_bytes, 0};
+  }
+  if (seal.dictionary_id != 0) deltas[DictionaryCounterKey(seal.dictionary_id)] += block;
+  for (const auto& [key, delta] : deltas) {
+    RETURN_IF_ERROR(FromRocks(batch.Merge(counters_, key, EncodePoolCounters(delta)),
+                              "batching counters"));
+  }
+  return Write(&batch, "sealing a block");
+}
+
+std::vector<absl::StatusOr<std::string>> Store::MultiGetBlocks(
+    absl::Span<const RecordRef> keys) const {
+  return MultiGetFrom(blocks_, keys, "reading a block");
+}
+
 absl::StatusOr<std::string> Store::GetRecord(RecordRef ref) const {
   std::string value;
   RETURN_IF_ERROR(FromRocks(db_->Get(rocksdb::ReadOptions(), records_,
@@ -346,18 +382,24 @@ absl::StatusOr<std::string> Store::GetRecord(RecordRef ref) const {
 
 std::vector<absl::StatusOr<std::string>> Store::MultiGetRecords(
     absl::Span<const RecordRef> refs) const {
+  return MultiGetFrom(records_, refs, "reading a record");
+}
+
+std::vector<absl::StatusOr<std::string>> Store::MultiGetFrom(
+    rocksdb::ColumnFamilyHandle* family, absl::Span<const RecordRef> refs,
+    absl::string_view what) const {
   std::vector<std::string> keys;
   keys.reserve(refs.size());
   for (const RecordRef& ref : refs) keys.push_back(RecordKey(ref.pool_id, ref.seq));
   std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
   std::vector<rocksdb::PinnableSlice> values(refs.size());
   std::vector<rocksdb::Status> statuses(refs.size());
-  db_->MultiGet(rocksdb::ReadOptions(), records_, slices.size(), slices.data(),
+  db_->MultiGet(rocksdb::ReadOptions(), family, slices.size(), slices.data(),
                 values.data(), statuses.data());
   std::vector<absl::StatusOr<std::string>> results;
   results.reserve(refs.size());
   for (size_t i = 0; i < refs.size(); ++i) {
-    absl::Status status = FromRocks(statuses[i], "reading a record");
+    absl::Status status = FromRocks(statuses[i], what);
     if (status.ok()) {
       results.emplace_back(values[i].ToString());
     } else {

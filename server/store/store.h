@@ -1,7 +1,7 @@
 // Store: dictlog's durable state in one RocksDB database, and the only code that
 // includes RocksDB headers. Column families: records (stored record values), catalog
 // (pools, categories, re-compression progress), counters (per-pool and per-dictionary
-// counts, merged), dictionaries (every dictionary version). Layout in keys.h and
+// counts, merged), dictionaries (every dictionary version), blocks (block mode). Layout in keys.h and
 // docs/storage-format.md. RocksDB errors become absl::Status in one function.
 //
 // Durability: a write returns after it is in RocksDB's write-ahead log; with
@@ -51,20 +51,41 @@ struct RecordWrite {
   uint32_t dictionary_id = 0;
 };
 
-// A stored record re-encoded: its new value and dictionary replace the old ones.
+// A stored record (or, with `block`, a stored block of `records` records) re-encoded:
+// its new value and dictionary replace the old ones.
 struct RecordRewrite {
   uint32_t pool_id = 0;
-  uint64_t seq = 0;
+  uint64_t seq = 0;  // The block's key when `block`.
   uint64_t raw_bytes = 0;
   uint64_t old_stored_bytes = 0;
   uint32_t old_dictionary_id = 0;
   std::string value;
   uint32_t dictionary_id = 0;
+  bool block = false;
+  uint64_t records = 1;
 };
 
 struct RecordRef {
   uint32_t pool_id = 0;
   uint64_t seq = 0;
+};
+
+// Block mode: records packed into one block. The block's value goes to the blocks
+// family under (pool_id, seq of its first record); each record's value is replaced by
+// its entry value.
+struct BlockSeal {
+  struct Entry {
+    uint64_t seq = 0;
+    uint64_t raw_bytes = 0;
+    uint64_t old_stored_bytes = 0;
+    uint32_t old_dictionary_id = 0;
+    std::string value;  // The record's entry value.
+  };
+  uint32_t pool_id = 0;
+  uint64_t first_seq = 0;
+  std::string value;  // The block's stored value.
+  uint32_t dictionary_id = 0;
+  std::vector<Entry> entries;
 };
 
 // A stored record found by a scan.
@@ -116,6 +137,13 @@ class Store {
   // reused) and deletes its counters.
   absl::Status RetireDictionary(const storage::DictionaryRecord& dictionary);
 
+  // Writes a block and its records' entry values, and moves their counts from their
+  // old dictionaries to the block's, in one atomic batch.
+  absl::Status SealBlock(const BlockSeal& seal);
+  // One result per block key (pool_id, first seq), in order; NOT_FOUND if absent.
+  std::vector<absl::StatusOr<std::string>> MultiGetBlocks(
+      absl::Span<const RecordRef> keys) const;
+
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
   // One result per ref, in order; NOT_FOUND for absent records.
@@ -139,6 +167,9 @@ class Store {
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
+  std::vector<absl::StatusOr<std::string>> MultiGetFrom(
+      rocksdb::ColumnFamilyHandle* family, absl::Span<const RecordRef> keys,
+      absl::string_view what) const;
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // Owned; destroyed before db_.
@@ -146,6 +177,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* catalog_ = nullptr;
   rocksdb::ColumnFamilyHandle* counters_ = nullptr;
   rocksdb::ColumnFamilyHandle* dictionaries_ = nullptr;
+  rocksdb::ColumnFamilyHandle* blocks_ = nullptr;
   const bool sync_writes_;
 };
 

@@ -2,7 +2,7 @@
 # End to end through the CLI: the real dictlogd on 127.0.0.1 port 0, every loghub file
 # appended with `dictlog append`, read back with `dictlog scan` and `dictlog get` and
 # compared byte for byte, again after a restart; usage and server errors give the
-# documented exit codes.
+# documented exit codes. Half the pools are created in block mode (2 KiB blocks).
 set -euo pipefail
 
 work="${TEST_TMPDIR}/cli"
@@ -28,6 +28,18 @@ check_all() {
 
 start_server
 
+block_pools=()
+i=0
+for file in "$logs"/*.log; do
+  category=$(basename "$file" .log)
+  if (( i++ % 2 == 0 )); then
+    "$dictlog" --server="$server" pool create "$category" --storage_mode=block \
+      --block_bytes=2048 >/dev/null
+    block_pools+=("$category")
+  fi
+done
+[[ ${#block_pools[@]} -ge 5 ]] || fail "expected at least 5 block pools"
+
 for file in "$logs"/*.log; do
   category=$(basename "$file" .log)
   "$dictlog" --server="$server" append --category="$category" --batch_records=300 \
@@ -45,6 +57,9 @@ check_all
 grep -q '^HDFS .* 2000 ' "$work/pools.txt" || fail "pools table lacks HDFS with 2000 records"
 "$dictlog" --server="$server" pools --format=json | grep -q '"pool":"Linux","records":2000' ||
   fail "pools json"
+for pool in "${block_pools[@]}"; do
+  grep -q "^$pool .* block 2048 " "$work/pools.txt" || fail "pools table: $pool in block mode"
+done
 json=$("$dictlog" --server="$server" get --format=json stdin/2)
 [[ "$json" == '{"id":"stdin/2","category":"stdin","payload":"two"}' ]] || fail "get json: $json"
 
@@ -52,6 +67,12 @@ json=$("$dictlog" --server="$server" get --format=json stdin/2)
 set +e
 "$dictlog" --server="$server" append >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "usage exit code"
 "$dictlog" --server="$server" frobnicate >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "unknown command"
+"$dictlog" --server="$server" pool create x --storage_mode=blob >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "bad --storage_mode must be a usage error"
+"$dictlog" --server="$server" pool update "${block_pools[0]}" --storage_mode=record \
+  2>"$work/mode_err" >/dev/null
+[[ $? -eq 1 ]] || fail "changing storage_mode must fail"
+grep -q FAILED_PRECONDITION "$work/mode_err" || fail "storage_mode change: $(cat "$work/mode_err")"
 "$dictlog" --server="$server" get HDFS/999999 2>"$work/err"; code=$?
 set -e
 [[ $code -eq 1 ]] || fail "missing record exit code $code"

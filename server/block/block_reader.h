@@ -1,0 +1,36 @@
+// Reading stored records whatever their form: single values decode alone; entries of
+// blocks (block mode) are decoded through their block, each distinct block read with
+// one RocksDB MultiGet and decompressed once per call.
+//
+// Thread-safe: uses the calling thread's zstd contexts; the store and lookup are
+// thread-safe.
+#ifndef DICTLOG_SERVER_BLOCK_BLOCK_READER_H_
+#define DICTLOG_SERVER_BLOCK_BLOCK_READER_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "server/codec/dictionary.h"
+#include "server/codec/record_codec.h"
+#include "server/store/store.h"
+
+namespace dictlog::block {
+
+// Decodes `values[i]`, the stored value of record `refs[i]`; one result per value, in
+// order, as codec::DecodeRecord would return it. A block entry whose block is missing
+// or has no such entry is DATA_LOSS.
+std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeStored(
+    const store::Store& store, const codec::DictionaryLookup& dictionaries,
+    absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values);
+
+// One record's DecodeStored.
+absl::StatusOr<codec::DecodedRecord> DecodeOne(const store::Store& store,
+                                               const codec::DictionaryLookup& dictionaries,
+                                               store::RecordRef ref,
+                                               absl::string_view value);
+
+}  // namespace dictlog::block
+
+#endif  // DICTLOG_SERVER_BLOCK_BLOCK_READER_H_

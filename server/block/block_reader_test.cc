@@ -1,0 +1,153 @@
+#include "server/block/block_reader.h"
+
+#include "common/test_dir.h"
+#include "gtest/gtest.h"
+#include "server/codec/block_format.h"
+#include "server/codec/test_dictionary.h"
+
+namespace dictlog::block {
+namespace {
+
+using ::absl::StatusCode;
+
+constexpr uint32_t kPool = 7;
+constexpr uint32_t kDictId = 40000;
+
+// A store holding pool kPool's records 1..6: 1-3 in a block at seq 1 (with a
+// dictionary), 4 single, 5-6 in a block at seq 5 (no dictionary).
+class BlockReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = store::Store::Open({FreshTestDir(), false});
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    lines_ = codec::SyntheticLogLines(6, 1);
+    const std::string dict = codec::TrainDictionaryForTest(
+        codec::SyntheticLogLines(400, 2), 4096, kDictId);
+    auto decoder = codec::DecoderDictionary::Create(dict);
+    ASSERT_TRUE(decoder.ok()) << decoder.status();
+    dictionaries_.Add(*decoder);
+    auto encoder = codec::EncoderDictionary::Create(dict, 3);
+    ASSERT_TRUE(encoder.ok()) << encoder.status();
+    encoder_ = *encoder;
+
+    std::vector<store::RecordWrite> singles;
+    for (uint64_t seq = 1; seq <= 6; ++seq) {
+      store::RecordWrite write{kPool, seq, lines_[seq - 1].size(), "", 0};
+      ASSERT_TRUE(codec::EncodeRecord(lines_[seq - 1], {}, &write.value).ok());
+      singles.push_back(write);
+    }
+    ASSERT_TRUE(store_->WriteRecords(singles).ok());
+    Seal(1, {1, 2, 3}, encoder_.get());
+    Seal(5, {5, 6}, nullptr);
+  }
+
+  void Seal(uint64_t first, const std::vector<uint64_t>& seqs,
+            const codec::EncoderDictionary* dict) {
+    store::BlockSeal seal;
+    seal.pool_id = kPool;
+    seal.first_seq = first;
+    std::vector<absl::string_view> payloads;
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      payloads.push_back(lines_[seqs[i] - 1]);
+      store::BlockSeal::Entry entry;
+      entry.seq = seqs[i];
+      ASSERT_TRUE(codec::EncodeBlockEntry(i == 1 ? 2 : 0, seqs[i] - first,
+                                          static_cast<uint32_t>(i), &entry.value)
+                      .ok());
+      seal.entries.push_back(entry);
+    }
+    codec::EncodeOptions options;
+    options.dictionary = dict;
+    ASSERT_TRUE(
+        codec::EncodeRecord(codec::EncodeBlockContent(payloads), options, &seal.value).ok());
+    seal.dictionary_id = dict ? dict->id() : 0;
+    ASSERT_TRUE(store_->SealBlock(seal).ok());
+  }
+
+  std::vector<absl::StatusOr<codec::DecodedRecord>> Read(std::vector<uint64_t> seqs) {
+    std::vector<store::RecordRef> refs;
+    for (uint64_t seq : seqs) refs.push_back({kPool, seq});
+    std::vector<absl::StatusOr<std::string>> stored = store_->MultiGetRecords(refs);
+    values_.clear();
+    for (auto& value : stored) values_.push_back(value.ok() ? *value : "");
+    std::vector<absl::string_view> views(values_.begin(), values_.end());
+    return DecodeStored(*store_, dictionaries_, refs, views);
+  }
+
+  std::unique_ptr<store::Store> store_;
+  codec::MapDictionaryLookup dictionaries_;
+  std::shared_ptr<const codec::EncoderDictionary> encoder_;
+  std::vector<std::string> lines_;
+  std::vector<std::string> values_;
+};
+
+TEST_F(BlockReaderTest, DecodesSinglesAndEntriesInRequestOrder) {
+  const std::vector<uint64_t> order = {6, 2, 4, 1, 5, 3, 2};
+  std::vector<absl::StatusOr<codec::DecodedRecord>> records = Read(order);
+  ASSERT_EQ(records.size(), order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    ASSERT_TRUE(records[i].ok()) << order[i] << ": " << records[i].status();
+    EXPECT_EQ(records[i]->payload, lines_[order[i] - 1]) << order[i];
+    // Entry 1 of each block was written with category index 2.
+    const bool second_entry = order[i] == 2 || order[i] == 6;
+    EXPECT_EQ(records[i]->category_index, second_entry ? 2u : 0u) << order[i];
+  }
+}
+
+TEST_F(BlockReaderTest, EntryValuesReallyPointIntoBlocks) {
+  auto value = store_->GetRecord({kPool, 3});
+  ASSERT_TRUE(value.ok());
+  auto view = codec::ParseRecord(*value);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->encoding, codec::Encoding::kBlockEntry);
+  auto block = store_->MultiGetBlocks({store::RecordRef{kPool, 1}});
+  ASSERT_TRUE(block[0].ok());
+  EXPECT_EQ(codec::ParseRecord(*block[0])->dictionary_id, kDictId);
+}
+
+TEST_F(BlockReaderTest, UnknownDictionaryOfABlockIsDataLoss) {
+  codec::MapDictionaryLookup none;
+  store::RecordRef ref{kPool, 2};
+  auto value = store_->GetRecord(ref);
+  ASSERT_TRUE(value.ok());
+  absl::StatusOr<codec::DecodedRecord> record = DecodeOne(*store_, none, ref, *value);
+  EXPECT_EQ(record.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(record.status().message().find(std::to_string(kDictId)), std::string::npos)
+      << record.status();
+}
+
+TEST_F(BlockReaderTest, MissingBlockOrEntryOrBadBackIsDataLoss) {
+  std::string entry;
+  ASSERT_TRUE(codec::EncodeBlockEntry(0, 2, 0, &entry).ok());  // Block at seq 2: none.
+  EXPECT_EQ(DecodeOne(*store_, dictionaries_, {kPool, 4}, entry).status().code(),
+            StatusCode::kDataLoss);
+  entry.clear();
+  ASSERT_TRUE(codec::EncodeBlockEntry(0, 3, 9, &entry).ok());  // Block at 1 has 3.
+  EXPECT_EQ(DecodeOne(*store_, dictionaries_, {kPool, 4}, entry).status().code(),
+            StatusCode::kDataLoss);
+  entry.clear();
+  ASSERT_TRUE(codec::EncodeBlockEntry(0, 9, 0, &entry).ok());  // Before seq 1.
+  EXPECT_EQ(DecodeOne(*store_, dictionaries_, {kPool, 4}, entry).status().code(),
+            StatusCode::kDataLoss);
+}
+
+TEST_F(BlockReaderTest, CorruptBlockIsDataLossNeverGarbage) {
+  auto block = store_->MultiGetBlocks({store::RecordRef{kPool, 5}});
+  ASSERT_TRUE(block[0].ok());
+  std::string corrupt = *block[0];
+  corrupt.resize(corrupt.size() - 3);
+  store::BlockSeal reseal;
+  reseal.pool_id = kPool;
+  reseal.first_seq = 5;
+  reseal.value = corrupt;
+  ASSERT_TRUE(store_->SealBlock(reseal).ok());  // No entries: only the block changes.
+  std::vector<absl::StatusOr<codec::DecodedRecord>> records = Read({5, 6, 4});
+  EXPECT_EQ(records[0].status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(records[1].status().code(), StatusCode::kDataLoss);
+  ASSERT_TRUE(records[2].ok());  // A single record is unaffected.
+  EXPECT_EQ(records[2]->payload, lines_[3]);
+}
+
+}  // namespace
+}  // namespace dictlog::block

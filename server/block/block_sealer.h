@@ -1,0 +1,57 @@
+// BlockSealer: packs a block-mode pool's open tail into blocks. New records are written
+// as single values (so an acknowledged append is durable and readable at once) and
+// join the pool's tail (pool::BlockTail). Once the tail holds block_bytes of payload,
+// its oldest records are read back, packed into one block content, compressed with the
+// pool's active dictionary as one stored value, and written with each record's value
+// replaced by an entry value ("entry i of block K"), in one atomic write. A crash or
+// failure before that write leaves the single values, which read as before.
+//
+// Thread safety: all methods may be called concurrently; seals of one pool are
+// serialized by its tail's seal_mutex().
+#ifndef DICTLOG_SERVER_BLOCK_BLOCK_SEALER_H_
+#define DICTLOG_SERVER_BLOCK_BLOCK_SEALER_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "server/codec/dictionary.h"
+#include "server/pool/pool.h"
+#include "server/store/store.h"
+
+namespace dictlog::block {
+
+class BlockSealer {
+ public:
+  // Borrows both; they must outlive the sealer.
+  BlockSealer(store::Store* store, const codec::DictionaryLookup* dictionaries)
+      : store_(store), dictionaries_(dictionaries) {}
+
+  // Adds written records to the pool's tail (records whose payload alone fills a block
+  // stay single) and seals the blocks that are ready. A seal error leaves the records
+  // single and in the tail, to be retried by the next call.
+  absl::Status AddAndSeal(pool::Pool& pool,
+                          const std::vector<pool::BlockTail::Record>& written);
+
+  // Rebuilds a block-mode pool's tail after a restart: walks its records from the
+  // newest back, collecting single values, until kRecoveryEntryRun block entries in a
+  // row (or the pool's first record); then seals what is ready.
+  absl::Status RecoverTail(pool::Pool& pool);
+
+  // Block entries in a row that end the tail's recovery: seals take the oldest tail
+  // records first, so single values this far back are not expected.
+  static constexpr size_t kRecoveryEntryRun = 1024;
+
+ private:
+  absl::Status SealReady(pool::Pool& pool);
+  absl::Status Seal(pool::Pool& pool, const std::vector<pool::BlockTail::Record>& taken);
+
+  store::Store* const store_;
+  const codec::DictionaryLookup* const dictionaries_;
+};
+
+// The pool's block size (its option, or the default for pools stored without one).
+uint64_t BlockBytes(const pool::Pool& pool);
+
+}  // namespace dictlog::block
+
+#endif  // DICTLOG_SERVER_BLOCK_BLOCK_SEALER_H_

@@ -1,0 +1,39 @@
+#include "server/pool/block_tail.h"
+
+namespace dictlog::pool {
+
+void BlockTail::Add(Record record) {
+  absl::MutexLock lock(&mu_);
+  if (raw_by_seq_.emplace(record.seq, record.raw_bytes).second) bytes_ += record.raw_bytes;
+}
+
+std::vector<BlockTail::Record> BlockTail::TakeBlock(uint64_t block_bytes) {
+  absl::MutexLock lock(&mu_);
+  std::vector<Record> taken;
+  if (bytes_ < block_bytes || raw_by_seq_.empty()) return taken;
+  uint64_t sum = 0;
+  auto it = raw_by_seq_.begin();
+  while (it != raw_by_seq_.end() && (taken.empty() || sum + it->second <= block_bytes)) {
+    sum += it->second;
+    taken.push_back({it->first, it->second});
+    it = raw_by_seq_.erase(it);
+  }
+  bytes_ -= sum;
+  return taken;
+}
+
+void BlockTail::Restore(const std::vector<Record>& records) {
+  for (const Record& record : records) Add(record);
+}
+
+size_t BlockTail::records() const {
+  absl::MutexLock lock(&mu_);
+  return raw_by_seq_.size();
+}
+
+uint64_t BlockTail::bytes() const {
+  absl::MutexLock lock(&mu_);
+  return bytes_;
+}
+
+}  // namespace dictlog::pool

@@ -1,0 +1,53 @@
+// BlockTail: the open tail of a block-mode pool: records already written (durable and
+// readable as single values) but not yet packed into a block, by seq with their
+// payload sizes. The sealer takes the oldest once they add up to a block. After a
+// restart it is rebuilt from the store (BlockSealer::RecoverTail).
+//
+// Thread safety: all methods may be called concurrently. seal_mutex() is held by
+// whoever rewrites the pool's stored records (the sealer, re-compression), so a seal
+// never works from a value that changes under it.
+#ifndef DICTLOG_SERVER_POOL_BLOCK_TAIL_H_
+#define DICTLOG_SERVER_POOL_BLOCK_TAIL_H_
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+
+namespace dictlog::pool {
+
+class BlockTail {
+ public:
+  struct Record {
+    uint64_t seq = 0;
+    uint64_t raw_bytes = 0;
+  };
+
+  BlockTail() = default;
+  BlockTail(const BlockTail&) = delete;
+  BlockTail& operator=(const BlockTail&) = delete;
+
+  void Add(Record record) ABSL_LOCKS_EXCLUDED(mu_);
+  // When the tail holds at least `block_bytes` of payload: removes and returns its
+  // oldest records whose payloads add up to at most `block_bytes` (at least one).
+  // Otherwise returns nothing.
+  std::vector<Record> TakeBlock(uint64_t block_bytes) ABSL_LOCKS_EXCLUDED(mu_);
+  // Puts back records a failed seal took.
+  void Restore(const std::vector<Record>& records) ABSL_LOCKS_EXCLUDED(mu_);
+
+  size_t records() const ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t bytes() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  absl::Mutex& seal_mutex() { return seal_mu_; }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<uint64_t, uint64_t> raw_by_seq_ ABSL_GUARDED_BY(mu_);
+  uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Mutex seal_mu_;
+};
+
+}  // namespace dictlog::pool
+
+#endif  // DICTLOG_SERVER_POOL_BLOCK_TAIL_H_

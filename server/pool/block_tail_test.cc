@@ -1,0 +1,75 @@
+#include "server/pool/block_tail.h"
+
+#include <thread>
+
+#include "gtest/gtest.h"
+
+namespace dictlog::pool {
+namespace {
+
+std::vector<uint64_t> Seqs(const std::vector<BlockTail::Record>& records) {
+  std::vector<uint64_t> seqs;
+  for (const BlockTail::Record& r : records) seqs.push_back(r.seq);
+  return seqs;
+}
+
+TEST(BlockTailTest, TakesNothingUntilABlocksWorth) {
+  BlockTail tail;
+  tail.Add({1, 400});
+  tail.Add({2, 400});
+  EXPECT_TRUE(tail.TakeBlock(1000).empty());
+  EXPECT_EQ(tail.records(), 2u);
+  EXPECT_EQ(tail.bytes(), 800u);
+}
+
+TEST(BlockTailTest, TakesOldestRecordsUpToTheBlockSize) {
+  BlockTail tail;
+  tail.Add({5, 400});  // Out of order: a slower append finished later.
+  tail.Add({3, 400});
+  tail.Add({4, 300});
+  tail.Add({6, 100});
+  std::vector<BlockTail::Record> block = tail.TakeBlock(1000);
+  EXPECT_EQ(Seqs(block), (std::vector<uint64_t>{3, 4}));  // 5 would overflow.
+  EXPECT_EQ(tail.bytes(), 500u);
+  EXPECT_TRUE(tail.TakeBlock(1000).empty());
+}
+
+TEST(BlockTailTest, TakesAtLeastOneRecord) {
+  BlockTail tail;
+  tail.Add({1, 5000});
+  EXPECT_EQ(Seqs(tail.TakeBlock(1000)), (std::vector<uint64_t>{1}));
+  EXPECT_EQ(tail.records(), 0u);
+}
+
+TEST(BlockTailTest, RestorePutsBackAFailedSeal) {
+  BlockTail tail;
+  for (uint64_t seq = 1; seq <= 4; ++seq) tail.Add({seq, 300});
+  std::vector<BlockTail::Record> block = tail.TakeBlock(900);
+  ASSERT_EQ(block.size(), 3u);
+  tail.Restore(block);
+  EXPECT_EQ(tail.records(), 4u);
+  EXPECT_EQ(tail.bytes(), 1200u);
+  tail.Add({2, 300});  // A duplicate is not counted twice.
+  EXPECT_EQ(tail.bytes(), 1200u);
+}
+
+TEST(BlockTailTest, ConcurrentAddsAndTakesLoseNothing) {
+  BlockTail tail;
+  std::vector<std::thread> writers;
+  for (uint64_t t = 0; t < 4; ++t) {
+    writers.emplace_back([&tail, t] {
+      for (uint64_t i = 0; i < 1000; ++i) tail.Add({t * 1000 + i + 1, 10});
+    });
+  }
+  size_t taken = 0;
+  std::thread taker([&] {
+    for (int i = 0; i < 2000; ++i) taken += tail.TakeBlock(100).size();
+  });
+  for (std::thread& w : writers) w.join();
+  taker.join();
+  EXPECT_EQ(taken + tail.records(), 4000u);
+  EXPECT_EQ(tail.bytes(), tail.records() * 10);
+}
+
+}  // namespace
+}  // namespace dictlog::pool
