@@ -1,0 +1,42 @@
+"""DictlogError: the one exception type of the dictlog client.
+
+Every failed call raises a DictlogError carrying a canonical gRPC status code
+(grpc.StatusCode) and the server's message; gRPC errors are converted in exactly one
+function, from_rpc_error(). Values are immutable and may be shared between threads.
+"""
+
+import grpc
+
+# Numeric canonical code (as in MultiGet's RecordError.code) -> grpc.StatusCode.
+_CODES_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+class DictlogError(Exception):
+    """A failed dictlog call: `code` (grpc.StatusCode) and `message` (str)."""
+
+    def __init__(self, code, message):
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+
+    def __eq__(self, other):
+        return (isinstance(other, DictlogError) and self.code == other.code and
+                self.message == other.message)
+
+    def __hash__(self):
+        return hash((self.code, self.message))
+
+    def __repr__(self):
+        return f"DictlogError({self.code.name}, {self.message!r})"
+
+
+def code_from_number(number):
+    """The grpc.StatusCode of a numeric canonical code; UNKNOWN for numbers outside it."""
+    return _CODES_BY_NUMBER.get(number, grpc.StatusCode.UNKNOWN)
+
+
+def from_rpc_error(error):
+    """Converts a grpc.RpcError raised by a stub call into a DictlogError."""
+    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+    details = error.details() if hasattr(error, "details") else str(error)
+    return DictlogError(code or grpc.StatusCode.UNKNOWN, details or "")
