@@ -56,6 +56,7 @@ charts:
 	@python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib
 	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_quick.csv benchmarks/dict_bench_quick
 	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_modes.csv benchmarks/dict_bench_modes
+	python3 benchmarks/plot_storage_bench.py benchmarks/storage_bench.csv benchmarks/storage_bench
 
 clean:
 	$(BAZEL) clean
