@@ -1,0 +1,298 @@
+"""Readers for the deploy/ files and facts about the binaries, for deploy_manifests_test.
+
+Paths are resolved in the test's runfiles ($TEST_SRCDIR/$TEST_WORKSPACE), or in the
+source tree when run by hand. Dockerfile, systemd unit and Makefile are parsed just far
+enough for the checks (continuations, comments, repeated keys); dpkg answers which
+Debian package owns a linked library.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+import yaml
+
+
+def workspace_root():
+    if "TEST_SRCDIR" in os.environ:
+        return os.path.join(os.environ["TEST_SRCDIR"],
+                            os.environ.get("TEST_WORKSPACE", "dictlog"))
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+ROOT = workspace_root()
+DICTLOGD = os.path.join(ROOT, "server/service/dictlogd")
+DICTLOG = os.path.join(ROOT, "client/cli/dictlog")
+
+
+def read(relative_path):
+    with open(os.path.join(ROOT, relative_path)) as f:
+        return f.read()
+
+
+def flag_values(argv):
+    """--name=value flags of a command line; a later flag wins, as in absl."""
+    flags = {}
+    for arg in argv:
+        match = re.fullmatch(r"--([A-Za-z0-9_]+)=(.*)", arg)
+        if match:
+            flags[match.group(1)] = match.group(2)
+    return flags
+
+
+def default_drain_grace():
+    """--shutdown_grace_seconds' default, as `dictlogd --help` prints it."""
+    out = subprocess.run([DICTLOGD, "--help"], capture_output=True, text=True).stdout
+    match = re.search(r"--shutdown_grace_seconds \(.*?\);\s+default: (\d+);", out, re.S)
+    if not match:
+        raise AssertionError("dictlogd --help lists no --shutdown_grace_seconds default")
+    return int(match.group(1))
+
+
+def drain_grace(flags):
+    """dictlogd's drain grace in seconds with these flags."""
+    if "shutdown_grace_seconds" in flags:
+        return int(flags["shutdown_grace_seconds"])
+    return default_drain_grace()
+
+
+def listen_host_port(flags):
+    host, _, port = flags["listen"].rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+# --- Makefile and Dockerfile ---------------------------------------------------------
+
+def makefile_text():
+    """The Makefile: from runfiles once the root package exports it, else beside the
+    source tree the runfiles link to (deploy/BUILD.bazel tags the test external, so a
+    changed Makefile is not hidden by a cached result)."""
+    if os.path.exists(os.path.join(ROOT, "Makefile")):
+        return read("Makefile")
+    source_root = os.path.dirname(os.path.dirname(
+        os.path.realpath(os.path.join(ROOT, "deploy/Dockerfile"))))
+    with open(os.path.join(source_root, "Makefile")) as f:
+        return f.read()
+
+
+def makefile_packages():
+    text = makefile_text().replace("\\\n", " ")
+    match = re.search(r"^DEBIAN_PACKAGES\s*:?=(.*)$", text, re.M)
+    if not match:
+        raise AssertionError("Makefile has no DEBIAN_PACKAGES")
+    return set(match.group(1).split())
+
+
+def dockerfile_stages(text):
+    """[(FROM line, [(INSTRUCTION, arguments), ...]), ...], comments and continuations
+    resolved."""
+    lines = [l for l in text.splitlines() if not l.lstrip().startswith("#")]
+    joined = "\n".join(lines).replace("\\\n", " ")
+    stages = []
+    for line in joined.splitlines():
+        if not line.strip():
+            continue
+        instruction, _, arguments = line.strip().partition(" ")
+        instruction = instruction.upper()
+        if instruction == "FROM":
+            stages.append((arguments.strip(), []))
+        elif stages:
+            stages[-1][1].append((instruction, arguments.strip()))
+    return stages
+
+
+def apt_packages(run_arguments):
+    packages = set()
+    for command in re.split(r"&&|;|\|\|", run_arguments):
+        words = command.split()
+        if "apt-get" in words and "install" in words:
+            tail = words[words.index("install") + 1:]
+            packages |= {w for w in tail if not w.startswith("-")}
+    return packages
+
+
+def stage_packages(stage):
+    packages = set()
+    for instruction, arguments in stage[1]:
+        if instruction == "RUN":
+            packages |= apt_packages(arguments)
+    return packages
+
+
+def instructions(stage, name):
+    return [arguments for instruction, arguments in stage[1] if instruction == name]
+
+
+# --- Debian packages of the libraries the binaries link ------------------------------
+
+def linked_library_paths(binary):
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True)
+    paths = set()
+    for line in out.stdout.splitlines():
+        match = re.search(r"=>\s+(/\S+)", line)
+        if match:
+            paths.add(match.group(1))
+        elif "=> not found" in line:
+            raise AssertionError(f"{binary}: {line.strip()}")
+    return paths
+
+
+def owning_packages(paths):
+    """{path: Debian package or None}, with one dpkg call (it is slow to start)."""
+    spellings = {}
+    for path in paths:
+        real = os.path.realpath(path)
+        for p in (path, real):  # merged /usr: dpkg may know either spelling
+            spellings.setdefault(path, []).extend(
+                [p, p[4:] if p.startswith("/usr/") else "/usr" + p])
+    out = subprocess.run(["dpkg", "-S"] + sorted({s for v in spellings.values() for s in v}),
+                         capture_output=True, text=True).stdout
+    owners = {}
+    for line in out.splitlines():
+        package, _, owned = line.partition(": ")
+        owners[owned.strip()] = package.split(",")[0].split(":")[0].strip()
+    return {path: next((owners[s] for s in spelled if s in owners), None)
+            for path, spelled in spellings.items()}
+
+
+def installed_packages():
+    """{package: (priority, [dependency names])} of the installed packages."""
+    out = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Package}\t${Priority}\t${Pre-Depends}, ${Depends}\n"],
+        capture_output=True, text=True, check=True).stdout
+    packages = {}
+    for line in out.splitlines():
+        name, priority, depends = line.split("\t")
+        names = [re.split(r"[\s(:]", alt.strip())[0]
+                 for dep in depends.split(",") for alt in dep.split("|")]
+        packages[name] = (priority, [n for n in names if n])
+    return packages
+
+
+def dependency_closure(roots, packages):
+    seen, todo = set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(packages.get(name, ("", []))[1])
+    return seen
+
+
+def parse_unit(text):
+    """{section: {key: [values]}}; rejects lines that are neither."""
+    sections, current = {}, None
+    text = re.sub(r"\\\n", " ", text)
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if re.fullmatch(r"\[[A-Za-z]+\]", line):
+            current = sections.setdefault(line[1:-1], {})
+            continue
+        match = re.fullmatch(r"([A-Za-z][A-Za-z0-9]*)\s*=\s*(.*)", line)
+        if current is None or not match:
+            raise AssertionError(f"unit line {number} does not parse: {raw!r}")
+        current.setdefault(match.group(1), []).append(match.group(2))
+    return sections
+
+
+def systemd_seconds(value):
+    if value == "infinity":
+        return float("inf")
+    units = {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "ms": 0.001}
+    total = 0.0
+    for number, unit in re.findall(r"(\d+(?:\.\d+)?)\s*([a-z]*)", value):
+        if unit not in units:
+            raise AssertionError(f"time span {value!r}")
+        total += float(number) * units[unit]
+    return total
+
+
+def load_k8s_documents():
+    documents = []
+    paths = sorted(glob.glob(os.path.join(ROOT, "deploy/k8s/*.yaml")))
+    if not paths:
+        raise AssertionError("no deploy/k8s/*.yaml in the test's data")
+    for path in paths:
+        with open(path) as f:
+            documents += [d for d in yaml.safe_load_all(f) if d is not None]
+    return documents
+
+
+def labels_match(selector, labels):
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def config_routes(name, contents):
+    """(a category the rule matches, pool) for each routing rule of a config file."""
+    if name.endswith(".json"):
+        rules = json.loads(contents).get("routes", [])
+    else:
+        rules = [dict(re.findall(r'(\w+):\s*"([^"]*)"', body))
+                 for body in re.findall(r"routes\s*\{([^}]*)\}", contents)]
+    return [(r.get("category") or r["prefix"] + "probe", r["pool"]) for r in rules]
+
+
+def config_pools(name, contents):
+    """Names of the pools a config file declares."""
+    if name.endswith(".json"):
+        return {pool["name"] for pool in json.loads(contents).get("pools", [])}
+    return set(re.findall(r'pools\s*\{\s*name:\s*"([^"]+)"', contents))
+
+
+class Dictlogd:
+    """The Bazel-built dictlogd with a config file (written as `name`), on 127.0.0.1
+    port 0 with its data in a temp dir under $TEST_TMPDIR. A context manager: on entry it
+    waits until dictlogd serves (address set) or exits (address None); on exit it kills
+    a dictlogd still running and removes the directory."""
+
+    def __init__(self, name, contents):
+        self._work = tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR"))
+        self._name, self._contents = name, contents
+        self.address = None
+
+    def __enter__(self):
+        work = self._work.name
+        config, port_file = os.path.join(work, self._name), os.path.join(work, "port")
+        with open(config, "w") as f:
+            f.write(self._contents)
+        self._log = open(os.path.join(work, "dictlogd.log"), "w+")
+        self._process = subprocess.Popen(
+            [DICTLOGD, "--listen=127.0.0.1:0", f"--port_file={port_file}",
+             f"--data_dir={work}/data", f"--config={config}"],
+            stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self._process.poll() is None:
+            if os.path.exists(port_file):  # dictlogd renames it into place when serving
+                with open(port_file) as f:
+                    self.address = f"127.0.0.1:{f.read().strip()}"
+                break
+            time.sleep(0.1)
+        return self
+
+    def cli(self, *args, input=None):
+        """stdout of `dictlog --server=<this one> args...`; raises if it fails."""
+        return subprocess.run([DICTLOG, f"--server={self.address}", *args], input=input,
+                              capture_output=True, text=True, check=True).stdout
+
+    def stop(self, timeout):
+        """SIGTERM, then the exit status."""
+        if self._process.poll() is None:
+            self._process.terminate()
+        return self._process.wait(timeout=timeout)
+
+    def log(self):
+        self._log.seek(0)
+        return self._log.read()
+
+    def __exit__(self, *unused):
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._log.close()
+        self._work.cleanup()
