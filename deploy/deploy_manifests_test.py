@@ -27,7 +27,8 @@ from deploy.deploy_files import (
     systemd_seconds)
 
 # Packages the Makefile installs for tests only; the image build does not need them.
-TEST_ONLY_PACKAGES = {"python3-yaml"}
+TEST_ONLY_PACKAGES = {"python3-yaml", "python3-grpcio", "python3-protobuf",
+                      "python3-zstandard"}
 UNIT_HARDENING = {
     "NoNewPrivileges": {"yes", "true"},
     "ProtectSystem": {"strict"},
