@@ -167,6 +167,7 @@ DICTLOG_ADMIN_CALL(ActivateDictionary, ActivateDictionaryRequest, DictionaryInfo
 DICTLOG_ADMIN_CALL(GetDictionary, GetDictionaryRequest, GetDictionaryResponse)
 DICTLOG_ADMIN_CALL(ImportDictionary, ImportDictionaryRequest, DictionaryInfo)
 DICTLOG_ADMIN_CALL(GcDictionaries, GcDictionariesRequest, GcDictionariesResponse)
+DICTLOG_ADMIN_CALL(Verify, VerifyRequest, VerifyResponse)
 DICTLOG_ADMIN_CALL(Recompress, RecompressRequest, RecompressStatus)
 DICTLOG_ADMIN_CALL(GetRecompressStatus, RecompressRequest, RecompressStatus)
 

@@ -74,6 +74,7 @@ class Client {
       const v1::ImportDictionaryRequest& request) const;
   absl::StatusOr<v1::GcDictionariesResponse> GcDictionaries(
       const v1::GcDictionariesRequest& request) const;
+  absl::StatusOr<v1::VerifyResponse> Verify(const v1::VerifyRequest& request) const;
   absl::StatusOr<v1::RecompressStatus> Recompress(const v1::RecompressRequest& request) const;
   absl::StatusOr<v1::RecompressStatus> GetRecompressStatus(
       const v1::RecompressRequest& request) const;

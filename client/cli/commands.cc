@@ -184,6 +184,7 @@ absl::Status RunCommand(const client::Client& client, const std::vector<std::str
   if (command == "pool") return Pool(client, args, options, io);
   if (command == "dict") return RunDictCommand(client, args, options, io);
   if (command == "recompress") return RunRecompress(client, args, options, io);
+  if (command == "verify") return RunVerify(client, args, options, io);
   return Usage(absl::StrCat("unknown command '", command, "' (see --help)"));
 }
 

@@ -59,13 +59,16 @@ absl::Status UsageError(absl::string_view message);
 // Writes `bytes` to `path` atomically (a temporary file renamed over it).
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
 
-// `dict ...` and `recompress` (dict_commands.cc).
+// `dict ...`, `recompress` and `verify` (dict_commands.cc).
 absl::Status RunDictCommand(const client::Client& client,
                             const std::vector<std::string>& args,
                             const CommandOptions& options, CommandIo io);
 absl::Status RunRecompress(const client::Client& client,
                            const std::vector<std::string>& args,
                            const CommandOptions& options, CommandIo io);
+// Prints the records that do not decode; DATA_LOSS (exit 1) if there are any.
+absl::Status RunVerify(const client::Client& client, const std::vector<std::string>& args,
+                       const CommandOptions& options, CommandIo io);
 
 }  // namespace dictlog::cli
 

@@ -156,4 +156,28 @@ absl::Status RunRecompress(const client::Client& client,
   return absl::OkStatus();
 }
 
+absl::Status RunVerify(const client::Client& client, const std::vector<std::string>& args,
+                       const CommandOptions& options, CommandIo io) {
+  if (args.size() != 1) return UsageError("usage: verify [--pool=P]");
+  v1::VerifyRequest request;
+  request.set_pool(options.pool);
+  ASSIGN_OR_RETURN(v1::VerifyResponse response, client.Verify(request));
+  for (const v1::VerifyResponse::Corrupt& corrupt : response.corrupt()) {
+    io.out << corrupt.id() << '\t' << corrupt.error() << '\n';
+  }
+  for (const std::string& error : response.pool_errors()) {
+    io.out << "pool error\t" << error << '\n';
+  }
+  io.out << absl::StrFormat("verified %d records in %d pools: %d corrupt%s\n",
+                            response.records_checked(), response.pools_checked(),
+                            response.corrupt_records(),
+                            response.pool_errors_size() > 0 ? ", pools unreadable" : "");
+  if (response.corrupt_records() > 0 || response.pool_errors_size() > 0) {
+    return absl::DataLossError(absl::StrFormat("%d corrupt records, %d unreadable pools",
+                                               response.corrupt_records(),
+                                               response.pool_errors_size()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace dictlog::cli

@@ -82,6 +82,8 @@ Commands:
                                  dictionary, with live progress (a job killed
                                  by a crash resumes when the server restarts)
   recompress --pool=P --status   the pool's current or last job
+  verify [--pool=P]              decode every stored record (of P, or all) and
+                                 list those that do not decode; exit 1 if any
 
 Exit status: 0 success, 1 an operation failed, 2 usage error.
 Examples:

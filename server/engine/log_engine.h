@@ -123,6 +123,12 @@ class LogEngine {
   absl::StatusOr<v1::RecompressStatus> GetRecompressStatus(
       const v1::RecompressRequest& request) const;
 
+  // Decodes every stored record of request.pool (or of every pool) and reports the
+  // ones that fail. NOT_FOUND for an unknown pool; CANCELLED when `cancelled` says so
+  // (checked between chunks).
+  absl::StatusOr<v1::VerifyResponse> Verify(const v1::VerifyRequest& request,
+                                            const std::function<bool()>& cancelled) const;
+
   // Waits for automatic training to go idle (tests, benchmarks). True if it did.
   bool WaitForAutoTrainingForTest(absl::Duration timeout);
   bool WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout);
@@ -147,6 +153,10 @@ class LogEngine {
   // Adds the records to their pools' open tails and seals the blocks that are ready.
   void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
+  // Verify's work on one pool.
+  absl::Status VerifyPool(const pool::Pool& pool, size_t max_listed,
+                          const std::function<bool()>& cancelled,
+                          v1::VerifyResponse* response) const;
   // The pool's info plus what its next dictionary would be (the manager's choice).
   v1::PoolInfo InfoOf(const pool::Pool& pool,
                       const dictionary::DictionaryManager::ServerHeat& heat) const;

@@ -28,6 +28,62 @@ absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) c
   return response;
 }
 
+absl::StatusOr<v1::VerifyResponse> LogEngine::Verify(
+    const v1::VerifyRequest& request, const std::function<bool()>& cancelled) const {
+  std::vector<std::shared_ptr<pool::Pool>> pools;
+  if (request.pool().empty()) {
+    pools = registry_->List();
+  } else {
+    ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(request.pool()));
+    pools.push_back(std::move(pool));
+  }
+  const size_t max_listed = request.max_listed() == 0 ? 100 : request.max_listed();
+  v1::VerifyResponse response;
+  for (const std::shared_ptr<pool::Pool>& pool : pools) {
+    absl::Status status = VerifyPool(*pool, max_listed, cancelled, &response);
+    if (absl::IsCancelled(status)) return status;
+    if (!status.ok()) {
+      response.add_pool_errors(absl::StrCat(pool->name(), ": ", status.ToString()));
+    }
+    response.set_pools_checked(response.pools_checked() + 1);
+  }
+  return response;
+}
+
+absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,
+                                   const std::function<bool()>& cancelled,
+                                   v1::VerifyResponse* response) const {
+  constexpr size_t kChunk = 256;
+  uint64_t seq = 1;
+  while (true) {
+    if (cancelled()) return absl::CancelledError("Verify cancelled");
+    ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
+                     store_->ScanRecords(pool.id(), seq, kChunk));
+    std::vector<store::RecordRef> refs;
+    std::vector<absl::string_view> values;
+    for (const store::ScannedRecord& record : chunk) {
+      refs.push_back({pool.id(), record.seq});
+      values.push_back(record.value);
+    }
+    std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
+        block::DecodeStored(*store_, dictionaries_, refs, values);
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      absl::Status status = decoded[i].status();
+      if (status.ok()) status = pool.CategoryName(decoded[i]->category_index).status();
+      response->set_records_checked(response->records_checked() + 1);
+      if (status.ok()) continue;
+      response->set_corrupt_records(response->corrupt_records() + 1);
+      if (static_cast<size_t>(response->corrupt_size()) < max_listed) {
+        v1::VerifyResponse::Corrupt* corrupt = response->add_corrupt();
+        corrupt->set_id(pool::FormatRecordId(pool.name(), chunk[i].seq));
+        corrupt->set_error(status.ToString());
+      }
+    }
+    if (chunk.size() < kChunk) return absl::OkStatus();
+    seq = chunk.back().seq + 1;
+  }
+}
+
 std::vector<v1::PoolInfo> LogEngine::ListPools() const {
   std::vector<v1::PoolInfo> infos;
   const dictionary::DictionaryManager::ServerHeat heat = manager_->Heat();

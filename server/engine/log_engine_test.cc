@@ -1,5 +1,7 @@
 #include "server/engine/log_engine.h"
 
+#include <algorithm>
+
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
@@ -184,6 +186,49 @@ TEST_F(LogEngineTest, CorruptStoredRecordIsDataLoss) {
   }
   Reopen();
   EXPECT_EQ(engine_->Get("c/1").status().code(), StatusCode::kDataLoss);
+}
+
+TEST_F(LogEngineTest, VerifyListsExactlyTheCorruptRecords) {
+  for (int i = 0; i < 300; ++i) AppendOne(i % 2 ? "a" : "b", "line " + std::to_string(i));
+  const auto never = [] { return false; };
+  auto clean = engine_->Verify({}, never);
+  ASSERT_TRUE(clean.ok()) << clean.status();
+  EXPECT_EQ(clean->records_checked(), 300u);
+  EXPECT_EQ(clean->pools_checked(), 2u);
+  EXPECT_EQ(clean->corrupt_records(), 0u);
+
+  engine_.reset();
+  {
+    auto store = store::Store::Open(options_.store);
+    ASSERT_TRUE(store.ok());
+    const std::string bad = "\x01\xff";  // A zstd frame header that is cut short.
+    const std::string unknown_category = "\x04\x09x";  // Raw, category index 9.
+    ASSERT_TRUE((*store)->WriteRecords({{1, 7, 10, bad}, {2, 20, 10, unknown_category}}).ok());
+  }
+  Reopen();
+  auto found = engine_->Verify({}, never);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->records_checked(), 300u);
+  ASSERT_EQ(found->corrupt_records(), 2u);
+  std::vector<std::string> ids;
+  for (const auto& corrupt : found->corrupt()) {
+    ids.push_back(corrupt.id());
+    EXPECT_NE(corrupt.error().find("DATA_LOSS"), std::string::npos) << corrupt.error();
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"a/20", "b/7"}));
+
+  v1::VerifyRequest one;
+  one.set_pool("a");
+  one.set_max_listed(1);
+  auto only_a = engine_->Verify(one, never);
+  ASSERT_TRUE(only_a.ok());
+  EXPECT_EQ(only_a->records_checked(), 150u);
+  EXPECT_EQ(only_a->corrupt_records(), 1u);
+  one.set_pool("nope");
+  EXPECT_EQ(engine_->Verify(one, never).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->Verify({}, [] { return true; }).status().code(),
+            StatusCode::kCancelled);
 }
 
 TEST_F(LogEngineTest, RejectsBadEngineOptions) {

@@ -79,6 +79,13 @@ grpc::Status AdminService::GcDictionaries(grpc::ServerContext* /*context*/,
   return Reply(engine_->GcDictionaries(*request), response);
 }
 
+grpc::Status AdminService::Verify(grpc::ServerContext* context,
+                                  const v1::VerifyRequest* request,
+                                  v1::VerifyResponse* response) {
+  return Reply(engine_->Verify(*request, [context] { return context->IsCancelled(); }),
+               response);
+}
+
 grpc::Status AdminService::Recompress(grpc::ServerContext* /*context*/,
                                       const v1::RecompressRequest* request,
                                       v1::RecompressStatus* response) {

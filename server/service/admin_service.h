@@ -44,6 +44,8 @@ class AdminService final : public v1::Admin::Service {
   grpc::Status GcDictionaries(grpc::ServerContext* context,
                               const v1::GcDictionariesRequest* request,
                               v1::GcDictionariesResponse* response) override;
+  grpc::Status Verify(grpc::ServerContext* context, const v1::VerifyRequest* request,
+                      v1::VerifyResponse* response) override;
   grpc::Status Recompress(grpc::ServerContext* context, const v1::RecompressRequest* request,
                           v1::RecompressStatus* response) override;
   grpc::Status GetRecompressStatus(grpc::ServerContext* context,

@@ -63,6 +63,10 @@ done
 json=$("$dictlog" --server="$server" get --format=json stdin/2)
 [[ "$json" == '{"id":"stdin/2","category":"stdin","payload":"two"}' ]] || fail "get json: $json"
 
+"$dictlog" --server="$server" verify | tee "$work/verify.txt"
+grep -q "^verified [0-9]* records in [0-9]* pools: 0 corrupt$" "$work/verify.txt" ||
+  fail "verify of a clean store"
+
 # Exit codes: 2 for usage errors, 1 for failed operations (with the status on stderr).
 set +e
 "$dictlog" --server="$server" append >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "usage exit code"
