@@ -26,7 +26,10 @@ ABSL_FLAG(std::string, ids, "", "read: file of record ids, one a line (what load
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(30),
           "read: run this long (e.g. 30s, 2m) unless --max_ops comes first");
 ABSL_FLAG(int64_t, max_ops, 0, "read: stop after this many calls (0: no limit)");
-ABSL_FLAG(int, concurrency, 64, "read: calls in flight (one thread and channel each)");
+ABSL_FLAG(int, concurrency, 64, "read: calls in flight (one thread each)");
+ABSL_FLAG(int, connections, 4,
+          "read: TCP connections to the server, shared round-robin by the threads "
+          "(at most --concurrency are opened)");
 ABSL_FLAG(std::string, op, "get", "read: get (one id a call) or multiget");
 ABSL_FLAG(int, batch, 64, "read: ids per MultiGet call");
 ABSL_FLAG(std::string, dist, "uniform",
@@ -45,7 +48,8 @@ Usage:
       append every DIR/*.log file (category = file name) with AppendBatch; writes
       the acknowledged ids, one a line, to --ids_out (default ./dictlog-bench.ids)
   dictlog-bench read --server=HOST:PORT --ids=FILE [--duration=30s] [--max_ops=N]
-                     [--concurrency=64] [--op=get|multiget] [--batch=64]
+                     [--concurrency=64] [--connections=4] [--op=get|multiget]
+                     [--batch=64]
                      [--dist=uniform|zipf:0.99] [--json=FILE]
       closed-loop reads of those ids; a progress line on stderr every second; a
       report (ops/s, records/s, raw MB/s, latency p50/p90/p99/p99.9 per call, errors
@@ -87,6 +91,7 @@ absl::StatusOr<dictlog::bench::ReadOptions> ReadFlags() {
   options.duration = absl::GetFlag(FLAGS_duration);
   options.max_ops = absl::GetFlag(FLAGS_max_ops);
   options.concurrency = absl::GetFlag(FLAGS_concurrency);
+  options.connections = absl::GetFlag(FLAGS_connections);
   absl::StatusOr<dictlog::bench::ReadOp> op = dictlog::bench::ParseReadOp(absl::GetFlag(FLAGS_op));
   if (!op.ok()) return op.status();
   options.op = *op;

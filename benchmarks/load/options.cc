@@ -82,6 +82,9 @@ absl::Status ValidateReadOptions(const ReadOptions& options) {
   if (options.concurrency < 1 || options.concurrency > 1024) {
     return Invalid("concurrency", absl::StrCat("must be 1..1024, got ", options.concurrency));
   }
+  if (options.connections < 1 || options.connections > 1024) {
+    return Invalid("connections", absl::StrCat("must be 1..1024, got ", options.connections));
+  }
   if (options.batch < 1 || options.batch > 10000) {
     return Invalid("batch", absl::StrCat("must be 1..10000, got ", options.batch));
   }

@@ -65,6 +65,9 @@ struct ReadOptions {
   int64_t max_ops = 0;
   // Calls in flight: one thread with a synchronous call loop each. 1..1024; default 64.
   int concurrency = 64;
+  // TCP connections the threads share round-robin (thread i uses i % connections),
+  // 1..1024; at most `concurrency` are opened. Default 4.
+  int connections = 4;
   ReadOp op = ReadOp::kGet;
   // Ids per MultiGet call, 1..10000. Default 64. Get always reads one.
   int batch = 64;

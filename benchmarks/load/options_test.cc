@@ -62,6 +62,7 @@ TEST(OptionsTest, BadReadOptionsAreRejectedClearly) {
       {[](ReadOptions& o) { o.max_ops = -1; }, "--max_ops must be >= 0"},
       {[](ReadOptions& o) { o.concurrency = 0; }, "--concurrency must be 1..1024, got 0"},
       {[](ReadOptions& o) { o.batch = 0; }, "--batch must be 1..10000, got 0"},
+      {[](ReadOptions& o) { o.connections = 0; }, "--connections must be 1..1024, got 0"},
   };
   for (const Case& c : cases) {
     ReadOptions options = GoodRead();

@@ -79,9 +79,10 @@ std::string FormatText(const RunReport& r) {
   const RunTotals& t = r.totals;
   const LatencySummary& l = r.latency;
   std::string out = absl::StrFormat(
-      "op %s  batch %d  concurrency %d  dist %s  ids %d  server %s\n",
+      "op %s  batch %d  concurrency %d  connections %d  dist %s  ids %d  server %s\n",
       ReadOpName(r.options.op), r.options.op == ReadOp::kGet ? 1 : r.options.batch,
-      r.options.concurrency, DistributionName(r.options.dist), r.ids, r.options.server);
+      r.options.concurrency, std::min(r.options.connections, r.options.concurrency),
+      DistributionName(r.options.dist), r.ids, r.options.server);
   absl::StrAppendFormat(&out, "seconds     %.2f\nops         %d  (%.0f ops/s)\n", t.seconds,
                         t.ops, PerSecond(t.ops, t.seconds));
   absl::StrAppendFormat(&out, "records     %d  (%.0f records/s)\nraw         %.1f MB/s\n",
@@ -102,13 +103,15 @@ std::string FormatJson(const RunReport& r) {
     codes.push_back(absl::StrCat(JsonString(absl::StatusCodeToString(code)), ":", count));
   }
   return absl::StrFormat(
-      "{\"server\":%s,\"op\":\"%s\",\"batch\":%d,\"concurrency\":%d,\"dist\":\"%s\","
+      "{\"server\":%s,\"op\":\"%s\",\"batch\":%d,\"concurrency\":%d,\"connections\":%d,"
+      "\"dist\":\"%s\","
       "\"ids\":%d,\"seconds\":%.3f,\"ops\":%d,\"ops_per_s\":%.1f,\"records\":%d,"
       "\"records_per_s\":%.1f,\"raw_bytes\":%d,\"raw_mb_per_s\":%.3f,"
       "\"latency_us\":{\"count\":%d,\"mean\":%.1f,\"p50\":%d,\"p90\":%d,\"p99\":%d,"
       "\"p999\":%d,\"max\":%d},\"errors\":%d,\"errors_by_code\":{%s}}",
       JsonString(r.options.server), ReadOpName(r.options.op),
       r.options.op == ReadOp::kGet ? 1 : r.options.batch, r.options.concurrency,
+      std::min(r.options.connections, r.options.concurrency),
       DistributionName(r.options.dist), r.ids, t.seconds, t.ops,
       PerSecond(t.ops, t.seconds), t.records, PerSecond(t.records, t.seconds), t.raw_bytes,
       PerSecond(t.raw_bytes, t.seconds) / 1e6, l.count, l.mean_us, l.p50_us, l.p90_us,

@@ -61,7 +61,9 @@ RunReport SampleReport() {
 
 TEST(ReportTest, JsonCarriesRatesPercentilesAndErrorCodes) {
   const std::string json = FormatJson(SampleReport());
-  EXPECT_NE(json.find("\"op\":\"multiget\",\"batch\":64,\"concurrency\":8"), std::string::npos)
+  EXPECT_NE(json.find("\"op\":\"multiget\",\"batch\":64,\"concurrency\":8,"
+                      "\"connections\":4"),
+            std::string::npos)
       << json;
   EXPECT_NE(json.find("\"ops\":1000,\"ops_per_s\":500.0"), std::string::npos) << json;
   EXPECT_NE(json.find("\"records_per_s\":32000.0"), std::string::npos) << json;

@@ -161,12 +161,9 @@ void OneCall(const client::Client& client, const ReadOptions& options,
   shared.ops.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Worker(const ReadOptions& options, const std::vector<std::string>& ids,
-            const IdSampler& sampler, int index, Shared& shared, WorkerResult& result) {
-  client::ClientOptions client_options;
-  client_options.server = options.server;
-  client_options.timeout = options.timeout;
-  const client::Client client(client_options);
+void Worker(const client::Client& client, const ReadOptions& options,
+            const std::vector<std::string>& ids, const IdSampler& sampler, int index,
+            Shared& shared, WorkerResult& result) {
   std::mt19937_64 rng(options.seed + static_cast<uint64_t>(index));
   std::vector<std::string> keys(options.op == ReadOp::kGet ? 0 : options.batch);
   while (!shared.stop.load(std::memory_order_relaxed)) {
@@ -204,6 +201,14 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   RETURN_IF_ERROR(ValidateReadOptions(options));
   ASSIGN_OR_RETURN(const std::vector<std::string> ids, ReadIdsFile(options.ids_file));
   ASSIGN_OR_RETURN(const IdSampler sampler, IdSampler::Create(options.dist, ids.size()));
+  client::ClientOptions client_options;
+  client_options.server = options.server;
+  client_options.timeout = options.timeout;
+  client_options.own_connection = true;
+  std::vector<client::Client> clients;
+  for (int i = 0; i < std::min(options.connections, options.concurrency); ++i) {
+    clients.emplace_back(client_options);
+  }
   Shared shared;
   std::vector<WorkerResult> results(options.concurrency);
   std::atomic<int> running{options.concurrency};
@@ -211,7 +216,7 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   std::vector<std::thread> threads;
   for (int i = 0; i < options.concurrency; ++i) {
     threads.emplace_back([&, i] {
-      Worker(options, ids, sampler, i, shared, results[i]);
+      Worker(clients[i % clients.size()], options, ids, sampler, i, shared, results[i]);
       running.fetch_sub(1);
     });
   }

@@ -1,8 +1,8 @@
 // The two commands of dictlog-bench, against one dictlog server.
 //
 // RunLoad appends a directory of log files and saves the ids; RunRead drives a
-// closed-loop read load (options.concurrency threads, each with its own client and
-// channel, one synchronous call at a time) until the duration or max_ops is reached.
+// closed-loop read load (options.concurrency threads, one synchronous call at a time
+// each, sharing options.connections connections) until the duration or max_ops is reached.
 // Both send traffic only to options.server. Each call blocks its caller; run one at a
 // time per process (they print progress to `progress`).
 #ifndef DICTLOG_BENCHMARKS_LOAD_RUNNER_H_
