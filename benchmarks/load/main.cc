@@ -35,6 +35,11 @@ ABSL_FLAG(int, batch, 64, "read: ids per MultiGet call");
 ABSL_FLAG(std::string, dist, "uniform",
           "read: how ids are picked: uniform, or zipf:S over ids ranked by their position "
           "in --ids (e.g. zipf:0.99: the first ids are the hottest)");
+ABSL_FLAG(std::string, mix, "read:100",
+          "read: share of calls by kind, e.g. read:95,append:5 (appends: single records "
+          "to --append_category, each a payload the thread read last)");
+ABSL_FLAG(std::string, append_category, "dictlog-bench",
+          "read: category of the records --mix appends");
 ABSL_FLAG(std::string, json, "", "read: also write the report as JSON to this file");
 ABSL_FLAG(uint64_t, seed, 1, "read: random seed (thread i uses seed + i)");
 ABSL_FLAG(absl::Duration, timeout, absl::Seconds(10), "deadline of each call");
@@ -49,11 +54,12 @@ Usage:
       the acknowledged ids, one a line, to --ids_out (default ./dictlog-bench.ids)
   dictlog-bench read --server=HOST:PORT --ids=FILE [--duration=30s] [--max_ops=N]
                      [--concurrency=64] [--connections=4] [--op=get|multiget]
-                     [--batch=64]
-                     [--dist=uniform|zipf:0.99] [--json=FILE]
+                     [--batch=64] [--dist=uniform|zipf:0.99]
+                     [--mix=read:95,append:5] [--json=FILE]
       closed-loop reads of those ids; a progress line on stderr every second; a
       report (ops/s, records/s, raw MB/s, latency p50/p90/p99/p99.9 per call, errors
-      by status code) on stdout, and as JSON with --json
+      by status code) on stdout, and as JSON with --json; --mix adds Appends of
+      single records (reported apart)
 
 Only --server receives traffic. Exit status: 0 success (read: even with failed
 calls, which the report counts), 1 the run failed, 2 usage error.
@@ -100,6 +106,10 @@ absl::StatusOr<dictlog::bench::ReadOptions> ReadFlags() {
       dictlog::bench::ParseDistribution(absl::GetFlag(FLAGS_dist));
   if (!dist.ok()) return dist.status();
   options.dist = *dist;
+  absl::StatusOr<dictlog::bench::Mix> mix = dictlog::bench::ParseMix(absl::GetFlag(FLAGS_mix));
+  if (!mix.ok()) return mix.status();
+  options.mix = *mix;
+  options.append_category = absl::GetFlag(FLAGS_append_category);
   options.json_out = absl::GetFlag(FLAGS_json);
   options.seed = absl::GetFlag(FLAGS_seed);
   options.timeout = absl::GetFlag(FLAGS_timeout);

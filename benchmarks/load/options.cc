@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 namespace dictlog::bench {
@@ -49,6 +50,31 @@ absl::StatusOr<Distribution> ParseDistribution(absl::string_view text) {
   return dist;
 }
 
+absl::StatusOr<Mix> ParseMix(absl::string_view text) {
+  Mix mix{0, 0};
+  const absl::Status bad = Invalid(
+      "mix", absl::StrCat("must be like read:95,append:5 (weights 0..1000000, not all 0), "
+                          "got \"", text, "\""));
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(part, ':');
+    int weight = 0;
+    if (!absl::SimpleAtoi(kv.second, &weight) || weight < 0 || weight > 1'000'000) return bad;
+    if (kv.first == "read") {
+      mix.read = weight;
+    } else if (kv.first == "append") {
+      mix.append = weight;
+    } else {
+      return bad;
+    }
+  }
+  if (mix.read + mix.append == 0) return bad;
+  return mix;
+}
+
+std::string MixName(const Mix& mix) {
+  return absl::StrCat("read:", mix.read, ",append:", mix.append);
+}
+
 std::string ReadOpName(ReadOp op) { return op == ReadOp::kGet ? "get" : "multiget"; }
 
 std::string DistributionName(const Distribution& dist) {
@@ -87,6 +113,14 @@ absl::Status ValidateReadOptions(const ReadOptions& options) {
   }
   if (options.batch < 1 || options.batch > 10000) {
     return Invalid("batch", absl::StrCat("must be 1..10000, got ", options.batch));
+  }
+  if (options.mix.read < 0 || options.mix.append < 0 ||
+      options.mix.read + options.mix.append <= 0) {
+    return Invalid("mix", "needs a positive weight");
+  }
+  if (options.mix.append > 0 &&
+      (options.append_category.empty() || options.append_category.size() > 128)) {
+    return Invalid("append_category", "must be 1..128 characters");
   }
   if (options.timeout <= absl::ZeroDuration()) return Invalid("timeout", "must be positive");
   return absl::OkStatus();

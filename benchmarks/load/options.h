@@ -28,11 +28,21 @@ struct Distribution {
   double zipf_s = 0;
 };
 
+// The share of calls of each kind, as relative weights (read:95,append:5 means 5% of
+// calls are appends).
+struct Mix {
+  int read = 100;
+  int append = 0;
+};
+
 // "get" or "multiget".
 absl::StatusOr<ReadOp> ParseReadOp(absl::string_view text);
 // "uniform" or "zipf:S" with 0 < S <= 10, e.g. "zipf:0.99".
 absl::StatusOr<Distribution> ParseDistribution(absl::string_view text);
+// "read:R,append:A" (either part may be left out; weights 0..1000000, sum > 0).
+absl::StatusOr<Mix> ParseMix(absl::string_view text);
 std::string ReadOpName(ReadOp op);
+std::string MixName(const Mix& mix);
 std::string DistributionName(const Distribution& dist);
 
 // `dictlog-bench load`.
@@ -72,6 +82,11 @@ struct ReadOptions {
   // Ids per MultiGet call, 1..10000. Default 64. Get always reads one.
   int batch = 64;
   Distribution dist;
+  // Reads vs single-record Appends. Default read only.
+  Mix mix;
+  // Category of the appended records (each a payload the thread read last). Default
+  // "dictlog-bench".
+  std::string append_category = "dictlog-bench";
   // Where the JSON report goes (empty: none).
   std::string json_out;
   // Deadline of each call. Default 10 s.

@@ -40,6 +40,20 @@ TEST(OptionsTest, BadOpsAndDistributionsNameTheFlag) {
   }
 }
 
+TEST(OptionsTest, ParsesMixes) {
+  const absl::StatusOr<Mix> mix = ParseMix("read:95,append:5");
+  ASSERT_TRUE(mix.ok()) << mix.status();
+  EXPECT_EQ(mix->read, 95);
+  EXPECT_EQ(mix->append, 5);
+  EXPECT_EQ(MixName(*mix), "read:95,append:5");
+  EXPECT_EQ(ParseMix("append:1")->read, 0);
+  for (const char* bad : {"", "read", "read:x", "read:-1", "scan:5", "read:0,append:0",
+                          "read:95;append:5"}) {
+    const std::string error = ErrorOf(ParseMix(bad).status());
+    EXPECT_EQ(error.rfind("--mix must be like read:95,append:5", 0), 0u) << bad << ": " << error;
+  }
+}
+
 TEST(OptionsTest, ValidReadOptionsPass) {
   EXPECT_TRUE(ValidateReadOptions(GoodRead()).ok());
   ReadOptions options = GoodRead();

@@ -91,6 +91,13 @@ std::string FormatText(const RunReport& r) {
   absl::StrAppendFormat(&out,
                         "latency us  p50 %d  p90 %d  p99 %d  p99.9 %d  max %d  mean %.0f\n",
                         l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us, l.mean_us);
+  if (t.appends > 0) {
+    const LatencySummary& a = r.append_latency;
+    absl::StrAppendFormat(&out, "appends     %d  (%.0f/s; mix %s)\n", t.appends,
+                          PerSecond(t.appends, t.seconds), MixName(r.options.mix));
+    absl::StrAppendFormat(&out, "append us   p50 %d  p90 %d  p99 %d  p99.9 %d  max %d\n",
+                          a.p50_us, a.p90_us, a.p99_us, a.p999_us, a.max_us);
+  }
   absl::StrAppendFormat(&out, "errors      %d  (%s)\n", t.error_count(), ErrorsText(t));
   return out;
 }
@@ -98,6 +105,7 @@ std::string FormatText(const RunReport& r) {
 std::string FormatJson(const RunReport& r) {
   const RunTotals& t = r.totals;
   const LatencySummary& l = r.latency;
+  const LatencySummary& a = r.append_latency;
   std::vector<std::string> codes;
   for (const auto& [code, count] : t.errors) {
     codes.push_back(absl::StrCat(JsonString(absl::StatusCodeToString(code)), ":", count));
@@ -108,14 +116,18 @@ std::string FormatJson(const RunReport& r) {
       "\"ids\":%d,\"seconds\":%.3f,\"ops\":%d,\"ops_per_s\":%.1f,\"records\":%d,"
       "\"records_per_s\":%.1f,\"raw_bytes\":%d,\"raw_mb_per_s\":%.3f,"
       "\"latency_us\":{\"count\":%d,\"mean\":%.1f,\"p50\":%d,\"p90\":%d,\"p99\":%d,"
-      "\"p999\":%d,\"max\":%d},\"errors\":%d,\"errors_by_code\":{%s}}",
+      "\"p999\":%d,\"max\":%d},\"mix\":\"%s\",\"appends\":%d,\"appends_per_s\":%.1f,"
+      "\"append_latency_us\":{\"count\":%d,\"p50\":%d,\"p90\":%d,\"p99\":%d,\"p999\":%d,"
+      "\"max\":%d},\"errors\":%d,\"errors_by_code\":{%s}}",
       JsonString(r.options.server), ReadOpName(r.options.op),
       r.options.op == ReadOp::kGet ? 1 : r.options.batch, r.options.concurrency,
       std::min(r.options.connections, r.options.concurrency),
       DistributionName(r.options.dist), r.ids, t.seconds, t.ops,
       PerSecond(t.ops, t.seconds), t.records, PerSecond(t.records, t.seconds), t.raw_bytes,
       PerSecond(t.raw_bytes, t.seconds) / 1e6, l.count, l.mean_us, l.p50_us, l.p90_us,
-      l.p99_us, l.p999_us, l.max_us, t.error_count(), absl::StrJoin(codes, ","));
+      l.p99_us, l.p999_us, l.max_us, MixName(r.options.mix), t.appends,
+      PerSecond(t.appends, t.seconds), a.count, a.p50_us, a.p90_us, a.p99_us, a.p999_us,
+      a.max_us, t.error_count(), absl::StrJoin(codes, ","));
 }
 
 }  // namespace dictlog::bench

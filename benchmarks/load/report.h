@@ -32,8 +32,9 @@ LatencySummary Summarize(std::vector<int64_t>& latencies_us);
 // Totals of a run (or of a run so far).
 struct RunTotals {
   double seconds = 0;
-  // Calls completed (ok or not).
+  // Calls completed (ok or not), reads and appends; of which appends.
   int64_t ops = 0;
+  int64_t appends = 0;
   // Records returned, and the sum of their payload sizes.
   int64_t records = 0;
   int64_t raw_bytes = 0;
@@ -47,7 +48,9 @@ struct RunReport {
   ReadOptions options;
   size_t ids = 0;
   RunTotals totals;
+  // Per read call, and per append call (count 0 without --mix appends).
   LatencySummary latency;
+  LatencySummary append_latency;
 };
 
 // "  12.0s      41234 ops/s      2639000 records/s  errors 0" (one line, no newline);

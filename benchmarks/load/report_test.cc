@@ -75,6 +75,23 @@ TEST(ReportTest, JsonCarriesRatesPercentilesAndErrorCodes) {
       << json;
 }
 
+TEST(ReportTest, AppendsAreReportedApart) {
+  RunReport report = SampleReport();
+  report.options.mix = Mix{95, 5};
+  report.totals.appends = 50;
+  std::vector<int64_t> appends = {1000, 3000};
+  report.append_latency = Summarize(appends);
+  const std::string json = FormatJson(report);
+  EXPECT_NE(json.find("\"mix\":\"read:95,append:5\",\"appends\":50,\"appends_per_s\":25.0,"
+                      "\"append_latency_us\":{\"count\":2,\"p50\":1000,\"p90\":3000"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(FormatText(report).find("appends     50  (25/s; mix read:95,append:5)"),
+            std::string::npos)
+      << FormatText(report);
+  EXPECT_EQ(FormatText(SampleReport()).find("appends"), std::string::npos);
+}
+
 TEST(ReportTest, TextNamesEveryFigure) {
   const std::string text = FormatText(SampleReport());
   for (const char* want : {"1000  (500 ops/s)", "64000  (32000 records/s)", "4.0 MB/s",

@@ -113,68 +113,103 @@ namespace {
 // Shared by the workers and the reporting thread; counters only grow.
 struct Shared {
   std::atomic<bool> stop{false};
-  // Calls started (claims against max_ops), completed, records, bytes, errors.
-  std::atomic<int64_t> started{0}, ops{0}, records{0}, raw_bytes{0}, errors{0};
+  // Calls started (claims against max_ops), completed (reads and appends), appends,
+  // records read, their bytes, errors.
+  std::atomic<int64_t> started{0}, ops{0}, appends{0}, records{0}, raw_bytes{0}, errors{0};
 };
 
 // One worker's own results, merged after it is joined.
 struct WorkerResult {
-  std::vector<int64_t> latencies_us;
+  std::vector<int64_t> read_latencies_us;
+  std::vector<int64_t> append_latencies_us;
   std::map<absl::StatusCode, int64_t> errors;
 };
 
-// One call: Get of one id or MultiGet of options.batch ids. Counts into shared/result.
-void OneCall(const client::Client& client, const ReadOptions& options,
-             const std::vector<std::string>& ids, const IdSampler& sampler,
-             std::mt19937_64& rng, std::vector<std::string>& keys, Shared& shared,
-             WorkerResult& result) {
-  int64_t records = 0, bytes = 0;
-  absl::Status call_status;
-  const absl::Time start = absl::Now();
-  if (options.op == ReadOp::kGet) {
-    absl::StatusOr<v1::Record> record = client.Get(ids[sampler.Sample(rng)]);
-    call_status = record.status();
-    if (record.ok()) records = 1, bytes = static_cast<int64_t>(record->payload().size());
-  } else {
-    for (std::string& key : keys) key = ids[sampler.Sample(rng)];
-    auto results = client.MultiGet(keys);
-    call_status = results.status();
-    if (results.ok()) {
-      for (const absl::StatusOr<v1::Record>& record : *results) {
-        if (!record.ok()) {
-          ++result.errors[record.status().code()];
-          shared.errors.fetch_add(1, std::memory_order_relaxed);
-          continue;
-        }
-        ++records;
-        bytes += static_cast<int64_t>(record->payload().size());
+// The call loop of one thread. Thread-compatible: one thread runs it; it borrows the
+// client, options, ids and sampler, which must outlive it.
+class Worker {
+ public:
+  Worker(const client::Client& client, const ReadOptions& options,
+         const std::vector<std::string>& ids, const IdSampler& sampler, int index,
+         Shared& shared, WorkerResult& result)
+      : client_(client), options_(options), ids_(ids), sampler_(sampler),
+        rng_(options.seed + static_cast<uint64_t>(index)), shared_(shared),
+        result_(result) {
+    if (options.op == ReadOp::kMultiGet) keys_.resize(options.batch);
+  }
+
+  void Run() {
+    const int total = options_.mix.read + options_.mix.append;
+    while (!shared_.stop.load(std::memory_order_relaxed)) {
+      if (options_.max_ops > 0 &&
+          shared_.started.fetch_add(1, std::memory_order_relaxed) >= options_.max_ops) {
+        break;
+      }
+      const bool append = options_.mix.append > 0 &&
+                          std::uniform_int_distribution<int>(0, total - 1)(rng_) <
+                              options_.mix.append;
+      const absl::Time start = absl::Now();
+      const absl::Status status = append ? Append() : Read();
+      const int64_t micros = absl::ToInt64Microseconds(absl::Now() - start);
+      (append ? result_.append_latencies_us : result_.read_latencies_us).push_back(micros);
+      if (!status.ok()) CountError(status.code());
+      if (append) shared_.appends.fetch_add(1, std::memory_order_relaxed);
+      shared_.ops.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  void CountError(absl::StatusCode code) {
+    ++result_.errors[code];
+    shared_.errors.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void CountRecord(const v1::Record& record) {
+    shared_.records.fetch_add(1, std::memory_order_relaxed);
+    shared_.raw_bytes.fetch_add(static_cast<int64_t>(record.payload().size()),
+                                std::memory_order_relaxed);
+    if (options_.mix.append > 0) last_payload_ = record.payload();
+  }
+
+  // Get of one id or MultiGet of options.batch ids; a failed id in a MultiGet is
+  // counted here, a failed call is returned.
+  absl::Status Read() {
+    if (options_.op == ReadOp::kGet) {
+      absl::StatusOr<v1::Record> record = client_.Get(ids_[sampler_.Sample(rng_)]);
+      if (record.ok()) CountRecord(*record);
+      return record.status();
+    }
+    for (std::string& key : keys_) key = ids_[sampler_.Sample(rng_)];
+    auto results = client_.MultiGet(keys_);
+    if (!results.ok()) return results.status();
+    for (const absl::StatusOr<v1::Record>& record : *results) {
+      if (record.ok()) {
+        CountRecord(*record);
+      } else {
+        CountError(record.status().code());
       }
     }
+    return absl::OkStatus();
   }
-  result.latencies_us.push_back(absl::ToInt64Microseconds(absl::Now() - start));
-  if (!call_status.ok()) {
-    ++result.errors[call_status.code()];
-    shared.errors.fetch_add(1, std::memory_order_relaxed);
-  }
-  shared.records.fetch_add(records, std::memory_order_relaxed);
-  shared.raw_bytes.fetch_add(bytes, std::memory_order_relaxed);
-  shared.ops.fetch_add(1, std::memory_order_relaxed);
-}
 
-void Worker(const client::Client& client, const ReadOptions& options,
-            const std::vector<std::string>& ids, const IdSampler& sampler, int index,
-            Shared& shared, WorkerResult& result) {
-  std::mt19937_64 rng(options.seed + static_cast<uint64_t>(index));
-  std::vector<std::string> keys(options.op == ReadOp::kGet ? 0 : options.batch);
-  while (!shared.stop.load(std::memory_order_relaxed)) {
-    if (options.max_ops > 0 &&
-        shared.started.fetch_add(1, std::memory_order_relaxed) >= options.max_ops) {
-      break;
-    }
-    OneCall(client, options, ids, sampler, rng, keys, shared, result);
+  // Appends the payload this thread read last (realistic log data) to
+  // options.append_category.
+  absl::Status Append() {
+    const std::string& payload = last_payload_.empty() ? kFallbackPayload : last_payload_;
+    return client_.Append(options_.append_category, payload).status();
   }
-}
 
+  static inline const std::string kFallbackPayload = "dictlog-bench append";
+  const client::Client& client_;
+  const ReadOptions& options_;
+  const std::vector<std::string>& ids_;
+  const IdSampler& sampler_;
+  std::mt19937_64 rng_;
+  std::vector<std::string> keys_;
+  std::string last_payload_;
+  Shared& shared_;
+  WorkerResult& result_;
+};
 
 // Prints progress about once a second until the duration passes or every worker is
 // done (max_ops reached); then tells the workers to stop.
@@ -216,7 +251,7 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   std::vector<std::thread> threads;
   for (int i = 0; i < options.concurrency; ++i) {
     threads.emplace_back([&, i] {
-      Worker(clients[i % clients.size()], options, ids, sampler, i, shared, results[i]);
+      Worker(clients[i % clients.size()], options, ids, sampler, i, shared, results[i]).Run();
       running.fetch_sub(1);
     });
   }
@@ -227,14 +262,19 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   report.ids = ids.size();
   report.totals.seconds = absl::ToDoubleSeconds(absl::Now() - start);
   report.totals.ops = shared.ops.load();
+  report.totals.appends = shared.appends.load();
   report.totals.records = shared.records.load();
   report.totals.raw_bytes = shared.raw_bytes.load();
-  std::vector<int64_t> latencies;
+  std::vector<int64_t> reads, appends;
   for (WorkerResult& result : results) {
-    latencies.insert(latencies.end(), result.latencies_us.begin(), result.latencies_us.end());
+    reads.insert(reads.end(), result.read_latencies_us.begin(),
+                 result.read_latencies_us.end());
+    appends.insert(appends.end(), result.append_latencies_us.begin(),
+                   result.append_latencies_us.end());
     for (const auto& [code, count] : result.errors) report.totals.errors[code] += count;
   }
-  report.latency = Summarize(latencies);
+  report.latency = Summarize(reads);
+  report.append_latency = Summarize(appends);
   return report;
 }
 
