@@ -68,9 +68,15 @@ Example:
   dictlog-bench read --server=127.0.0.1:7070 --ids=dictlog-bench.ids \
       --op=multiget --dist=zipf:0.99 --duration=10s --json=/tmp/read.json)";
 
+// Usage errors (INVALID_ARGUMENT) print their message and exit 2; others print the
+// status and exit 1.
 int Fail(const absl::Status& status) {
+  if (status.code() == absl::StatusCode::kInvalidArgument) {
+    std::cerr << "dictlog-bench: " << status.message() << "\n";
+    return 2;
+  }
   std::cerr << "dictlog-bench: " << status << "\n";
-  return status.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+  return 1;
 }
 
 int Load() {
