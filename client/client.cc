@@ -11,6 +11,7 @@ Client::Client(const ClientOptions& options) : timeout_(options.timeout) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
+  if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
       options.server, grpc::InsecureChannelCredentials(), args);
   store_ = v1::LogStore::NewStub(channel);

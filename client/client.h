@@ -28,6 +28,10 @@ struct ClientOptions {
   absl::Duration timeout = absl::Seconds(30);
   // Largest message sent or received. Default 64 MiB.
   int max_message_bytes = 64 << 20;
+  // Default false: clients of the same server with the same options share one
+  // connection (gRPC's global subchannel pool). True: this client (and its copies) gets
+  // a connection of its own, e.g. to spread a load test over several.
+  bool own_connection = false;
 };
 
 class Client {
