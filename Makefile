@@ -30,11 +30,12 @@ deps:
 
 build: deps
 	$(BAZEL) build -c opt //server/service:dictlogd //client/cli:dictlog \
-	  //dict_trainer:dict_trainer
+	  //dict_trainer:dict_trainer //benchmarks:dictlog-bench
 	@mkdir -p bin
 	@install -m 755 bazel-bin/server/service/dictlogd bin/dictlogd
 	@install -m 755 bazel-bin/client/cli/dictlog bin/dictlog
 	@install -m 755 bazel-bin/dict_trainer/dict_trainer bin/dict_trainer
+	@install -m 755 bazel-bin/benchmarks/dictlog-bench bin/dictlog-bench
 	@echo "binaries in ./bin: $$(ls bin | tr '\n' ' ')"
 
 run: build
