@@ -56,8 +56,10 @@ ABSL_FLAG(int, max_seconds, 600, "stop (and fail) when the run takes longer than
 namespace dictlog::crash {
 namespace {
 
-// Categories written (one loghub file each) and the pools they land in: four pools of
-// their own, and Linux + Android routed together into "mixed" (category indexes).
+// Loghub files written, one category each, and the pools they land in: four pools of
+// their own, and Linux + Android routed together into "mixed" (category indexes). Linux
+// lines go under a new category every cycle ("Linux-c<cycle>"), so the kill also lands
+// near the first append of a category.
 const std::vector<std::string> kCategories = {"HDFS",      "Apache", "OpenSSH",
                                               "Zookeeper", "Linux",  "Android"};
 const std::vector<std::string> kPools = {"HDFS", "Apache", "OpenSSH", "Zookeeper", "mixed"};
@@ -94,10 +96,10 @@ struct Totals {
   uint64_t calls = 0;
   uint64_t append_errors = 0;
   uint64_t lifecycle_steps = 0;
+  uint64_t dictionaries_deleted = 0;
   uint64_t dictionaries_trained = 0;
   uint64_t recompressions_started = 0;
   uint64_t shutdown_failures = 0;
-  AdminAcks admin;
   CheckReport check;
 
   uint64_t violations() const {
@@ -136,7 +138,7 @@ std::vector<std::string> ServerFlags() {
   std::vector<std::string> flags = {
       "--auto_train_min_multiple=5",       "--sample_budget_multiple=25",
       "--activation_min_gain=-1",          "--recompress_records_per_second=20000",
-      "--route=Linux=mixed,Android=mixed",
+      "--route=Linux*=mixed,Android=mixed",
   };
   if (absl::GetFlag(FLAGS_sync_writes)) flags.push_back("--sync_writes");
   return flags;
@@ -189,6 +191,8 @@ CycleLoad RunLoad(testing::ServerProcess& server, const std::string& address,
     options.cycle = static_cast<uint32_t>(cycle);
     options.writer = static_cast<uint32_t>(w);
     options.seed = plan.writer_seeds[w];
+    options.categories = kCategories;
+    options.categories[4] = absl::StrCat("Linux-c", cycle);
     writers.push_back(
         std::make_unique<Writer>(ClientFor(address), &corpus, &model, &killed, options));
     threads.emplace_back([&, w] { results[w] = writers[w]->Run(); });
@@ -223,6 +227,8 @@ std::string DescribeLifecycle(const CyclePlan& plan, const LifecycleResult& resu
       absl::StrCat(" [lifecycle ", plan.lifecycle_pool, ", kill ",
                    absl::ToInt64Milliseconds(plan.lifecycle_kill_after), " ms after ",
                    plan.lifecycle_wait ? "the answers" : "the start", ": ");
+  if (!result.gc_answered) return out + "killed during gc]";
+  absl::StrAppend(&out, "gc deleted ", result.gc_deleted, ", ");
   if (result.too_little_data) return out + "too little data to train]";
   if (result.dictionary_id == 0) return out + "killed while training]";
   absl::StrAppend(&out, "trained ", result.dictionary_id,
@@ -230,24 +236,28 @@ std::string DescribeLifecycle(const CyclePlan& plan, const LifecycleResult& resu
   return out + (result.recompress_started ? ", re-compression started]" : ", killed]");
 }
 
-void RecordLoad(const CyclePlan& plan, const CycleLoad& load, Totals* totals) {
+// Adds the load to the totals; returns the Admin effects the next check must find.
+AdminAcks RecordLoad(const CyclePlan& plan, const CycleLoad& load, Totals* totals) {
   totals->calls += load.calls;
   totals->append_errors += load.append_errors;
-  if (!plan.lifecycle) return;
+  AdminAcks admin;
+  if (!plan.lifecycle) return admin;
   const LifecycleResult& l = load.lifecycle;
   ++totals->lifecycle_steps;
+  totals->dictionaries_deleted += l.gc_deleted;
   if (!l.unexpected_error.empty()) {
     ++totals->check.admin_violations;
     totals->check.examples.push_back("lifecycle step failed: " + l.unexpected_error);
   }
   if (l.dictionary_id != 0) {
     ++totals->dictionaries_trained;
-    totals->admin.dictionaries.emplace_back(l.pool, l.dictionary_id);
+    admin.dictionaries.emplace_back(l.pool, l.dictionary_id);
   }
   if (l.recompress_started) {
     ++totals->recompressions_started;
-    totals->admin.recompressions.push_back(l.pool);
+    admin.recompressions.push_back(l.pool);
   }
+  return admin;
 }
 
 void PrintCheck(const CheckReport& r, absl::Duration took) {
@@ -266,12 +276,13 @@ void PrintCheck(const CheckReport& r, absl::Duration took) {
 
 // Restarts the server on the same data and checks it; returns its address.
 absl::StatusOr<std::string> RestartAndCheck(testing::ServerProcess& server,
-                                            CrashModel& model, Totals* totals) {
+                                            CrashModel& model, const AdminAcks& admin,
+                                            Totals* totals) {
   const absl::Time start = absl::Now();
   ASSIGN_OR_RETURN(std::string address, server.Start());
   const client::Client client(ClientFor(address));
   Checker checker(&client, &model);
-  const CheckReport report = checker.Run(totals->admin);
+  const CheckReport report = checker.Run(admin);
   PrintCheck(report, absl::Now() - start);
   totals->check.Add(report);
   return address;
@@ -286,7 +297,8 @@ void PrintSummary(const Totals& t, uint64_t seed, const CrashModel& model,
       "decode_errors=%llu unknown=%llu duplicates=%llu counter_mismatches=%llu "
       "admin_violations=%llu append_errors=%llu unclean_shutdowns=%llu calls=%llu "
       "in_flight_found_whole=%llu in_flight_not_stored=%llu lifecycle_steps=%llu "
-      "dictionaries_trained=%llu recompressions_started=%llu seconds=%.1f\n",
+      "dictionaries_trained=%llu recompressions_started=%llu dictionaries_deleted=%llu "
+      "seconds=%.1f\n",
       t.violations() == 0 ? "PASS" : "FAIL", static_cast<unsigned long long>(seed),
       t.cycles, static_cast<unsigned long long>(model.acked_records()),
       static_cast<unsigned long long>(c.acked_checked),
@@ -305,7 +317,7 @@ void PrintSummary(const Totals& t, uint64_t seed, const CrashModel& model,
       static_cast<unsigned long long>(t.lifecycle_steps),
       static_cast<unsigned long long>(t.dictionaries_trained),
       static_cast<unsigned long long>(t.recompressions_started),
-      absl::ToDoubleSeconds(took));
+      static_cast<unsigned long long>(t.dictionaries_deleted), absl::ToDoubleSeconds(took));
 }
 
 // The whole run; returns the totals, or an error if the test itself could not run.
@@ -331,9 +343,9 @@ absl::StatusOr<Totals> RunCycles(const Paths& paths, const Corpus& corpus, uint6
                 static_cast<unsigned long long>(load.acked_records),
                 load.first_error.empty() ? "" : "; unexpected append error: ",
                 load.first_error.c_str());
-    RecordLoad(plan, load, &totals);
+    const AdminAcks admin = RecordLoad(plan, load, &totals);
     ++totals.cycles;
-    ASSIGN_OR_RETURN(address, RestartAndCheck(server, model, &totals));
+    ASSIGN_OR_RETURN(address, RestartAndCheck(server, model, admin, &totals));
     std::fflush(stdout);
   }
   absl::StatusOr<int> exit_code = server.Stop();

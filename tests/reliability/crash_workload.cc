@@ -53,7 +53,8 @@ std::vector<SentRecord> Writer::MakeBatch(uint32_t batch, uint32_t size) {
     const std::string& text =
         lines[std::uniform_int_distribution<size_t>(0, lines.size() - 1)(rng_)];
     const PayloadHeader header{{options_.cycle, options_.writer, batch}, i, size};
-    records[i].category = corpus_->categories()[category];
+    records[i].category = options_.categories.empty() ? corpus_->categories()[category]
+                                                      : options_.categories[category];
     records[i].payload = MakePayload(header, text);
   }
   return records;
@@ -101,6 +102,14 @@ LifecycleResult RunLifecycle(const client::ClientOptions& options, const std::st
   const client::Client client(options);
   LifecycleResult result;
   result.pool = pool;
+  absl::StatusOr<v1::GcDictionariesResponse> gc =
+      client.GcDictionaries(v1::GcDictionariesRequest());
+  if (!gc.ok()) {
+    if (!killed->load()) result.unexpected_error = gc.status().ToString();
+    return result;
+  }
+  result.gc_answered = true;
+  result.gc_deleted = gc->deleted_size();
   v1::TrainDictionaryRequest train;
   train.set_pool(pool);
   train.set_activate(true);

@@ -43,6 +43,8 @@ struct WriterOptions {
   uint32_t cycle = 0;
   uint32_t writer = 0;
   uint64_t seed = 0;
+  // The category to append each corpus file's lines under (empty: the corpus's names).
+  std::vector<std::string> categories;
   // Fraction of calls that are Append (one record); the rest are AppendBatch of
   // 1..max_batch records. Default 0.3, 50.
   double append_fraction = 0.3;
@@ -90,10 +92,14 @@ class Writer {
   std::atomic<bool> stop_{false};
 };
 
-// One dictionary-lifecycle step on one pool, as an operator would run it: train and
-// activate a new dictionary, then start re-encoding the pool's records with it.
+// One dictionary-lifecycle step on one pool, as an operator would run it: delete the
+// dictionaries nothing references any more (server-wide gc), train and activate a new
+// one, then start re-encoding the pool's records with it.
 struct LifecycleResult {
   std::string pool;
+  // The GcDictionaries call was answered, deleting this many.
+  bool gc_answered = false;
+  uint64_t gc_deleted = 0;
   // Of an answered TrainDictionary (0: none answered).
   uint32_t dictionary_id = 0;
   bool activated = false;
@@ -105,7 +111,7 @@ struct LifecycleResult {
   std::string unexpected_error;
 };
 
-// Runs the step through its own client; blocks until both calls are answered or one
+// Runs the step through its own client; blocks until every call is answered or one
 // fails. `killed` (borrowed) as for Writer. Safe to run on any thread.
 LifecycleResult RunLifecycle(const client::ClientOptions& client, const std::string& pool,
                              const std::atomic<bool>* killed);
