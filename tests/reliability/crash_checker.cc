@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 
 namespace dictlog::crash {
 namespace {
@@ -26,6 +27,8 @@ void CheckReport::Add(const CheckReport& o) {
   scanned += o.scanned;
   recovered_batches += o.recovered_batches;
   dropped_batches += o.dropped_batches;
+  read_back_seconds += o.read_back_seconds;
+  scan_seconds += o.scan_seconds;
   lost += o.lost;
   altered += o.altered;
   partial_batches += o.partial_batches;
@@ -46,7 +49,10 @@ void Checker::Violation(uint64_t* counter, std::string what, uint64_t count) {
 
 CheckReport Checker::Run(const AdminAcks& admin) {
   report_ = CheckReport();
+  absl::Time start = absl::Now();
   CheckAcked();
+  report_.read_back_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  start = absl::Now();
   absl::StatusOr<std::vector<v1::PoolInfo>> pools = client_->ListPools();
   if (!pools.ok()) {
     Violation(&report_.decode_errors, absl::StrCat("ListPools: ", pools.status().ToString()));
@@ -57,6 +63,7 @@ CheckReport Checker::Run(const AdminAcks& admin) {
     SettleInFlight();
     CheckCounters(*pools);
   }
+  report_.scan_seconds = absl::ToDoubleSeconds(absl::Now() - start);
   CheckAdmin(*pools, admin);
   return report_;
 }

@@ -33,6 +33,8 @@ struct CheckReport {
   uint64_t scanned = 0;        // records seen by the full scans
   uint64_t recovered_batches = 0;  // in flight at the kill, found whole
   uint64_t dropped_batches = 0;    // in flight at the kill, not found
+  double read_back_seconds = 0;    // time of the MultiGet and Scan passes
+  double scan_seconds = 0;
 
   uint64_t lost = 0;           // acknowledged, NOT_FOUND
   uint64_t altered = 0;        // stored bytes, category or id differ from what was sent

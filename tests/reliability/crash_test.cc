@@ -51,7 +51,8 @@ ABSL_FLAG(int, lifecycle_kill_ms, 400,
 ABSL_FLAG(bool, sync_writes, false, "run dictlogd with --sync_writes");
 ABSL_FLAG(std::string, dictlogd, "", "path of dictlogd; default: from the runfiles");
 ABSL_FLAG(std::string, loghub_dir, "", "loghub samples; default: from the runfiles");
-ABSL_FLAG(int, max_seconds, 600, "stop (and fail) when the run takes longer than this");
+ABSL_FLAG(int, max_seconds, 3600,
+          "no cycle starts after this many seconds; the run then fails (2)");
 
 namespace dictlog::crash {
 namespace {
@@ -100,10 +101,12 @@ struct Totals {
   uint64_t dictionaries_trained = 0;
   uint64_t recompressions_started = 0;
   uint64_t shutdown_failures = 0;
+  // dictlogd did not come back after a kill (the run stops there).
+  uint64_t restart_failures = 0;
   CheckReport check;
 
   uint64_t violations() const {
-    return check.violations() + append_errors + shutdown_failures;
+    return check.violations() + append_errors + shutdown_failures + restart_failures;
   }
 };
 
@@ -263,13 +266,13 @@ AdminAcks RecordLoad(const CyclePlan& plan, const CycleLoad& load, Totals* total
 void PrintCheck(const CheckReport& r, absl::Duration took) {
   std::printf(
       "  after restart: in flight at the kill %llu batches (%llu found whole, %llu not "
-      "stored); %llu acknowledged records read back, %llu scanned; violations %llu "
-      "(%.2f s)\n",
+      "stored); %llu acknowledged records read back (%.2f s), %llu scanned (%.2f s); "
+      "violations %llu (%.2f s with the restart)\n",
       static_cast<unsigned long long>(r.recovered_batches + r.dropped_batches + r.partial_batches),
       static_cast<unsigned long long>(r.recovered_batches),
       static_cast<unsigned long long>(r.dropped_batches),
-      static_cast<unsigned long long>(r.acked_checked),
-      static_cast<unsigned long long>(r.scanned),
+      static_cast<unsigned long long>(r.acked_checked), r.read_back_seconds,
+      static_cast<unsigned long long>(r.scanned), r.scan_seconds,
       static_cast<unsigned long long>(r.violations()), absl::ToDoubleSeconds(took));
   for (const std::string& example : r.examples) std::printf("    %s\n", example.c_str());
 }
@@ -295,7 +298,8 @@ void PrintSummary(const Totals& t, uint64_t seed, const CrashModel& model,
       "crash_test: %s seed=%llu cycles=%d acknowledged_records=%llu "
       "acknowledged_checks=%llu lost=%llu altered=%llu partial_batches=%llu "
       "decode_errors=%llu unknown=%llu duplicates=%llu counter_mismatches=%llu "
-      "admin_violations=%llu append_errors=%llu unclean_shutdowns=%llu calls=%llu "
+      "admin_violations=%llu append_errors=%llu restart_failures=%llu "
+      "unclean_shutdowns=%llu calls=%llu "
       "in_flight_found_whole=%llu in_flight_not_stored=%llu lifecycle_steps=%llu "
       "dictionaries_trained=%llu recompressions_started=%llu dictionaries_deleted=%llu "
       "seconds=%.1f\n",
@@ -310,6 +314,7 @@ void PrintSummary(const Totals& t, uint64_t seed, const CrashModel& model,
       static_cast<unsigned long long>(c.counter_mismatches),
       static_cast<unsigned long long>(c.admin_violations),
       static_cast<unsigned long long>(t.append_errors),
+      static_cast<unsigned long long>(t.restart_failures),
       static_cast<unsigned long long>(t.shutdown_failures),
       static_cast<unsigned long long>(t.calls),
       static_cast<unsigned long long>(c.recovered_batches),
@@ -345,11 +350,20 @@ absl::StatusOr<Totals> RunCycles(const Paths& paths, const Corpus& corpus, uint6
                 load.first_error.c_str());
     const AdminAcks admin = RecordLoad(plan, load, &totals);
     ++totals.cycles;
-    ASSIGN_OR_RETURN(address, RestartAndCheck(server, model, admin, &totals));
+    absl::StatusOr<std::string> restarted = RestartAndCheck(server, model, admin, &totals);
+    if (!restarted.ok()) {
+      std::printf("  dictlogd did not restart after the kill: %s\n",
+                  restarted.status().ToString().c_str());
+      ++totals.restart_failures;
+      break;
+    }
+    address = *restarted;
     std::fflush(stdout);
   }
-  absl::StatusOr<int> exit_code = server.Stop();
-  if (!exit_code.ok() || *exit_code != 0) ++totals.shutdown_failures;
+  if (totals.restart_failures == 0) {
+    absl::StatusOr<int> exit_code = server.Stop();
+    if (!exit_code.ok() || *exit_code != 0) ++totals.shutdown_failures;
+  }
   PrintSummary(totals, seed, model, absl::Now() - start);
   return totals;
 }
@@ -368,6 +382,7 @@ int main(int argc, char** argv) {
   if (seed == 0) seed = std::random_device()() | 1;
   std::printf("crash_test: seed=%llu (rerun with --seed=%llu)\n",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed));
+  std::fflush(stdout);
   const dictlog::crash::Paths paths = dictlog::crash::ResolvePaths();
   absl::StatusOr<dictlog::crash::Corpus> corpus =
       dictlog::crash::Corpus::Load(paths.loghub, dictlog::crash::kCategories,
