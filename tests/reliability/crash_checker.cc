@@ -49,6 +49,9 @@ void Checker::Violation(uint64_t* counter, std::string what, uint64_t count) {
 
 CheckReport Checker::Run(const AdminAcks& admin) {
   report_ = CheckReport();
+  tallies_.clear();
+  in_flight_seen_.clear();
+  seen_.clear();
   absl::Time start = absl::Now();
   CheckAcked();
   report_.read_back_seconds = absl::ToDoubleSeconds(absl::Now() - start);

@@ -66,7 +66,8 @@ class Checker {
   Checker(const Checker&) = delete;
   Checker& operator=(const Checker&) = delete;
 
-  // Runs every check once; settles the model's in-flight batches.
+  // Runs every check; settles the model's in-flight batches. May be called again
+  // (after another restart).
   CheckReport Run(const AdminAcks& admin);
 
  private:

@@ -181,6 +181,15 @@ CyclePlan PlanCycle(int cycle, std::mt19937_64& rng) {
   return plan;
 }
 
+// The category each corpus file is appended under in `cycle`.
+std::vector<std::string> CategoriesOfCycle(int cycle) {
+  std::vector<std::string> categories = kCategories;
+  for (std::string& category : categories) {
+    if (category == "Linux") category = absl::StrCat("Linux-c", cycle);
+  }
+  return categories;
+}
+
 // Runs the writers (and the lifecycle step) against the server at `address` and kills
 // the server as planned. Returns once every thread has finished.
 CycleLoad RunLoad(testing::ServerProcess& server, const std::string& address,
@@ -194,11 +203,14 @@ CycleLoad RunLoad(testing::ServerProcess& server, const std::string& address,
     options.cycle = static_cast<uint32_t>(cycle);
     options.writer = static_cast<uint32_t>(w);
     options.seed = plan.writer_seeds[w];
-    options.categories = kCategories;
-    options.categories[4] = absl::StrCat("Linux-c", cycle);
+    options.categories = CategoriesOfCycle(cycle);
     writers.push_back(
         std::make_unique<Writer>(ClientFor(address), &corpus, &model, &killed, options));
-    threads.emplace_back([&, w] { results[w] = writers[w]->Run(); });
+  }
+  for (size_t w = 0; w < writers.size(); ++w) {
+    threads.emplace_back([&results, writer = writers[w].get(), w] {
+      results[w] = writer->Run();
+    });
   }
   CycleLoad load;
   absl::Notification answered;
