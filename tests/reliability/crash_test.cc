@@ -154,7 +154,8 @@ client::ClientOptions ClientFor(const std::string& address) {
   return options;
 }
 
-// Pools with 4 KiB dictionaries in both dictionary forms and several levels.
+// Pools with 4 KiB dictionaries in both dictionary forms and several levels; HDFS and
+// mixed in block mode (1 and 4 KiB blocks), so kills hit open tails and seals too.
 absl::Status CreatePools(const client::Client& client) {
   for (const std::string& name : kPools) {
     v1::PoolOptions options;
@@ -162,6 +163,10 @@ absl::Status CreatePools(const client::Client& client) {
     if (name == "Apache") options.set_dictionary_mode(v1::DICTIONARY_MODE_COMPACT);
     if (name == "OpenSSH") options.set_compression_level(9);
     if (name == "Zookeeper") options.set_compression_level(-5);
+    if (name == "HDFS" || name == "mixed") {
+      options.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+      options.set_block_bytes(name == "HDFS" ? 1024 : 4096);
+    }
     RETURN_IF_ERROR(client.CreatePool(name, options).status());
   }
   return absl::OkStatus();
