@@ -128,6 +128,18 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
   return results;
 }
 
+std::vector<absl::StatusOr<DecodedRecord>> DecodeScanned(
+    const store::Store& store, const codec::DictionaryLookup& dictionaries,
+    uint32_t pool_id, absl::Span<const store::ScannedRecord> records) {
+  std::vector<store::RecordRef> refs;
+  std::vector<absl::string_view> values;
+  for (const store::ScannedRecord& record : records) {
+    refs.push_back({pool_id, record.seq});
+    values.push_back(record.value);
+  }
+  return DecodeStored(store, dictionaries, refs, values);
+}
+
 absl::StatusOr<DecodedRecord> DecodeOne(const store::Store& store,
                                         const codec::DictionaryLookup& dictionaries,
                                         store::RecordRef ref, absl::string_view value) {

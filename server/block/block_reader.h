@@ -25,6 +25,11 @@ std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeStored(
     const store::Store& store, const codec::DictionaryLookup& dictionaries,
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values);
 
+// DecodeStored of records of pool `pool_id` as a scan of the store returns them.
+std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeScanned(
+    const store::Store& store, const codec::DictionaryLookup& dictionaries,
+    uint32_t pool_id, absl::Span<const store::ScannedRecord> records);
+
 // One record's DecodeStored.
 absl::StatusOr<codec::DecodedRecord> DecodeOne(const store::Store& store,
                                                const codec::DictionaryLookup& dictionaries,

@@ -95,14 +95,8 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
   while (bytes < budget_bytes) {
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->LatestRecords(pool.id(), before, kSampleChunk));
-    std::vector<store::RecordRef> refs;
-    std::vector<absl::string_view> values;
-    for (const store::ScannedRecord& record : chunk) {
-      refs.push_back({pool.id(), record.seq});
-      values.push_back(record.value);
-    }
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        block::DecodeStored(*store_, *dictionaries_, refs, values);
+        block::DecodeScanned(*store_, *dictionaries_, pool.id(), chunk);
     for (absl::StatusOr<codec::DecodedRecord>& record : decoded) {
       RETURN_IF_ERROR(record.status());
       bytes += record->payload.size();

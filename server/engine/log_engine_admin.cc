@@ -59,14 +59,8 @@ absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,
     if (cancelled()) return absl::CancelledError("Verify cancelled");
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->ScanRecords(pool.id(), seq, kChunk));
-    std::vector<store::RecordRef> refs;
-    std::vector<absl::string_view> values;
-    for (const store::ScannedRecord& record : chunk) {
-      refs.push_back({pool.id(), record.seq});
-      values.push_back(record.value);
-    }
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        block::DecodeStored(*store_, dictionaries_, refs, values);
+        block::DecodeScanned(*store_, dictionaries_, pool.id(), chunk);
     for (size_t i = 0; i < chunk.size(); ++i) {
       absl::Status status = decoded[i].status();
       if (status.ok()) status = pool.CategoryName(decoded[i]->category_index).status();
