@@ -149,10 +149,14 @@ TEST_F(CheckerTest, RecordStoredTwiceIsDuplicate) {
   EXPECT_EQ(report.violations(), 1u);
 }
 
-TEST_F(CheckerTest, IdAcknowledgedTwiceIsRejected) {
+// As after a restart that lost records: the server hands out an acknowledged id again.
+TEST_F(CheckerTest, IdAcknowledgedTwiceIsRejectedAndStillChecked) {
   SendAndAck(0, 1);
-  model_.Sent({0, 0, 1}, Batch(1, 1));
+  model_.Sent({0, 0, 1}, Batch(1, 1, "another line"));
   EXPECT_FALSE(model_.Acked({0, 0, 1}, {"HDFS/1"}).ok());
+  const CheckReport report = Check();
+  EXPECT_EQ(report.altered, 1u);  // HDFS/1 holds one of the two records.
+  EXPECT_EQ(report.violations(), 1u);
 }
 
 TEST_F(CheckerTest, ForgottenAdminEffectsAreViolations) {

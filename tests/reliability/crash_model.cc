@@ -57,19 +57,21 @@ absl::Status CrashModel::Settle(const BatchKey& key, BatchState state,
                                             " records acknowledged with ", ids.size(),
                                             " ids"));
   }
-  for (const std::string& id : ids) {
-    auto [owner, fresh] = owner_.try_emplace(id, key);
-    if (!fresh) {
-      return absl::InternalError(absl::StrCat("id ", id, " handed out twice (batches c",
-                                              owner->second.cycle, " w", owner->second.writer,
-                                              " b", owner->second.batch, " and c",
-                                              key.cycle, " w", key.writer, " b", key.batch,
-                                              ")"));
-    }
-  }
+  // Acknowledged even if an id was handed out before: the server said so, and the
+  // read-back then finds which of the two records the id holds.
   acked_records_ += ids.size();
   batch.ids = std::move(ids);
-  return absl::OkStatus();
+  absl::Status status;
+  for (const std::string& id : batch.ids) {
+    auto [owner, fresh] = owner_.try_emplace(id, key);
+    if (!fresh && status.ok()) {
+      status = absl::InternalError(absl::StrCat(
+          "id ", id, " handed out twice (batches c", owner->second.cycle, " w",
+          owner->second.writer, " b", owner->second.batch, " and c", key.cycle, " w",
+          key.writer, " b", key.batch, ")"));
+    }
+  }
+  return status;
 }
 
 const SentBatch* CrashModel::Find(const BatchKey& key) const {

@@ -80,7 +80,8 @@ class CrashModel {
   // Records a batch about to be sent. Call before the RPC.
   void Sent(const BatchKey& key, std::vector<SentRecord> records) ABSL_LOCKS_EXCLUDED(mu_);
   // Records the server's acknowledgement. INTERNAL if the ids do not match the batch
-  // (count) or an id was already acknowledged for another record.
+  // (count; the batch is then kBroken) or an id was already acknowledged for another
+  // record (the batch stays acknowledged).
   absl::Status Acked(const BatchKey& key, std::vector<std::string> ids)
       ABSL_LOCKS_EXCLUDED(mu_);
 
