@@ -94,7 +94,7 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values) {
   std::vector<absl::StatusOr<DecodedRecord>> results(values.size(),
                                                      absl::UnknownError("not decoded"));
-  std::vector<absl::string_view> singles;
+  std::vector<codec::RecordView> singles;
   std::vector<size_t> single_positions;
   struct PendingEntry {
     size_t position;
@@ -105,8 +105,10 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
   BlockSet blocks;
   for (size_t i = 0; i < values.size(); ++i) {
     absl::StatusOr<codec::RecordView> view = codec::ParseRecord(values[i]);
-    if (!view.ok() || view->encoding != codec::Encoding::kBlockEntry) {
-      singles.push_back(values[i]);  // DecodeBatch reports a parse error itself.
+    if (!view.ok()) {
+      results[i] = view.status();
+    } else if (view->encoding != codec::Encoding::kBlockEntry) {
+      singles.push_back(*view);
       single_positions.push_back(i);
     } else if (view->block_back >= refs[i].seq) {
       results[i] = absl::DataLossError("stored block entry points before its pool");
@@ -116,7 +118,7 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
     }
   }
   std::vector<absl::StatusOr<DecodedRecord>> decoded =
-      codec::DecodeBatch(singles, dictionaries);
+      codec::DecodeParsedBatch(singles, dictionaries);
   for (size_t k = 0; k < singles.size(); ++k) {
     results[single_positions[k]] = std::move(decoded[k]);
   }

@@ -49,17 +49,19 @@ absl::Status BlockSealer::Seal(pool::Pool& pool,
   for (const pool::BlockTail::Record& record : taken) refs.push_back({pool.id(), record.seq});
   std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(refs);
   std::vector<uint64_t> seqs;  // Of the records still single, in seq order.
-  std::vector<absl::string_view> views;
+  std::vector<codec::RecordView> views;
+  std::vector<size_t> stored_bytes;
   for (size_t i = 0; i < taken.size(); ++i) {
     RETURN_IF_ERROR(values[i].status());
     ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(*values[i]));
     if (view.encoding == codec::Encoding::kBlockEntry) continue;  // Sealed already.
     seqs.push_back(taken[i].seq);
-    views.push_back(*values[i]);
+    views.push_back(view);
+    stored_bytes.push_back(values[i]->size());
   }
   if (seqs.empty()) return absl::OkStatus();
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      codec::DecodeBatch(views, *dictionaries_);
+      codec::DecodeParsedBatch(views, *dictionaries_);
   store::BlockSeal seal;
   seal.pool_id = pool.id();
   seal.first_seq = seqs.front();
@@ -70,12 +72,11 @@ absl::Status BlockSealer::Seal(pool::Pool& pool,
                           absl::StrCat("sealing record ", seqs[i], " of pool ",
                                        pool.name(), ": ", decoded[i].status().message()));
     }
-    ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(views[i]));
     store::BlockSeal::Entry entry;
     entry.seq = seqs[i];
     entry.raw_bytes = decoded[i]->payload.size();
-    entry.old_stored_bytes = views[i].size();
-    entry.old_dictionary_id = view.dictionary_id;
+    entry.old_stored_bytes = stored_bytes[i];
+    entry.old_dictionary_id = views[i].dictionary_id;
     RETURN_IF_ERROR(codec::EncodeBlockEntry(decoded[i]->category_index,
                                             entry.seq - seal.first_seq,
                                             static_cast<uint32_t>(i), &entry.value));

@@ -50,21 +50,14 @@ struct Item {
 
 }  // namespace
 
-std::vector<absl::StatusOr<DecodedRecord>> DecodeBatch(
-    absl::Span<const absl::string_view> values, const DictionaryLookup& dictionaries,
+std::vector<absl::StatusOr<DecodedRecord>> DecodeParsedBatch(
+    absl::Span<const RecordView> views, const DictionaryLookup& dictionaries,
     const BatchDecodeOptions& options) {
-  std::vector<absl::StatusOr<DecodedRecord>> results(values.size(),
+  std::vector<absl::StatusOr<DecodedRecord>> results(views.size(),
                                                      absl::UnknownError("not decoded"));
   std::vector<Item> items;
-  items.reserve(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    absl::StatusOr<RecordView> view = ParseRecord(values[i]);
-    if (!view.ok()) {
-      results[i] = view.status();
-      continue;
-    }
-    items.push_back({i, *view, nullptr});
-  }
+  items.reserve(views.size());
+  for (size_t i = 0; i < views.size(); ++i) items.push_back({i, views[i], nullptr});
   if (options.group_by_dictionary) {
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
       return a.view.dictionary_id < b.view.dictionary_id;
@@ -87,6 +80,29 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeBatch(
     }
     results[items[i].index] = DecodeParsed(items[i].view, items[i].dictionary.get());
   }
+  return results;
+}
+
+std::vector<absl::StatusOr<DecodedRecord>> DecodeBatch(
+    absl::Span<const absl::string_view> values, const DictionaryLookup& dictionaries,
+    const BatchDecodeOptions& options) {
+  std::vector<absl::StatusOr<DecodedRecord>> results(values.size(),
+                                                     absl::UnknownError("not decoded"));
+  std::vector<RecordView> views;
+  std::vector<size_t> positions;
+  views.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    absl::StatusOr<RecordView> view = ParseRecord(values[i]);
+    if (!view.ok()) {
+      results[i] = view.status();
+      continue;
+    }
+    views.push_back(*view);
+    positions.push_back(i);
+  }
+  std::vector<absl::StatusOr<DecodedRecord>> decoded =
+      DecodeParsedBatch(views, dictionaries, options);
+  for (size_t k = 0; k < views.size(); ++k) results[positions[k]] = std::move(decoded[k]);
   return results;
 }
 

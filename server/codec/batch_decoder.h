@@ -38,6 +38,11 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeBatch(
     absl::Span<const absl::string_view> values, const DictionaryLookup& dictionaries,
     const BatchDecodeOptions& options = {});
 
+// DecodeBatch for records parsed already (views into values the caller keeps alive).
+std::vector<absl::StatusOr<DecodedRecord>> DecodeParsedBatch(
+    absl::Span<const RecordView> views, const DictionaryLookup& dictionaries,
+    const BatchDecodeOptions& options = {});
+
 }  // namespace dictlog::codec
 
 #endif  // DICTLOG_SERVER_CODEC_BATCH_DECODER_H_
