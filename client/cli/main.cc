@@ -25,6 +25,9 @@ ABSL_FLAG(uint64_t, limit, 0, "scan: at most this many records (0: all)");
 ABSL_FLAG(int64_t, batch_records, 1000, "append: records per AppendBatch call");
 ABSL_FLAG(int64_t, batch_bytes, 4 << 20, "append: payload bytes per AppendBatch call");
 ABSL_FLAG(int, level, 0, "pool create/update: zstd compression level (0: unchanged)");
+ABSL_FLAG(int, compact_level, 0,
+          "pool create/update: zstd level of frames made with a compact dictionary "
+          "(0: unchanged; the server's default is 9)");
 ABSL_FLAG(uint32_t, dictionary_bytes, 0,
           "pool create/update: dictionary size in bytes (0: unchanged)");
 ABSL_FLAG(std::string, dictionary_mode, "",
@@ -67,7 +70,7 @@ Commands:
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
                                  active dictionary
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]
-                                 [--dictionary_mode=full|compact|auto]
+                                 [--dictionary_mode=full|compact|auto] [--compact_level=N]
                                  [--storage_mode=record|block] [--block_bytes=N]
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
@@ -117,6 +120,9 @@ int main(int argc, char** argv) {
   options.batch_records = static_cast<size_t>(absl::GetFlag(FLAGS_batch_records));
   options.batch_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_batch_bytes));
   if (absl::GetFlag(FLAGS_level) != 0) options.compression_level = absl::GetFlag(FLAGS_level);
+  if (absl::GetFlag(FLAGS_compact_level) != 0) {
+    options.compact_compression_level = absl::GetFlag(FLAGS_compact_level);
+  }
   if (absl::GetFlag(FLAGS_dictionary_bytes) != 0) {
     options.dictionary_bytes = absl::GetFlag(FLAGS_dictionary_bytes);
   }

@@ -45,6 +45,15 @@ void DictionaryCache::EvictLocked() const {
 
 std::shared_ptr<const codec::DecoderDictionary> DictionaryCache::Find(uint32_t id) const {
   {
+    // The common case, a pool's active dictionary: pinned, so no recency to update and
+    // readers proceed side by side.
+    absl::ReaderMutexLock lock(&mu_);
+    if (auto it = entries_.find(id); it != entries_.end() && it->second.pins > 0) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      return it->second.dictionary;
+    }
+  }
+  {
     absl::MutexLock lock(&mu_);
     if (auto it = entries_.find(id); it != entries_.end()) {
       if (it->second.pins == 0) lru_.splice(lru_.begin(), lru_, it->second.lru);

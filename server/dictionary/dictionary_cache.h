@@ -4,8 +4,9 @@
 // kept by recency and rebuilt from their stored bytes (through the loader) on a miss.
 // Pinned dictionaries always stay, even when they alone exceed the budget.
 //
-// Thread safety: all methods may be called concurrently. A miss loads and builds
-// without holding the lock, so other lookups proceed meanwhile.
+// Thread safety: all methods may be called concurrently. Lookups of pinned
+// dictionaries share the lock (readers only); a miss loads and builds without holding
+// it, so other lookups proceed meanwhile.
 #ifndef DICTLOG_SERVER_DICTIONARY_DICTIONARY_CACHE_H_
 #define DICTLOG_SERVER_DICTIONARY_DICTIONARY_CACHE_H_
 
