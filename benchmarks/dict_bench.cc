@@ -317,6 +317,7 @@ class Copies {
       if (!cache_->Pin(kBaseId + i).ok()) std::abort();
     }
     lookup_ = std::make_unique<CopyLookup>(kBaseId, std::move(copies));
+    per_record_.cache = cache_.get();
   }
   ~Copies() {
     for (ZSTD_DDict* d : raw_) ZSTD_freeDDict(d);
@@ -324,6 +325,8 @@ class Copies {
   const ZSTD_DDict* at(size_t i) const { return lookup_ ? lookup_->at(i).ddict() : raw_[i]; }
   // dictlog's lookup: the server's dictionary cache.
   const codec::DictionaryLookup* lookup() const { return cache_.get(); }
+  // The cache through Find only (FindMany's default: a lookup and reference per id).
+  const codec::DictionaryLookup* per_record_lookup() const { return &per_record_; }
   size_t memory_bytes() const {
     if (lookup_) return lookup_->memory_bytes();
     size_t total = 0;
@@ -334,6 +337,12 @@ class Copies {
  private:
   std::unique_ptr<CopyLookup> lookup_;
   std::unique_ptr<dictionary::DictionaryCache> cache_;
+  struct PerRecordLookup : codec::DictionaryLookup {
+    const codec::DictionaryLookup* cache = nullptr;
+    std::shared_ptr<const codec::DecoderDictionary> Find(uint32_t id) const override {
+      return cache->Find(id);
+    }
+  } per_record_;
   std::vector<ZSTD_DDict*> raw_;
 };
 
@@ -529,17 +538,28 @@ class Bench {
       if (mode.raw_content) continue;  // No ids: dictlog's path cannot read these.
       // dictlog's MultiGet decode: in request order (the server's default), with the
       // next record's tables prefetched, and grouped by dictionary.
-      const std::pair<const char*, codec::BatchDecodeOptions> paths[] = {
-          {"dictlog", {}}, {"dictlog_prefetch", {false, true}}, {"dictlog_group", {true, false}}};
-      for (const auto& [kase, options] : paths) {
+      // "dictlog_refs": the same, but one cache lookup and reference per record, as
+      // before FindMany.
+      struct Path {
+        const char* kase;
+        codec::BatchDecodeOptions options;
+        bool per_record_refs;
+      };
+      const Path paths[] = {{"dictlog", {}, false},
+                            {"dictlog_refs", {}, true},
+                            {"dictlog_prefetch", {false, true}, false},
+                            {"dictlog_group", {true, false}, false}};
+      for (const Path& path : paths) {
+        const codec::DictionaryLookup* lookup =
+            path.per_record_refs ? copies->per_record_lookup() : copies->lookup();
         cases->push_back(
-            {{name, dict_bytes, mode.name, kase, dicts, dist, ratio, 0, 0},
+            {{name, dict_bytes, mode.name, path.kase, dicts, dist, ratio, 0, 0},
              std::make_unique<AccessPattern>(*units, dicts, zipf, seed),
-             [units, copies, options = options](const std::vector<size_t>& picks) {
+             [units, copies, lookup, options = path.options](const std::vector<size_t>& picks) {
                std::vector<absl::string_view> views;
                for (size_t p : picks) views.push_back((*units)[p].stored);
                size_t bytes = 0;
-               for (auto& r : codec::DecodeBatch(views, *copies->lookup(), options)) {
+               for (auto& r : codec::DecodeBatch(views, *lookup, options)) {
                  if (!r.ok()) std::abort();
                  bytes += r->payload.size();
                }
