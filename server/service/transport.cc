@@ -61,7 +61,8 @@ bool IsLoopbackListen(absl::string_view listen) {
 
 absl::Status CheckTransport(absl::string_view listen, bool tls, bool insecure) {
   if (tls && insecure) {
-    return absl::InvalidArgumentError("--insecure and --tls_cert exclude each other");
+    return absl::InvalidArgumentError(
+        "--insecure and --tls_cert exclude each other (--insecure=false to serve TLS)");
   }
   if (tls || insecure || IsLoopbackListen(listen)) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
