@@ -13,8 +13,16 @@
 #include "absl/strings/match.h"
 #include "client/cli/commands.h"
 #include "client/client.h"
+#include "client/security_files.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:7070", "host:port of the dictlog server");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA certificate the server's must chain to: connect with TLS");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM client certificate, for servers requiring mutual TLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, token_file, "",
+          "file holding a bearer token sent with every call");
 ABSL_FLAG(std::string, format, "text", "output: text or json (one object per line)");
 ABSL_FLAG(std::string, category, "", "append: category of the records; scan: only "
           "this category's records (routed like an append)");
@@ -58,7 +66,8 @@ namespace {
 
 constexpr char kUsage[] = R"(command-line client of a dictlog server.
 
-Usage: dictlog [--server=HOST:PORT] COMMAND [ARGS] [FLAGS]
+Usage: dictlog [--server=HOST:PORT] [--tls_ca=PEM [--tls_cert=PEM --tls_key=PEM]]
+               [--token_file=FILE] COMMAND [ARGS] [FLAGS]
 
 Commands:
   append --category=C [FILE|-]   append each line of FILE (or stdin) as one record;
@@ -161,6 +170,16 @@ int main(int argc, char** argv) {
   dictlog::client::ClientOptions client_options;
   client_options.server = absl::GetFlag(FLAGS_server);
   client_options.timeout = absl::Seconds(absl::GetFlag(FLAGS_timeout_seconds));
+  absl::StatusOr<dictlog::client::ClientSecurity> security =
+      dictlog::client::LoadClientSecurity({absl::GetFlag(FLAGS_tls_ca),
+                                           absl::GetFlag(FLAGS_tls_cert),
+                                           absl::GetFlag(FLAGS_tls_key),
+                                           absl::GetFlag(FLAGS_token_file)});
+  if (!security.ok()) {
+    std::cerr << "dictlog: " << security.status().message() << "\n";
+    return 2;
+  }
+  client_options.security = *std::move(security);
   const dictlog::client::Client client(client_options);
 
   std::ios::sync_with_stdio(false);

@@ -13,9 +13,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
 #include "server/service/admin_service.h"
 #include "server/service/log_store_service.h"
+#include "server/service/transport.h"
 
 namespace dictlog::service {
 
@@ -24,6 +26,11 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:7070";
   // Largest request message accepted. Default 64 MiB.
   int max_request_bytes = 64 << 20;
+  // TLS / mTLS when tls.enabled(); plaintext otherwise (the caller applies
+  // CheckTransport). Default plaintext.
+  ServerTls tls;
+  // Borrowed, must outlive the server; nullptr (the default): no authentication.
+  const auth::Authorizer* authorizer = nullptr;
 };
 
 class DictlogServer {
@@ -46,7 +53,7 @@ class DictlogServer {
   void Wait();
 
  private:
-  explicit DictlogServer(engine::LogEngine* engine);
+  DictlogServer(engine::LogEngine* engine, const auth::Authorizer* authorizer);
 
   LogStoreService log_store_;
   AdminService admin_;
