@@ -19,27 +19,36 @@ void PrefetchRange(const char* p, size_t bytes) {
 // Touches what decoding a small record with `dict` reads, so it is in cache when that
 // record's turn comes. A ZSTD_DDict (zstd 1.5.4) holds its tables inline: the
 // literal-length, offset and match-length FSE tables (4,104 + 2,056 + 4,104 bytes,
-// 8-byte cells after an 8-byte header) then the Huffman table (16,388 bytes), after
-// 24 bytes of pointers. A compact dictionary's sequence tables use at most
-// 2^kCompactMaxAccuracyLog cells and its frames never read the Huffman table, so only
-// those few lines are fetched; for a full one, the whole object. A prefetch is only a
-// hint: were the layout to change, this costs bandwidth, never correctness.
-void PrefetchTables(const DecoderDictionary& dict) {
+// 8-byte cells after an 8-byte header) then the Huffman table (16,388 bytes) and the
+// repeat offsets, after 24 bytes of pointers; its id and flags close the object. A
+// compact dictionary's sequence tables use at most 2^kCompactMaxAccuracyLog cells and
+// its frames never read the Huffman table, so only those few lines are fetched; for a
+// full one, the whole object. Then the tail of the content, where the trainer puts the
+// most used segments, sized by the bytes the record decodes to (the seed thread's
+// finding). A prefetch is only a hint: were the layout to change, this costs
+// bandwidth, never correctness.
+void PrefetchTables(const DecoderDictionary& dict, size_t decode_bytes) {
   const char* p = reinterpret_cast<const char*>(dict.ddict());
   const size_t bytes = ZSTD_sizeof_DDict(dict.ddict());
   if (!dict.compact()) {
     PrefetchRange(p, bytes);
-    return;
+  } else {
+    constexpr size_t kHeader = 24;
+    constexpr size_t kLiteralLengths = 8 * 513, kOffsets = 8 * 257, kMatchLengths = 8 * 513;
+    constexpr size_t kHuffman = 4 * 4097;
+    constexpr size_t kUsed = 8 * ((1 << kCompactMaxAccuracyLog) + 1);
+    for (size_t table : {kHeader, kHeader + kLiteralLengths,
+                         kHeader + kLiteralLengths + kOffsets}) {
+      if (table + kUsed <= bytes) PrefetchRange(p + table, kUsed);
+    }
+    constexpr size_t kRepeatOffsets =
+        kHeader + kLiteralLengths + kOffsets + kMatchLengths + kHuffman;
+    if (kRepeatOffsets < bytes) __builtin_prefetch(p + kRepeatOffsets, 0, 1);
+    if (bytes > 2 * kCacheLine) PrefetchRange(p + bytes - 2 * kCacheLine, 2 * kCacheLine);
   }
-  constexpr size_t kHeader = 24;
-  constexpr size_t kLiteralLengths = 8 * 513, kOffsets = 8 * 257;
-  constexpr size_t kUsed = 8 * ((1 << kCompactMaxAccuracyLog) + 1);
-  for (size_t table : {kHeader, kHeader + kLiteralLengths,
-                       kHeader + kLiteralLengths + kOffsets}) {
-    if (table + kUsed <= bytes) PrefetchRange(p + table, kUsed);
-  }
-  PrefetchRange(p, kHeader);
-  if (bytes > 2 * kCacheLine) PrefetchRange(p + bytes - 2 * kCacheLine, 2 * kCacheLine);
+  const absl::string_view content = dict.content();
+  const size_t tail = std::min(content.size(), 4 * decode_bytes);
+  PrefetchRange(content.data() + content.size() - tail, tail);
 }
 
 struct Item {
@@ -62,7 +71,7 @@ void DecodeChunk(absl::Span<const Item> items, const DictionaryLookup& dictionar
     for (size_t i = 0; i < items.size(); ++i) {
       if (options.prefetch_next && i + 1 < items.size() && dicts[i + 1] != nullptr &&
           dicts[i + 1] != dicts[i]) {
-        PrefetchTables(*dicts[i + 1]);
+        PrefetchTables(*dicts[i + 1], items[i + 1].view.content_size);
       }
       (*results)[items[i].index] = DecodeParsed(items[i].view, dicts[i]);
     }
