@@ -129,6 +129,14 @@ class LogEngine {
   absl::StatusOr<v1::VerifyResponse> Verify(const v1::VerifyRequest& request,
                                             const std::function<bool()>& cancelled) const;
 
+  // Copies the whole store at one consistent point into request.dir (see
+  // store::Store::Checkpoint for the rules and codes); counts the copy's files.
+  absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request);
+  // A RocksDB integer property per column family (metrics).
+  std::vector<std::pair<std::string, uint64_t>> StoreProperty(absl::string_view name) const {
+    return store_->IntProperty(name);
+  }
+
   // Waits for automatic training to go idle (tests, benchmarks). True if it did.
   bool WaitForAutoTrainingForTest(absl::Duration timeout);
   bool WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout);

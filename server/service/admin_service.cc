@@ -18,6 +18,7 @@ grpc::Status Reply(absl::StatusOr<Message> result, Message* response) {
 grpc::Status AdminService::ListPools(grpc::ServerContext* /*context*/,
                                      const v1::ListPoolsRequest* /*request*/,
                                      v1::ListPoolsResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   for (v1::PoolInfo& info : engine_->ListPools()) {
     *response->add_pools() = std::move(info);
   }
@@ -28,60 +29,70 @@ grpc::Status AdminService::ListPools(grpc::ServerContext* /*context*/,
 grpc::Status AdminService::GetPool(grpc::ServerContext* /*context*/,
                                    const v1::GetPoolRequest* request,
                                    v1::PoolInfo* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->GetPool(request->name()), response);
 }
 
 grpc::Status AdminService::CreatePool(grpc::ServerContext* /*context*/,
                                       const v1::CreatePoolRequest* request,
                                       v1::PoolInfo* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->CreatePool(request->name(), request->options()), response);
 }
 
 grpc::Status AdminService::UpdatePool(grpc::ServerContext* /*context*/,
                                       const v1::UpdatePoolRequest* request,
                                       v1::PoolInfo* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->UpdatePool(request->name(), request->options()), response);
 }
 
 grpc::Status AdminService::TrainDictionary(grpc::ServerContext* /*context*/,
                                            const v1::TrainDictionaryRequest* request,
                                            v1::TrainDictionaryResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->TrainDictionary(*request), response);
 }
 
 grpc::Status AdminService::ListDictionaries(grpc::ServerContext* /*context*/,
                                             const v1::ListDictionariesRequest* request,
                                             v1::ListDictionariesResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->ListDictionaries(*request), response);
 }
 
 grpc::Status AdminService::ActivateDictionary(grpc::ServerContext* /*context*/,
                                               const v1::ActivateDictionaryRequest* request,
                                               v1::DictionaryInfo* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->ActivateDictionary(*request), response);
 }
 
 grpc::Status AdminService::GetDictionary(grpc::ServerContext* /*context*/,
                                          const v1::GetDictionaryRequest* request,
                                          v1::GetDictionaryResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->GetDictionary(*request), response);
 }
 
 grpc::Status AdminService::ImportDictionary(grpc::ServerContext* /*context*/,
                                             const v1::ImportDictionaryRequest* request,
                                             v1::DictionaryInfo* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->ImportDictionary(*request), response);
 }
 
 grpc::Status AdminService::GcDictionaries(grpc::ServerContext* /*context*/,
                                           const v1::GcDictionariesRequest* request,
                                           v1::GcDictionariesResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->GcDictionaries(*request), response);
 }
 
 grpc::Status AdminService::Verify(grpc::ServerContext* context,
                                   const v1::VerifyRequest* request,
                                   v1::VerifyResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->Verify(*request, [context] { return context->IsCancelled(); }),
                response);
 }
@@ -89,13 +100,22 @@ grpc::Status AdminService::Verify(grpc::ServerContext* context,
 grpc::Status AdminService::Recompress(grpc::ServerContext* /*context*/,
                                       const v1::RecompressRequest* request,
                                       v1::RecompressStatus* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->Recompress(*request), response);
 }
 
 grpc::Status AdminService::GetRecompressStatus(grpc::ServerContext* /*context*/,
                                                const v1::RecompressRequest* request,
                                                v1::RecompressStatus* response) {
+  if (!engine_.ready()) return engine_.Check();
   return Reply(engine_->GetRecompressStatus(*request), response);
+}
+
+grpc::Status AdminService::Backup(grpc::ServerContext* /*context*/,
+                                  const v1::BackupRequest* request,
+                                  v1::BackupResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
+  return Reply(engine_->Backup(*request), response);
 }
 
 }  // namespace dictlog::service

@@ -2,18 +2,20 @@
 // re-compression, each a call into the LogEngine.
 //
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
-// The engine is borrowed and must outlive the service.
 #ifndef DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
 #define DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
 
 #include "proto/dictlog.grpc.pb.h"
 #include "server/engine/log_engine.h"
+#include "server/service/engine_slot.h"
 
 namespace dictlog::service {
 
 class AdminService final : public v1::Admin::Service {
  public:
-  explicit AdminService(engine::LogEngine* engine) : engine_(engine) {}
+  // `engine` is borrowed and must outlive the service; calls get UNAVAILABLE while
+  // it is empty.
+  explicit AdminService(const EngineSlot* engine) : engine_(*engine) {}
 
   grpc::Status ListPools(grpc::ServerContext* context, const v1::ListPoolsRequest* request,
                          v1::ListPoolsResponse* response) override;
@@ -51,9 +53,11 @@ class AdminService final : public v1::Admin::Service {
   grpc::Status GetRecompressStatus(grpc::ServerContext* context,
                                    const v1::RecompressRequest* request,
                                    v1::RecompressStatus* response) override;
+  grpc::Status Backup(grpc::ServerContext* context, const v1::BackupRequest* request,
+                      v1::BackupResponse* response) override;
 
  private:
-  engine::LogEngine* const engine_;
+  const EngineSlot& engine_;
 };
 
 }  // namespace dictlog::service

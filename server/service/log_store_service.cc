@@ -9,6 +9,7 @@ namespace dictlog::service {
 grpc::Status LogStoreService::Append(grpc::ServerContext* /*context*/,
                                      const v1::AppendRequest* request,
                                      v1::AppendResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   const engine::AppendInput input{request->category(), request->payload()};
   absl::StatusOr<std::vector<std::string>> ids = engine_->Append({&input, 1});
   if (!ids.ok()) return ToGrpcStatus(ids.status());
@@ -19,6 +20,7 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* /*context*/,
 grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* /*context*/,
                                           const v1::AppendBatchRequest* request,
                                           v1::AppendBatchResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   std::vector<engine::AppendInput> inputs;
   inputs.reserve(request->records_size());
   for (const v1::RecordToAppend& record : request->records()) {
@@ -33,6 +35,7 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* /*context*/,
 grpc::Status LogStoreService::Get(grpc::ServerContext* /*context*/,
                                   const v1::GetRequest* request,
                                   v1::GetResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   absl::StatusOr<v1::Record> record = engine_->Get(request->id());
   if (!record.ok()) return ToGrpcStatus(record.status());
   *response->mutable_record() = *std::move(record);
@@ -42,6 +45,7 @@ grpc::Status LogStoreService::Get(grpc::ServerContext* /*context*/,
 grpc::Status LogStoreService::MultiGet(grpc::ServerContext* /*context*/,
                                        const v1::MultiGetRequest* request,
                                        v1::MultiGetResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
   auto results = engine_->MultiGet(ids);
   if (!results.ok()) return ToGrpcStatus(results.status());
@@ -60,6 +64,7 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* /*context*/,
 grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
                                    const v1::ScanRequest* request,
                                    grpc::ServerWriter<v1::ScanResponse>* writer) {
+  if (!engine_.ready()) return engine_.Check();
   engine::ScanSpec spec;
   spec.category = request->category();
   spec.pool = request->pool();
@@ -78,6 +83,7 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
 grpc::Status LogStoreService::GetFrame(grpc::ServerContext* /*context*/,
                                        const v1::GetRequest* request,
                                        v1::GetFrameResponse* response) {
+  if (!engine_.ready()) return engine_.Check();
   absl::StatusOr<v1::GetFrameResponse> frame = engine_->GetFrame(request->id());
   if (!frame.ok()) return ToGrpcStatus(frame.status());
   *response = *std::move(frame);

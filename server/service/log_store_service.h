@@ -2,18 +2,20 @@
 // requests into LogEngine calls and statuses into gRPC statuses.
 //
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
-// The engine is borrowed and must outlive the service.
 #ifndef DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 #define DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 
 #include "proto/dictlog.grpc.pb.h"
 #include "server/engine/log_engine.h"
+#include "server/service/engine_slot.h"
 
 namespace dictlog::service {
 
 class LogStoreService final : public v1::LogStore::Service {
  public:
-  explicit LogStoreService(engine::LogEngine* engine) : engine_(engine) {}
+  // `engine` is borrowed and must outlive the service; calls get UNAVAILABLE while
+  // it is empty.
+  explicit LogStoreService(const EngineSlot* engine) : engine_(*engine) {}
 
   grpc::Status Append(grpc::ServerContext* context, const v1::AppendRequest* request,
                       v1::AppendResponse* response) override;
@@ -30,7 +32,7 @@ class LogStoreService final : public v1::LogStore::Service {
                         v1::GetFrameResponse* response) override;
 
  private:
-  engine::LogEngine* const engine_;
+  const EngineSlot& engine_;
 };
 
 }  // namespace dictlog::service
