@@ -23,8 +23,9 @@ absl::Status SplitHostPort(const std::string& listen, std::string* host,
                            std::string* port) {
   const size_t colon = listen.rfind(':');
   int number = 0;
-  if (colon == std::string::npos || !absl::SimpleAtoi(listen.substr(colon + 1), &number) ||
-      number < 0 || number > 65535) {
+  if (colon == std::string::npos ||
+      !absl::SimpleAtoi(listen.substr(colon + 1), &number) || number < 0 ||
+      number > 65535) {
     return absl::InvalidArgumentError(
         absl::StrCat("metrics address must be HOST:PORT, got \"", listen, "\""));
   }
@@ -45,7 +46,8 @@ absl::StatusOr<int> Listen(const std::string& listen) {
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
   addrinfo* found = nullptr;
-  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found) != 0) {
+  const char* node = host.empty() ? nullptr : host.c_str();
+  if (getaddrinfo(node, port.c_str(), &hints, &found) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("cannot resolve ", listen));
   }
   int fd = -1;
@@ -89,14 +91,14 @@ void SendAll(int fd, const std::string& data) {
 std::string Response(absl::string_view status, absl::string_view content_type,
                      const std::string& body, bool head) {
   return absl::StrCat("HTTP/1.1 ", status, "\r\nContent-Type: ", content_type,
-                      "\r\nContent-Length: ", body.size(), "\r\nConnection: close\r\n\r\n",
-                      head ? "" : body);
+                      "\r\nContent-Length: ", body.size(),
+                      "\r\nConnection: close\r\n\r\n", head ? "" : body);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<HttpEndpoint>> HttpEndpoint::Start(const std::string& listen,
-                                                                  Render render) {
+absl::StatusOr<std::unique_ptr<HttpEndpoint>> HttpEndpoint::Start(
+    const std::string& listen, Render render) {
   absl::StatusOr<int> fd = Listen(listen);
   if (!fd.ok()) return fd.status();
   std::unique_ptr<HttpEndpoint> endpoint(
@@ -135,7 +137,8 @@ void HttpEndpoint::Run() {
 void HttpEndpoint::Serve(int connection) const {
   std::string request;
   char buffer[1024];
-  while (request.find("\r\n\r\n") == std::string::npos && request.size() < kMaxRequestBytes) {
+  while (request.find("\r\n\r\n") == std::string::npos &&
+         request.size() < kMaxRequestBytes) {
     const ssize_t n = recv(connection, buffer, sizeof(buffer), 0);
     if (n <= 0) return;
     request.append(buffer, static_cast<size_t>(n));
@@ -144,7 +147,8 @@ void HttpEndpoint::Serve(int connection) const {
   const bool get = absl::StartsWith(line, "GET ");
   const bool head = absl::StartsWith(line, "HEAD ");
   if (!get && !head) {
-    SendAll(connection, Response("405 Method Not Allowed", "text/plain", "GET only\n", false));
+    SendAll(connection,
+            Response("405 Method Not Allowed", "text/plain", "GET only\n", false));
     return;
   }
   const size_t path_start = line.find(' ') + 1;
