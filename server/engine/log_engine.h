@@ -132,8 +132,14 @@ class LogEngine {
   // Copies the whole store at one consistent point into request.dir (see
   // store::Store::Checkpoint for the rules and codes); counts the copy's files.
   absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request);
+  // Automatic training so far (all zero when auto_train is off).
+  dictionary::AutoTrainerStats AutoTrainingStats() const {
+    if (auto_trainer_ == nullptr) return dictionary::AutoTrainerStats();
+    return auto_trainer_->Stats();
+  }
   // A RocksDB integer property per column family (metrics).
-  std::vector<std::pair<std::string, uint64_t>> StoreProperty(absl::string_view name) const {
+  std::vector<std::pair<std::string, uint64_t>> StoreProperty(
+      absl::string_view name) const {
     return store_->IntProperty(name);
   }
 

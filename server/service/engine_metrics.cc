@@ -97,7 +97,9 @@ void RenderRecompress(const engine::LogEngine& engine,
     v1::RecompressRequest request;
     request.set_pool(pool.name());
     absl::StatusOr<v1::RecompressStatus> status = engine.GetRecompressStatus(request);
-    if (status.ok() && status->state() != v1::RecompressStatus::NONE) jobs.push_back(*status);
+    if (status.ok() && status->state() != v1::RecompressStatus::NONE) {
+      jobs.push_back(*status);
+    }
   }
   out->Family("dictlog_recompress_running", "gauge",
               "1 while the pool's re-compression job runs, else 0.");
@@ -119,6 +121,24 @@ void RenderRecompress(const engine::LogEngine& engine,
   }
 }
 
+void RenderAutoTraining(const dictionary::AutoTrainerStats& stats, TextWriter* out) {
+  out->Family("dictlog_auto_training_queued", "gauge",
+              "Pools waiting for their first dictionary (automatic training).");
+  out->Sample("dictlog_auto_training_queued", {}, static_cast<double>(stats.queued));
+  out->Family("dictlog_auto_training_running", "gauge",
+              "1 while an automatic training runs, else 0.");
+  out->Sample("dictlog_auto_training_running", {}, stats.training ? 1 : 0);
+  out->Family("dictlog_auto_trainings_total", "counter",
+              "Automatic trainings finished, by result: activated, not_activated (gain "
+              "below --activation_min_gain), failed.");
+  out->Sample("dictlog_auto_trainings_total", {{"result", "activated"}},
+              static_cast<double>(stats.activated));
+  out->Sample("dictlog_auto_trainings_total", {{"result", "not_activated"}},
+              static_cast<double>(stats.not_activated));
+  out->Sample("dictlog_auto_trainings_total", {{"result", "failed"}},
+              static_cast<double>(stats.failed));
+}
+
 void RenderRocksDb(const engine::LogEngine& engine, TextWriter* out) {
   for (const char* property :
        {"rocksdb.estimate-live-data-size", "rocksdb.total-sst-files-size",
@@ -132,8 +152,9 @@ void RenderRocksDb(const engine::LogEngine& engine, TextWriter* out) {
     }
   }
   // DB-wide: every family reports the same value; the first is enough.
-  for (const char* property : {"rocksdb.num-running-compactions",
-                               "rocksdb.num-running-flushes", "rocksdb.background-errors"}) {
+  for (const char* property :
+       {"rocksdb.num-running-compactions", "rocksdb.num-running-flushes",
+        "rocksdb.background-errors"}) {
     const std::string name = absl::StrReplaceAll(
         std::string("dictlog_") + property, {{".", "_"}, {"-", "_"}});
     const auto values = engine.StoreProperty(property);
@@ -150,6 +171,7 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
   RenderPools(engine, pools, out);
   RenderCache(engine.DictionaryCacheStats(), out);
   RenderRecompress(engine, pools, out);
+  RenderAutoTraining(engine.AutoTrainingStats(), out);
   RenderRocksDb(engine, out);
 }
 

@@ -50,5 +50,37 @@ TEST(EngineMetricsTest, PoolsCacheAndRocksDbFromARealEngine) {
   EXPECT_FALSE(absl::StrContains(text, "dictlog_recompress_running{"));
 }
 
+TEST(EngineMetricsTest, AutomaticTrainingCountsItsAttempt) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_trainer.min_bytes_multiple = 1;  // Starts at 16 KiB of records.
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<std::string> lines;
+  for (int i = 0; i < 1000; ++i) {  // ~115 KB: enough to train 16 KiB.
+    lines.push_back("081109 2036" + std::to_string(10 + i % 50) + " " +
+                    std::to_string(1000 + i * 7) + " INFO dfs.DataNode$PacketResponder: " +
+                    "Received block blk_" + std::to_string(i * 7919) + " of size " +
+                    std::to_string(67108864 - i) + " from /10.250.19." +
+                    std::to_string(i % 200));
+  }
+  std::vector<engine::AppendInput> records;
+  for (const std::string& line : lines) records.push_back({"HDFS", line});
+  ASSERT_TRUE((*engine)->Append(records).ok());
+  ASSERT_TRUE((*engine)->WaitForAutoTrainingForTest(absl::Seconds(30)));
+
+  EngineSlot slot(engine->get());
+  const std::string text = RenderMetrics(slot, metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_auto_training_queued 0\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_auto_training_running 0\n"));
+  EXPECT_TRUE(
+      absl::StrContains(text, "dictlog_auto_trainings_total{result=\"activated\"} 1\n"))
+      << text;
+  EXPECT_TRUE(
+      absl::StrContains(text, "dictlog_auto_trainings_total{result=\"failed\"} 0\n"));
+  EXPECT_FALSE(
+      absl::StrContains(text, "dictlog_pool_active_dictionary_id{pool=\"HDFS\"} 0\n"));
+}
+
 }  // namespace
 }  // namespace dictlog::service
