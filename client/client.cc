@@ -196,6 +196,7 @@ DICTLOG_ADMIN_CALL(GcDictionaries, GcDictionariesRequest, GcDictionariesResponse
 DICTLOG_ADMIN_CALL(Verify, VerifyRequest, VerifyResponse)
 DICTLOG_ADMIN_CALL(Recompress, RecompressRequest, RecompressStatus)
 DICTLOG_ADMIN_CALL(GetRecompressStatus, RecompressRequest, RecompressStatus)
+DICTLOG_ADMIN_CALL(Backup, BackupRequest, BackupResponse)
 
 #undef DICTLOG_ADMIN_CALL
 

@@ -98,6 +98,8 @@ class Client {
   absl::StatusOr<v1::RecompressStatus> Recompress(const v1::RecompressRequest& request) const;
   absl::StatusOr<v1::RecompressStatus> GetRecompressStatus(
       const v1::RecompressRequest& request) const;
+  // A consistent copy of the whole store in request.dir on the server's machine.
+  absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request) const;
 
  private:
   void SetDeadline(grpc::ClientContext* context) const;

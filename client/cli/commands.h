@@ -33,7 +33,7 @@ struct CommandOptions {
   uint32_t size = 0;        // dict train: dictionary bytes (0: the pool's option)
   bool activate = false;    // dict train, dict import
   uint32_t id = 0;          // dict activate, dict export
-  std::string out;          // dict export, get --frame: output file
+  std::string out;          // dict export, get --frame: output file; backup: directory
   bool frame = false;       // get: write the stored frame instead of the payload
   bool dry_run = false;     // dict gc
   bool detach = false;      // recompress: start and return without waiting
@@ -69,6 +69,11 @@ absl::Status RunRecompress(const client::Client& client,
                            const CommandOptions& options, CommandIo io);
 // Prints the records that do not decode; DATA_LOSS (exit 1) if there are any.
 absl::Status RunVerify(const client::Client& client, const std::vector<std::string>& args,
+                       const CommandOptions& options, CommandIo io);
+
+// Asks the server for a consistent copy of its store in --out (an absolute path on
+// the server's machine) and prints what was written.
+absl::Status RunBackup(const client::Client& client, const std::vector<std::string>& args,
                        const CommandOptions& options, CommandIo io);
 
 }  // namespace dictlog::cli

@@ -180,4 +180,22 @@ absl::Status RunVerify(const client::Client& client, const std::vector<std::stri
   return absl::OkStatus();
 }
 
+absl::Status RunBackup(const client::Client& client, const std::vector<std::string>& args,
+                       const CommandOptions& options, CommandIo io) {
+  if (args.size() != 1 || options.out.empty()) {
+    return UsageError("usage: backup --out=DIR (absolute path on the server's machine)");
+  }
+  if (options.out[0] != '/') {
+    return UsageError("backup --out must be an absolute path: the directory is created "
+                      "on the server's machine");
+  }
+  v1::BackupRequest request;
+  request.set_dir(options.out);
+  ASSIGN_OR_RETURN(v1::BackupResponse response, client.Backup(request));
+  io.out << absl::StrFormat("backup in %s: %d files, %d bytes, sequence %d, %d ms\n",
+                            response.dir(), response.files(), response.bytes(),
+                            response.sequence_number(), response.duration_ms());
+  return absl::OkStatus();
+}
+
 }  // namespace dictlog::cli

@@ -53,7 +53,7 @@ ABSL_FLAG(bool, activate, false,
           "dict train: activate if the gain reaches the server's threshold; "
           "dict import: activate");
 ABSL_FLAG(uint32_t, id, 0, "dict activate, dict export: dictionary id");
-ABSL_FLAG(std::string, out, "", "dict export, get --frame: output file");
+ABSL_FLAG(std::string, out, "", "dict export, get --frame: output file; backup: new directory on the server");
 ABSL_FLAG(bool, frame, false,
           "get: write the stored record as a standard zstd frame (decodable with "
           "`zstd -d -D <exported dictionary>`)");
@@ -96,6 +96,9 @@ Commands:
   recompress --pool=P --status   the pool's current or last job
   verify [--pool=P]              decode every stored record (of P, or all) and
                                  list those that do not decode; exit 1 if any
+  backup --out=DIR               consistent copy of the whole store into DIR, a new
+                                 directory (absolute path) on the server's machine;
+                                 restore: dictlogd --data_dir=DIR
 
 Exit status: 0 success, 1 an operation failed, 2 usage error.
 Examples:

@@ -35,6 +35,14 @@ bool AutoTrainer::WaitIdle(absl::Duration timeout) {
   return mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
 }
 
+AutoTrainerStats AutoTrainer::Stats() const {
+  absl::MutexLock lock(&mu_);
+  AutoTrainerStats stats = done_;
+  stats.queued = queue_.size();
+  stats.training = busy_;
+  return stats;
+}
+
 void AutoTrainer::Run() {
   while (true) {
     std::string pool;
@@ -60,6 +68,13 @@ void AutoTrainer::Run() {
                    pool.c_str(), result.status().ToString().c_str());
     }
     absl::MutexLock lock(&mu_);
+    if (!result.ok()) {
+      ++done_.failed;
+    } else if (result->activated()) {
+      ++done_.activated;
+    } else {
+      ++done_.not_activated;
+    }
     in_flight_.erase(pool);
     busy_ = false;
   }

@@ -30,6 +30,15 @@ struct AutoTrainerOptions {
   uint64_t min_records = 100;
 };
 
+// What automatic training has done since start-up.
+struct AutoTrainerStats {
+  uint64_t queued = 0;         // Pools waiting to be trained.
+  bool training = false;       // A training is running.
+  uint64_t activated = 0;      // Trainings whose dictionary was activated.
+  uint64_t not_activated = 0;  // Trainings whose gain was too small.
+  uint64_t failed = 0;         // Trainings that failed (e.g. too little data).
+};
+
 class AutoTrainer {
  public:
   // `manager` is borrowed and must outlive the trainer.
@@ -43,6 +52,7 @@ class AutoTrainer {
   void Notify(const pool::Pool& pool) ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until nothing is queued or training, or `timeout` passes; true if idle.
   bool WaitIdle(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+  AutoTrainerStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   void Run();
@@ -50,13 +60,14 @@ class AutoTrainer {
   DictionaryManager* const manager_;
   const AutoTrainerOptions options_;
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
   // Pool id -> raw bytes the pool must reach before it is queued (again).
   absl::flat_hash_map<uint32_t, uint64_t> next_attempt_ ABSL_GUARDED_BY(mu_);
   // Pools queued or training: never queued twice.
   absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  AutoTrainerStats done_ ABSL_GUARDED_BY(mu_);  // Only the three counts.
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

@@ -129,6 +129,20 @@ class LogEngine {
   absl::StatusOr<v1::VerifyResponse> Verify(const v1::VerifyRequest& request,
                                             const std::function<bool()>& cancelled) const;
 
+  // Copies the whole store at one consistent point into request.dir (see
+  // store::Store::Checkpoint for the rules and codes); counts the copy's files.
+  absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request);
+  // Automatic training so far (all zero when auto_train is off).
+  dictionary::AutoTrainerStats AutoTrainingStats() const {
+    if (auto_trainer_ == nullptr) return dictionary::AutoTrainerStats();
+    return auto_trainer_->Stats();
+  }
+  // A RocksDB integer property per column family (metrics).
+  std::vector<std::pair<std::string, uint64_t>> StoreProperty(
+      absl::string_view name) const {
+    return store_->IntProperty(name);
+  }
+
   // Waits for automatic training to go idle (tests, benchmarks). True if it did.
   bool WaitForAutoTrainingForTest(absl::Duration timeout);
   bool WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout);

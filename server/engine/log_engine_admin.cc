@@ -1,5 +1,9 @@
 // LogEngine's administrative calls: pools, dictionaries, re-compression, frames.
+#include <filesystem>
+#include <system_error>
+
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
@@ -180,6 +184,23 @@ absl::StatusOr<v1::RecompressStatus> LogEngine::GetRecompressStatus(
 
 bool LogEngine::WaitForAutoTrainingForTest(absl::Duration timeout) {
   return auto_trainer_ == nullptr || auto_trainer_->WaitIdle(timeout);
+}
+
+absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& request) {
+  const absl::Time start = absl::Now();
+  v1::BackupResponse response;
+  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(request.dir()));
+  response.set_dir(std::filesystem::path(request.dir()).lexically_normal().string());
+  response.set_sequence_number(sequence);
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(response.dir(), error)) {
+    if (!entry.is_regular_file(error)) continue;
+    response.set_files(response.files() + 1);
+    response.set_bytes(response.bytes() + entry.file_size(error));
+  }
+  response.set_duration_ms(absl::ToInt64Milliseconds(absl::Now() - start));
+  return response;
 }
 
 bool LogEngine::WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout) {

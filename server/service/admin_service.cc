@@ -17,7 +17,10 @@ grpc::Status Reply(absl::StatusOr<Message> result, Message* response) {
 
 grpc::Status AdminService::Admit(const grpc::ServerContext& context,
                                  absl::string_view method) const {
-  return ToGrpcStatus(auth_.Check(context, auth::Role::kAdmin, method).status());
+  grpc::Status denied =
+      ToGrpcStatus(auth_.Check(context, auth::Role::kAdmin, method).status());
+  if (!denied.ok()) return denied;
+  return engine_.ready() ? grpc::Status::OK : engine_.Check();  // UNAVAILABLE while opening.
 }
 
 grpc::Status AdminService::ListPools(grpc::ServerContext* context,
@@ -114,6 +117,13 @@ grpc::Status AdminService::GetRecompressStatus(grpc::ServerContext* context,
                                                v1::RecompressStatus* response) {
   if (grpc::Status denied = Admit(*context, "GetRecompressStatus"); !denied.ok()) return denied;
   return Reply(engine_->GetRecompressStatus(*request), response);
+}
+
+grpc::Status AdminService::Backup(grpc::ServerContext* context,
+                                  const v1::BackupRequest* request,
+                                  v1::BackupResponse* response) {
+  if (grpc::Status denied = Admit(*context, "Backup"); !denied.ok()) return denied;
+  return Reply(engine_->Backup(*request), response);
 }
 
 }  // namespace dictlog::service

@@ -4,7 +4,8 @@
 // Every method needs the admin role (CallAuth) when the server has a tokens file.
 //
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
-// The engine and the authorizer are borrowed and must outlive the service.
+// The engine slot and the authorizer are borrowed and must outlive the service;
+// calls get UNAVAILABLE while the slot is empty (the store is opening).
 #ifndef DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
 #define DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
 
@@ -12,15 +13,16 @@
 #include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
 #include "server/service/call_auth.h"
+#include "server/service/engine_slot.h"
 
 namespace dictlog::service {
 
 class AdminService final : public v1::Admin::Service {
  public:
   // `authorizer` nullptr: no authentication.
-  explicit AdminService(engine::LogEngine* engine,
+  explicit AdminService(const EngineSlot* engine,
                         const auth::Authorizer* authorizer = nullptr)
-      : engine_(engine), auth_(authorizer) {}
+      : engine_(*engine), auth_(authorizer) {}
 
   grpc::Status ListPools(grpc::ServerContext* context, const v1::ListPoolsRequest* request,
                          v1::ListPoolsResponse* response) override;
@@ -58,12 +60,14 @@ class AdminService final : public v1::Admin::Service {
   grpc::Status GetRecompressStatus(grpc::ServerContext* context,
                                    const v1::RecompressRequest* request,
                                    v1::RecompressStatus* response) override;
+  grpc::Status Backup(grpc::ServerContext* context, const v1::BackupRequest* request,
+                      v1::BackupResponse* response) override;
 
  private:
   // OK if the caller holds the admin role; its gRPC error otherwise.
   grpc::Status Admit(const grpc::ServerContext& context, absl::string_view method) const;
 
-  engine::LogEngine* const engine_;
+  const EngineSlot& engine_;
   const CallAuth auth_;
 };
 

@@ -6,12 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/service/health.pb.h"
+#include "server/service/metrics_interceptor.h"
 
 namespace dictlog::service {
 
 DictlogServer::DictlogServer(engine::LogEngine* engine,
                              const auth::Authorizer* authorizer)
-    : log_store_(engine, authorizer), admin_(engine, authorizer) {}
+    : engine_(engine), log_store_(&engine_, authorizer), admin_(&engine_, authorizer) {}
 
 DictlogServer::~DictlogServer() {
   if (server_ != nullptr) Shutdown(absl::ZeroDuration());
@@ -31,6 +32,12 @@ absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
   // Without this, gRPC sets SO_REUSEPORT and a second server on the same port would
   // silently share it instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  if (options.rpc_metrics != nullptr) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+        interceptors;
+    interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(options.rpc_metrics));
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  }
   builder.RegisterService(&server->log_store_);
   builder.RegisterService(&server->admin_);
   server->server_ = builder.BuildAndStart();
@@ -40,13 +47,25 @@ absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
         absl::StrCat("cannot listen on ", options.listen,
                      " (address in use, or not a host:port this machine has?)"));
   }
-  server->server_->GetHealthCheckService()->SetServingStatus(true);
+  server->server_->GetHealthCheckService()->SetServingStatus(engine != nullptr);
   return server;
+}
+
+void DictlogServer::SetEngine(engine::LogEngine* engine) {
+  absl::MutexLock lock(&mu_);
+  engine_.Set(engine);
+  if (!shutting_down_ && server_ != nullptr) {
+    server_->GetHealthCheckService()->SetServingStatus(true);
+  }
 }
 
 void DictlogServer::Shutdown(absl::Duration grace) {
   if (server_ == nullptr) return;
-  server_->GetHealthCheckService()->SetServingStatus(false);
+  {
+    absl::MutexLock lock(&mu_);
+    shutting_down_ = true;
+    server_->GetHealthCheckService()->SetServingStatus(false);
+  }
   server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
 }
 

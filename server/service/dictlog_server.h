@@ -1,8 +1,12 @@
 // DictlogServer: a running gRPC server for one LogEngine: the LogStore and Admin
 // services, grpc.health.v1 and server reflection (so grpcurl needs no .proto file).
 //
-// Thread safety: Shutdown may be called from any thread, once; Wait from one thread.
-// The engine is borrowed and must outlive the server.
+// Health reflects reality: NOT_SERVING until the engine is there (Start without one
+// serves while the store opens; LogStore and Admin calls get UNAVAILABLE until
+// SetEngine) and again once Shutdown begins draining.
+//
+// Thread safety: Shutdown may be called from any thread, once; SetEngine once, from
+// any thread; Wait from one thread. The engine is borrowed and must outlive the server.
 #ifndef DICTLOG_SERVER_SERVICE_DICTLOG_SERVER_H_
 #define DICTLOG_SERVER_SERVICE_DICTLOG_SERVER_H_
 
@@ -12,10 +16,13 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
+#include "server/metrics/rpc_metrics.h"
 #include "server/service/admin_service.h"
+#include "server/service/engine_slot.h"
 #include "server/service/log_store_service.h"
 #include "server/service/transport.h"
 
@@ -31,11 +38,15 @@ struct ServerOptions {
   ServerTls tls;
   // Borrowed, must outlive the server; nullptr (the default): no authentication.
   const auth::Authorizer* authorizer = nullptr;
+  // If set (borrowed, must outlive the server), every call is timed and counted into
+  // it. Default none.
+  metrics::RpcMetrics* rpc_metrics = nullptr;
 };
 
 class DictlogServer {
  public:
-  // UNAVAILABLE if the address cannot be bound.
+  // UNAVAILABLE if the address cannot be bound. `engine` may be null: the store is
+  // still opening (see SetEngine).
   static absl::StatusOr<std::unique_ptr<DictlogServer>> Start(
       engine::LogEngine* engine, const ServerOptions& options);
 
@@ -46,6 +57,12 @@ class DictlogServer {
   // The bound port.
   int port() const { return port_; }
 
+  // The store is open: calls reach `engine` and health turns SERVING (unless the
+  // server is already shutting down).
+  void SetEngine(engine::LogEngine* engine);
+  // Where the services find the engine (empty while the store opens).
+  const EngineSlot& engine_slot() const { return engine_; }
+
   // Reports NOT_SERVING to health checks, stops accepting calls, and lets calls in
   // flight finish for up to `grace` before cancelling them.
   void Shutdown(absl::Duration grace);
@@ -55,6 +72,9 @@ class DictlogServer {
  private:
   DictlogServer(engine::LogEngine* engine, const auth::Authorizer* authorizer);
 
+  EngineSlot engine_;
+  absl::Mutex mu_;  // Orders SetEngine's SERVING and Shutdown's NOT_SERVING.
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   LogStoreService log_store_;
   AdminService admin_;
   std::unique_ptr<grpc::Server> server_;

@@ -277,5 +277,58 @@ TEST(DictlogServerAuthTest, OptionsAuthorizerGuardsBothServices) {
             grpc::StatusCode::PERMISSION_DENIED);
 }
 
+grpc::health::v1::HealthCheckResponse::ServingStatus HealthOf(grpc::Channel* channel) {
+  auto health = grpc::health::v1::Health::NewStub(
+      std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
+  grpc::ClientContext context;
+  grpc::health::v1::HealthCheckResponse response;
+  EXPECT_TRUE(health->Check(&context, {}, &response).ok());
+  return response.status();
+}
+
+TEST(DictlogServerOpeningTest, UnavailableAndNotServingUntilTheEngineIsSet) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  auto server = DictlogServer::Start(nullptr, options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string((*server)->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto store = v1::LogStore::NewStub(channel);
+  auto admin = v1::Admin::NewStub(channel);
+  EXPECT_EQ(HealthOf(channel.get()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  {
+    grpc::ClientContext context;
+    v1::AppendRequest request;
+    request.set_category("HDFS");
+    request.set_payload("early");
+    v1::AppendResponse response;
+    EXPECT_EQ(store->Append(&context, request, &response).error_code(),
+              grpc::StatusCode::UNAVAILABLE);
+  }
+  {
+    grpc::ClientContext context;
+    v1::BackupResponse response;
+    EXPECT_EQ(admin->Backup(&context, {}, &response).error_code(),
+              grpc::StatusCode::UNAVAILABLE);
+  }
+
+  engine::EngineOptions engine_options;
+  engine_options.store.path = FreshTestDir();
+  auto engine = engine::LogEngine::Open(engine_options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  (*server)->SetEngine(engine->get());
+  EXPECT_EQ(HealthOf(channel.get()), grpc::health::v1::HealthCheckResponse::SERVING);
+  grpc::ClientContext context;
+  v1::AppendRequest request;
+  request.set_category("HDFS");
+  request.set_payload("on time");
+  v1::AppendResponse response;
+  ASSERT_TRUE(store->Append(&context, request, &response).ok());
+  EXPECT_EQ(response.id(), "HDFS/1");  // The refused append wrote nothing.
+
+  (*server)->Shutdown(absl::ZeroDuration());
+  (*server)->Wait();
+}
+
 }  // namespace
 }  // namespace dictlog::service

@@ -27,6 +27,7 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* context,
                                      v1::AppendResponse* response) {
   absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kWriter, "Append");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
   absl::Status allowed = auth::RequireCategory(**grant, request->category());
   if (!allowed.ok()) return ToGrpcStatus(allowed);
   const engine::AppendInput input{request->category(), request->payload()};
@@ -42,6 +43,7 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* context,
   absl::StatusOr<const auth::Grant*> grant =
       auth_.Check(*context, Role::kWriter, "AppendBatch");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
   std::vector<engine::AppendInput> inputs;
   inputs.reserve(request->records_size());
   for (const v1::RecordToAppend& record : request->records()) {
@@ -60,6 +62,7 @@ grpc::Status LogStoreService::Get(grpc::ServerContext* context,
                                   v1::GetResponse* response) {
   absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kReader, "Get");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
   absl::StatusOr<v1::Record> record = engine_->Get(request->id());
   if (!record.ok()) return ToGrpcStatus(record.status());
   absl::Status allowed = auth::RequireCategory(**grant, record->category());
@@ -74,6 +77,7 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
   absl::StatusOr<const auth::Grant*> grant =
       auth_.Check(*context, Role::kReader, "MultiGet");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
   auto results = engine_->MultiGet(ids);
   if (!results.ok()) return ToGrpcStatus(results.status());
@@ -95,6 +99,7 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
                                    grpc::ServerWriter<v1::ScanResponse>* writer) {
   absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kReader, "Scan");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
   if (!(*grant)->categories.empty()) {
     // A pool may hold categories the token may not see: scan by category only.
     if (request->target_case() != v1::ScanRequest::kCategory) {
@@ -125,6 +130,7 @@ grpc::Status LogStoreService::GetFrame(grpc::ServerContext* context,
   absl::StatusOr<const auth::Grant*> grant =
       auth_.Check(*context, Role::kReader, "GetFrame");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
   if (!(*grant)->categories.empty()) {
     // The frame does not name its category: read the record to learn it.
     absl::StatusOr<v1::Record> record = engine_->Get(request->id());

@@ -6,7 +6,8 @@
 // call writes nothing and returns no record of a category it may not see.
 //
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
-// The engine and the authorizer are borrowed and must outlive the service.
+// The engine slot and the authorizer are borrowed and must outlive the service;
+// calls get UNAVAILABLE while the slot is empty (the store is opening).
 #ifndef DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 #define DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 
@@ -14,15 +15,16 @@
 #include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
 #include "server/service/call_auth.h"
+#include "server/service/engine_slot.h"
 
 namespace dictlog::service {
 
 class LogStoreService final : public v1::LogStore::Service {
  public:
   // `authorizer` nullptr: no authentication.
-  explicit LogStoreService(engine::LogEngine* engine,
+  explicit LogStoreService(const EngineSlot* engine,
                            const auth::Authorizer* authorizer = nullptr)
-      : engine_(engine), auth_(authorizer) {}
+      : engine_(*engine), auth_(authorizer) {}
 
   grpc::Status Append(grpc::ServerContext* context, const v1::AppendRequest* request,
                       v1::AppendResponse* response) override;
@@ -39,7 +41,7 @@ class LogStoreService final : public v1::LogStore::Service {
                         v1::GetFrameResponse* response) override;
 
  private:
-  engine::LogEngine* const engine_;
+  const EngineSlot& engine_;
   const CallAuth auth_;
 };
 

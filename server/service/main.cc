@@ -1,6 +1,8 @@
 // dictlogd: the dictlog server. Opens (or creates) the store under --data_dir and
 // serves dictlog.v1.LogStore, dictlog.v1.Admin, grpc.health.v1 and server reflection
 // on --listen until SIGTERM or SIGINT, then drains calls in flight and exits 0.
+// Health reports NOT_SERVING while the store opens and while draining; Prometheus
+// metrics are served on --metrics_listen.
 #include <signal.h>
 
 #include <cstdio>
@@ -17,8 +19,12 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/auth/authorizer.h"
+#include "absl/time/clock.h"
 #include "server/engine/log_engine.h"
+#include "server/metrics/http_endpoint.h"
+#include "server/metrics/rpc_metrics.h"
 #include "server/service/dictlog_server.h"
+#include "server/service/engine_metrics.h"
 #include "server/service/server_config.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
@@ -76,6 +82,14 @@ ABSL_FLAG(std::string, tokens_file, "",
           "docs/security.md");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port serving Prometheus metrics at GET /metrics (port 0 picks a free "
+          "port); empty: off");
+ABSL_FLAG(std::string, metrics_port_file, "",
+          "if set, write the metrics endpoint's bound port to this file (for tests)");
+ABSL_FLAG(int, open_delay_ms_for_test, 0,
+          "tests only: wait this long after binding, before opening the store, so the "
+          "NOT_SERVING phase can be observed");
 
 namespace dictlog {
 namespace {
@@ -158,20 +172,49 @@ absl::StatusOr<std::unique_ptr<auth::Authorizer>> AuthorizerFromFlags() {
   return auth::Authorizer::FromFile(absl::GetFlag(FLAGS_tokens_file));
 }
 
+// Serves GET /metrics on --metrics_listen, or nothing when it is empty.
+absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
+    const service::DictlogServer& server, const metrics::RpcMetrics& rpc) {
+  const std::string listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (listen.empty()) return nullptr;
+  ASSIGN_OR_RETURN(std::unique_ptr<metrics::HttpEndpoint> endpoint,
+                   metrics::HttpEndpoint::Start(listen, [&server, &rpc] {
+                     return service::RenderMetrics(server.engine_slot(), rpc);
+                   }));
+  if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
+    RETURN_IF_ERROR(
+        WritePortFile(absl::GetFlag(FLAGS_metrics_port_file), endpoint->port()));
+  }
+  std::printf("dictlogd: metrics on port %d (--metrics_listen=%s)\n", endpoint->port(),
+              listen.c_str());
+  return endpoint;
+}
+
+// Health is NOT_SERVING and LogStore/Admin calls get UNAVAILABLE until the store is
+// open; then SERVING until a signal starts draining.
 absl::Status Serve(const sigset_t& signals) {
   // Security flags first: a misconfiguration fails before the store is opened.
   ASSIGN_OR_RETURN(service::ServerTls tls, TlsFromFlags(absl::GetFlag(FLAGS_listen)));
   ASSIGN_OR_RETURN(std::unique_ptr<auth::Authorizer> authorizer, AuthorizerFromFlags());
   ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
-  ASSIGN_OR_RETURN(std::unique_ptr<engine::LogEngine> engine,
-                   engine::LogEngine::Open(std::move(options)));
+  std::unique_ptr<engine::LogEngine> engine;  // Outlives the server and the endpoint.
+  metrics::RpcMetrics rpc_metrics;
   service::ServerOptions server_options;
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.max_request_bytes = absl::GetFlag(FLAGS_max_request_bytes);
   server_options.tls = std::move(tls);
   server_options.authorizer = authorizer.get();
+  server_options.rpc_metrics = &rpc_metrics;
   ASSIGN_OR_RETURN(std::unique_ptr<service::DictlogServer> server,
-                   service::DictlogServer::Start(engine.get(), server_options));
+                   service::DictlogServer::Start(nullptr, server_options));
+  ASSIGN_OR_RETURN(std::unique_ptr<metrics::HttpEndpoint> metrics_endpoint,
+                   StartMetrics(*server, rpc_metrics));
+  std::printf("dictlogd: listening on port %d, opening the store in %s\n", server->port(),
+              absl::GetFlag(FLAGS_data_dir).c_str());
+  std::fflush(stdout);
+  absl::SleepFor(absl::Milliseconds(absl::GetFlag(FLAGS_open_delay_ms_for_test)));
+  ASSIGN_OR_RETURN(engine, engine::LogEngine::Open(std::move(options)));
+  server->SetEngine(engine.get());
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     RETURN_IF_ERROR(WritePortFile(absl::GetFlag(FLAGS_port_file), server->port()));
   }

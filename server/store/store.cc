@@ -3,6 +3,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -440,6 +441,66 @@ absl::StatusOr<std::vector<ScannedRecord>> Store::ScanRecords(uint32_t pool_id,
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "scanning records"));
   return out;
+}
+
+
+namespace {
+
+// Why `dir` cannot receive a checkpoint, or OK; removes it if it is an empty directory
+// (RocksDB creates the directory itself).
+absl::Status PrepareCheckpointDir(const std::filesystem::path& dir) {
+  if (dir.empty() || !dir.is_absolute()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("backup directory must be an absolute path, got \"",
+                     dir.string(), "\""));
+  }
+  std::error_code error;
+  const std::filesystem::path parent = dir.lexically_normal().parent_path();
+  if (!std::filesystem::is_directory(parent, error)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("parent directory ", parent.string(), " does not exist"));
+  }
+  if (!std::filesystem::exists(dir, error)) return absl::OkStatus();
+  if (!std::filesystem::is_directory(dir, error) ||
+      !std::filesystem::is_empty(dir, error)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(dir.string(), " exists and is not an empty directory"));
+  }
+  if (!std::filesystem::remove(dir, error)) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot replace empty directory ", dir.string(), ": ",
+                     error.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> Store::Checkpoint(const std::string& dir) {
+  const std::filesystem::path path = std::filesystem::path(dir).lexically_normal();
+  RETURN_IF_ERROR(PrepareCheckpointDir(path));
+  rocksdb::Checkpoint* raw = nullptr;
+  RETURN_IF_ERROR(FromRocks(rocksdb::Checkpoint::Create(db_.get(), &raw),
+                            "preparing a checkpoint"));
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  uint64_t sequence = 0;
+  // log_size_for_flush 0: memtables are flushed first, so the copy needs no WAL replay.
+  RETURN_IF_ERROR(FromRocks(checkpoint->CreateCheckpoint(path.string(), 0, &sequence),
+                            absl::StrCat("writing a checkpoint to ", path.string())));
+  return sequence;
+}
+
+std::vector<std::pair<std::string, uint64_t>> Store::IntProperty(
+    absl::string_view name) const {
+  std::vector<std::pair<std::string, uint64_t>> values;
+  const std::string property(name);
+  for (rocksdb::ColumnFamilyHandle* family : handles_) {
+    uint64_t value = 0;
+    if (db_->GetIntProperty(family, property, &value)) {
+      values.emplace_back(family->GetName(), value);
+    }
+  }
+  return values;
 }
 
 }  // namespace dictlog::store

@@ -144,6 +144,19 @@ class Store {
   std::vector<absl::StatusOr<std::string>> MultiGetBlocks(
       absl::Span<const RecordRef> keys) const;
 
+  // A consistent copy of the whole database (every column family at one point) in
+  // `dir`: an absolute path whose parent exists and which is absent or an empty
+  // directory. Table files are hard-linked when `dir` is on the same file system.
+  // INVALID_ARGUMENT (relative or empty path), ALREADY_EXISTS (non-empty directory or
+  // a file), FAILED_PRECONDITION (no parent directory). Returns a sequence number the
+  // copy holds every write up to.
+  absl::StatusOr<uint64_t> Checkpoint(const std::string& dir);
+
+  // A RocksDB integer property (e.g. "rocksdb.total-sst-files-size") of each column
+  // family, by family name; DB-wide properties repeat the same value. Properties
+  // RocksDB does not know are left out.
+  std::vector<std::pair<std::string, uint64_t>> IntProperty(absl::string_view name) const;
+
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
   // One result per ref, in order; NOT_FOUND for absent records.

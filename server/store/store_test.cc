@@ -190,5 +190,61 @@ TEST_F(StoreTest, OpeningAFileAsDatabaseFails) {
   EXPECT_FALSE(Store::Open({file, false}).ok());
 }
 
+TEST_F(StoreTest, CheckpointIsAStoreAsOfItsMoment) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->PutCategory(1, 1, "web-a").ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 10, "aaaa"}, {1, 2, 20, "bb"}}).ok());
+  const std::string copy = path_ + ".copy";
+  absl::StatusOr<uint64_t> sequence = store_->Checkpoint(copy);
+  ASSERT_TRUE(sequence.ok()) << sequence.status();
+  EXPECT_GT(*sequence, 0u);
+  ASSERT_TRUE(store_->WriteRecords({{1, 3, 7, "after"}}).ok());  // Not in the copy.
+
+  absl::StatusOr<std::unique_ptr<Store>> restored = Store::Open({copy, false});
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  absl::StatusOr<std::vector<StoredPool>> pools = (*restored)->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  ASSERT_EQ(pools->size(), 1u);
+  EXPECT_EQ((*pools)[0].last_seq, 2u);
+  EXPECT_EQ((*pools)[0].counters, (PoolCounters{2, 30, 6}));
+  ASSERT_EQ((*pools)[0].categories.size(), 1u);
+  EXPECT_EQ(*(*restored)->GetRecord({1, 2}), "bb");
+  EXPECT_EQ((*restored)->GetRecord({1, 3}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(*store_->GetRecord({1, 3}), "after");  // The source is untouched.
+}
+
+TEST_F(StoreTest, CheckpointRefusesBadDirectories) {
+  EXPECT_EQ(store_->Checkpoint("relative/dir").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Checkpoint("").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Checkpoint(path_ + ".none/copy").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  const std::string full = path_ + ".full";
+  std::filesystem::create_directories(full + "/sub");
+  EXPECT_EQ(store_->Checkpoint(full).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_TRUE(std::filesystem::exists(full + "/sub"));
+  EXPECT_EQ(store_->Checkpoint(path_).status().code(),  // The store itself.
+            absl::StatusCode::kAlreadyExists);
+  const std::string empty = path_ + ".empty";
+  std::filesystem::create_directories(empty);
+  EXPECT_TRUE(store_->Checkpoint(empty + "/").ok());  // Trailing slash too.
+  EXPECT_TRUE(std::filesystem::exists(empty + "/CURRENT"));
+}
+
+TEST_F(StoreTest, IntPropertyPerColumnFamily) {
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 10, "aaaa"}}).ok());
+  const auto keys = store_->IntProperty("rocksdb.estimate-num-keys");
+  ASSERT_EQ(keys.size(), 6u);  // default + five families.
+  bool records_seen = false;
+  for (const auto& [family, value] : keys) {
+    if (family == "records") {
+      records_seen = true;
+      EXPECT_EQ(value, 1u);
+    }
+  }
+  EXPECT_TRUE(records_seen);
+  EXPECT_TRUE(store_->IntProperty("rocksdb.no-such-property").empty());
+}
+
 }  // namespace
 }  // namespace dictlog::store

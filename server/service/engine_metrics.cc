@@ -1,0 +1,188 @@
+#include "server/service/engine_metrics.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+
+namespace dictlog::service {
+namespace {
+
+using metrics::Labels;
+using metrics::TextWriter;
+
+// One gauge or counter family with one sample per pool.
+template <typename Value>
+void PerPool(const std::vector<v1::PoolInfo>& pools, const char* name, const char* type,
+             const char* help, Value value, TextWriter* out) {
+  out->Family(name, type, help);
+  for (const v1::PoolInfo& pool : pools) {
+    out->Sample(name, {{"pool", pool.name()}}, static_cast<double>(value(pool)));
+  }
+}
+
+void RenderPools(const engine::LogEngine& engine, const std::vector<v1::PoolInfo>& pools,
+                 TextWriter* out) {
+  using P = const v1::PoolInfo&;
+  PerPool(pools, "dictlog_pool_records", "gauge", "Records stored in the pool.",
+          [](P p) { return p.stats().records(); }, out);
+  PerPool(pools, "dictlog_pool_raw_bytes", "gauge", "Payload bytes stored in the pool.",
+          [](P p) { return p.stats().raw_bytes(); }, out);
+  PerPool(pools, "dictlog_pool_stored_bytes", "gauge",
+          "Stored value bytes of the pool's records (frames, blocks, headers).",
+          [](P p) { return p.stats().stored_bytes(); }, out);
+  PerPool(pools, "dictlog_pool_compression_ratio", "gauge",
+          "Raw bytes / stored bytes of the pool (0 while empty).",
+          [](P p) {
+            return p.stats().stored_bytes() == 0
+                       ? 0.0
+                       : static_cast<double>(p.stats().raw_bytes()) /
+                             static_cast<double>(p.stats().stored_bytes());
+          },
+          out);
+  PerPool(pools, "dictlog_pool_reads_total", "counter",
+          "Records of the pool read (Get, MultiGet, Scan) since the server started.",
+          [](P p) { return p.reads(); }, out);
+  PerPool(pools, "dictlog_pool_active_dictionary_id", "gauge",
+          "Id of the pool's active dictionary (0: none trained yet).",
+          [](P p) { return p.active_dictionary_id(); }, out);
+  absl::StatusOr<v1::ListDictionariesResponse> dictionaries =
+      engine.ListDictionaries(v1::ListDictionariesRequest());
+  if (!dictionaries.ok()) return;
+  out->Family("dictlog_pool_dictionaries", "gauge",
+              "Dictionary versions stored for the pool (trained or imported).");
+  for (const v1::PoolInfo& pool : pools) {
+    int count = 0;
+    for (const v1::DictionaryInfo& d : dictionaries->dictionaries()) {
+      count += d.pool() == pool.name() ? 1 : 0;
+    }
+    out->Sample("dictlog_pool_dictionaries", {{"pool", pool.name()}}, count);
+  }
+}
+
+void RenderCache(const v1::DictionaryCacheStats& cache, TextWriter* out) {
+  const struct {
+    const char* name;
+    const char* type;
+    uint64_t value;
+    const char* help;
+  } rows[] = {
+      {"dictlog_dictionary_cache_hits_total", "counter", cache.hits(),
+       "Dictionary lookups served from the decoded-dictionary cache."},
+      {"dictlog_dictionary_cache_misses_total", "counter", cache.misses(),
+       "Dictionary lookups that had to load and build a dictionary."},
+      {"dictlog_dictionary_cache_builds_total", "counter", cache.builds(),
+       "Decoded dictionaries built."},
+      {"dictlog_dictionary_cache_evictions_total", "counter", cache.evictions(),
+       "Decoded dictionaries evicted to stay within the budget."},
+      {"dictlog_dictionary_cache_bytes", "gauge", cache.bytes(),
+       "Memory held by decoded dictionaries."},
+      {"dictlog_dictionary_cache_entries", "gauge", cache.entries(),
+       "Decoded dictionaries held."},
+      {"dictlog_dictionary_cache_pinned", "gauge", cache.pinned(),
+       "Decoded dictionaries pinned (each pool's active one)."},
+      {"dictlog_dictionary_cache_budget_bytes", "gauge", cache.budget_bytes(),
+       "Memory budget of the cache (--dictionary_cache_bytes)."},
+  };
+  for (const auto& row : rows) {
+    out->Family(row.name, row.type, row.help);
+    out->Sample(row.name, {}, static_cast<double>(row.value));
+  }
+}
+
+void RenderRecompress(const engine::LogEngine& engine,
+                      const std::vector<v1::PoolInfo>& pools, TextWriter* out) {
+  std::vector<v1::RecompressStatus> jobs;
+  for (const v1::PoolInfo& pool : pools) {
+    v1::RecompressRequest request;
+    request.set_pool(pool.name());
+    absl::StatusOr<v1::RecompressStatus> status = engine.GetRecompressStatus(request);
+    if (status.ok() && status->state() != v1::RecompressStatus::NONE) {
+      jobs.push_back(*status);
+    }
+  }
+  out->Family("dictlog_recompress_running", "gauge",
+              "1 while the pool's re-compression job runs, else 0.");
+  for (const auto& job : jobs) {
+    out->Sample("dictlog_recompress_running", {{"pool", job.pool()}},
+                job.state() == v1::RecompressStatus::RUNNING ? 1 : 0);
+  }
+  out->Family("dictlog_recompress_records_done", "gauge",
+              "Records the pool's latest re-compression job has processed.");
+  for (const auto& job : jobs) {
+    out->Sample("dictlog_recompress_records_done", {{"pool", job.pool()}},
+                static_cast<double>(job.records_done()));
+  }
+  out->Family("dictlog_recompress_records_planned", "gauge",
+              "Records the pool's latest re-compression job covers.");
+  for (const auto& job : jobs) {
+    out->Sample("dictlog_recompress_records_planned", {{"pool", job.pool()}},
+                static_cast<double>(job.records_total()));
+  }
+}
+
+void RenderAutoTraining(const dictionary::AutoTrainerStats& stats, TextWriter* out) {
+  out->Family("dictlog_auto_training_queued", "gauge",
+              "Pools waiting for their first dictionary (automatic training).");
+  out->Sample("dictlog_auto_training_queued", {}, static_cast<double>(stats.queued));
+  out->Family("dictlog_auto_training_running", "gauge",
+              "1 while an automatic training runs, else 0.");
+  out->Sample("dictlog_auto_training_running", {}, stats.training ? 1 : 0);
+  out->Family("dictlog_auto_trainings_total", "counter",
+              "Automatic trainings finished, by result: activated, not_activated (gain "
+              "below --activation_min_gain), failed.");
+  out->Sample("dictlog_auto_trainings_total", {{"result", "activated"}},
+              static_cast<double>(stats.activated));
+  out->Sample("dictlog_auto_trainings_total", {{"result", "not_activated"}},
+              static_cast<double>(stats.not_activated));
+  out->Sample("dictlog_auto_trainings_total", {{"result", "failed"}},
+              static_cast<double>(stats.failed));
+}
+
+void RenderRocksDb(const engine::LogEngine& engine, TextWriter* out) {
+  for (const char* property :
+       {"rocksdb.estimate-live-data-size", "rocksdb.total-sst-files-size",
+        "rocksdb.cur-size-all-mem-tables", "rocksdb.estimate-num-keys"}) {
+    const std::string name = absl::StrReplaceAll(
+        std::string("dictlog_") + property, {{".", "_"}, {"-", "_"}});
+    out->Family(name, "gauge",
+                std::string("RocksDB property ") + property + ", per column family.");
+    for (const auto& [family, value] : engine.StoreProperty(property)) {
+      out->Sample(name, {{"family", family}}, static_cast<double>(value));
+    }
+  }
+  // DB-wide: every family reports the same value; the first is enough.
+  for (const char* property :
+       {"rocksdb.num-running-compactions", "rocksdb.num-running-flushes",
+        "rocksdb.background-errors"}) {
+    const std::string name = absl::StrReplaceAll(
+        std::string("dictlog_") + property, {{".", "_"}, {"-", "_"}});
+    const auto values = engine.StoreProperty(property);
+    if (values.empty()) continue;
+    out->Family(name, "gauge", std::string("RocksDB property ") + property + ".");
+    out->Sample(name, {}, static_cast<double>(values.front().second));
+  }
+}
+
+}  // namespace
+
+void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
+  const std::vector<v1::PoolInfo> pools = engine.ListPools();
+  RenderPools(engine, pools, out);
+  RenderCache(engine.DictionaryCacheStats(), out);
+  RenderRecompress(engine, pools, out);
+  RenderAutoTraining(engine.AutoTrainingStats(), out);
+  RenderRocksDb(engine, out);
+}
+
+std::string RenderMetrics(const EngineSlot& engine, const metrics::RpcMetrics& rpc) {
+  TextWriter out;
+  out.Family("dictlog_store_open", "gauge",
+             "1 once the store is open and calls are served, 0 while it opens.");
+  out.Sample("dictlog_store_open", {}, engine.ready() ? 1 : 0);
+  rpc.Render(&out);
+  if (engine.ready()) RenderEngineMetrics(*engine.get(), &out);
+  return out.text();
+}
+
+}  // namespace dictlog::service

@@ -1,0 +1,86 @@
+#include "server/service/engine_metrics.h"
+
+#include "absl/strings/match.h"
+#include "common/test_dir.h"
+#include "gtest/gtest.h"
+
+namespace dictlog::service {
+namespace {
+
+TEST(EngineMetricsTest, EmptySlotRendersOnlyRpcMetricsAndStoreClosed) {
+  EngineSlot slot;
+  metrics::RpcMetrics rpc;
+  const std::string text = RenderMetrics(slot, rpc);
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_store_open 0\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_appended_records_total 0\n"));
+  EXPECT_FALSE(absl::StrContains(text, "dictlog_pool_records"));
+}
+
+TEST(EngineMetricsTest, PoolsCacheAndRocksDbFromARealEngine) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_train = false;
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<engine::AppendInput> records;
+  const std::string payload(300, 'a');  // Compresses well.
+  for (int i = 0; i < 10; ++i) records.push_back({"web", payload});
+  records.push_back({"db", "x"});
+  ASSERT_TRUE((*engine)->Append(records).ok());
+  ASSERT_TRUE((*engine)->Get("web/3").ok());
+
+  EngineSlot slot(engine->get());
+  metrics::RpcMetrics rpc;
+  const std::string text = RenderMetrics(slot, rpc);
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_store_open 1\n"));
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_records{pool=\"web\"} 10\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_raw_bytes{pool=\"web\"} 3000\n"));
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_records{pool=\"db\"} 1\n"));
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_reads_total{pool=\"web\"} 1\n"));
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_active_dictionary_id{pool=\"web\"} 0\n"));
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_dictionaries{pool=\"web\"} 0\n"));
+  EXPECT_TRUE(absl::StrContains(text, "# TYPE dictlog_pool_compression_ratio gauge\n"));
+  EXPECT_FALSE(absl::StrContains(text, "dictlog_pool_compression_ratio{pool=\"web\"} 0\n"));
+  EXPECT_TRUE(
+      absl::StrContains(text, "dictlog_dictionary_cache_budget_bytes 268435456\n"));
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_rocksdb_estimate_num_keys{family=\"records\"} "));
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_rocksdb_num_running_compactions "));
+  // No pool has had a re-compression job: the families are there, without samples.
+  EXPECT_TRUE(absl::StrContains(text, "# TYPE dictlog_recompress_running gauge\n"));
+  EXPECT_FALSE(absl::StrContains(text, "dictlog_recompress_running{"));
+}
+
+TEST(EngineMetricsTest, AutomaticTrainingCountsItsAttempt) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_trainer.min_bytes_multiple = 1;  // Starts at 16 KiB of records.
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<std::string> lines;
+  for (int i = 0; i < 1000; ++i) {  // ~115 KB: enough to train 16 KiB.
+    lines.push_back("081109 2036" + std::to_string(10 + i % 50) + " " +
+                    std::to_string(1000 + i * 7) + " INFO dfs.DataNode$PacketResponder: " +
+                    "Received block blk_" + std::to_string(i * 7919) + " of size " +
+                    std::to_string(67108864 - i) + " from /10.250.19." +
+                    std::to_string(i % 200));
+  }
+  std::vector<engine::AppendInput> records;
+  for (const std::string& line : lines) records.push_back({"HDFS", line});
+  ASSERT_TRUE((*engine)->Append(records).ok());
+  ASSERT_TRUE((*engine)->WaitForAutoTrainingForTest(absl::Seconds(30)));
+
+  EngineSlot slot(engine->get());
+  const std::string text = RenderMetrics(slot, metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_auto_training_queued 0\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_auto_training_running 0\n"));
+  EXPECT_TRUE(
+      absl::StrContains(text, "dictlog_auto_trainings_total{result=\"activated\"} 1\n"))
+      << text;
+  EXPECT_TRUE(
+      absl::StrContains(text, "dictlog_auto_trainings_total{result=\"failed\"} 0\n"));
+  EXPECT_FALSE(
+      absl::StrContains(text, "dictlog_pool_active_dictionary_id{pool=\"HDFS\"} 0\n"));
+}
+
+}  // namespace
+}  // namespace dictlog::service

@@ -1,0 +1,103 @@
+#include "server/service/metrics_interceptor.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "proto/dictlog.pb.h"
+
+namespace dictlog::service {
+namespace {
+
+using grpc::experimental::InterceptionHookPoints;
+
+constexpr absl::string_view kAppend = "/dictlog.v1.LogStore/Append";
+constexpr absl::string_view kAppendBatch = "/dictlog.v1.LogStore/AppendBatch";
+constexpr absl::string_view kGet = "/dictlog.v1.LogStore/Get";
+constexpr absl::string_view kMultiGet = "/dictlog.v1.LogStore/MultiGet";
+constexpr absl::string_view kScan = "/dictlog.v1.LogStore/Scan";
+
+struct Counts {
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  void Add(const v1::Record& record) {
+    ++records;
+    bytes += record.payload().size();
+  }
+};
+
+class MetricsInterceptor : public grpc::experimental::Interceptor {
+ public:
+  MetricsInterceptor(metrics::RpcMetrics* metrics, const char* method)
+      : metrics_(metrics), method_(method), start_(absl::Now()) {}
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
+      CountRequest(methods->GetRecvMessage());
+    }
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+      CountResponse(methods->GetSendMessage());
+    }
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
+      const grpc::Status status = methods->GetSendStatus();
+      metrics_->RecordCall(method_, metrics::GrpcCodeName(status.error_code()),
+                           absl::ToDoubleSeconds(absl::Now() - start_));
+      if (status.ok() && appended_.records > 0) {
+        metrics_->AddAppended(appended_.records, appended_.bytes);
+      }
+    }
+    methods->Proceed();
+  }
+
+ private:
+  // The request of an append: what it would write.
+  void CountRequest(const void* message) {
+    if (message == nullptr) return;
+    if (method_ == kAppend) {
+      const auto* request = static_cast<const v1::AppendRequest*>(message);
+      appended_ = {1, request->payload().size()};
+    } else if (method_ == kAppendBatch) {
+      const auto* request = static_cast<const v1::AppendBatchRequest*>(message);
+      appended_ = {};
+      for (const v1::RecordToAppend& record : request->records()) {
+        ++appended_.records;
+        appended_.bytes += record.payload().size();
+      }
+    }
+  }
+
+  // A response of a read: the records it returns.
+  void CountResponse(const void* message) {
+    if (message == nullptr) return;
+    Counts read;
+    if (method_ == kGet) {
+      read.Add(static_cast<const v1::GetResponse*>(message)->record());
+    } else if (method_ == kMultiGet) {
+      for (const v1::MultiGetResult& result :
+           static_cast<const v1::MultiGetResponse*>(message)->results()) {
+        if (result.has_record()) read.Add(result.record());
+      }
+    } else if (method_ == kScan) {
+      for (const v1::Record& record :
+           static_cast<const v1::ScanResponse*>(message)->records()) {
+        read.Add(record);
+      }
+    }
+    if (read.records > 0) metrics_->AddRead(read.records, read.bytes);
+  }
+
+  metrics::RpcMetrics* const metrics_;
+  const absl::string_view method_;
+  const absl::Time start_;
+  Counts appended_;
+};
+
+}  // namespace
+
+grpc::experimental::Interceptor* MetricsInterceptorFactory::CreateServerInterceptor(
+    grpc::experimental::ServerRpcInfo* info) {
+  return new MetricsInterceptor(metrics_, info->method());
+}
+
+}  // namespace dictlog::service
