@@ -26,6 +26,8 @@
 #include "server/dictionary/dictionary_manager.h"
 #include "server/dictionary/dictionary_cache.h"
 #include "server/dictionary/recompressor.h"
+#include "server/engine/append_input.h"
+#include "server/engine/request_ids.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
 #include "server/pool/router.h"
@@ -58,11 +60,6 @@ struct EngineOptions {
   dictionary::RecompressorOptions recompressor;
 };
 
-struct AppendInput {
-  absl::string_view category;
-  absl::string_view payload;
-};
-
 struct ScanSpec {
   // Exactly one of category (routed; only its records) and pool (all records).
   std::string category;
@@ -82,7 +79,12 @@ class LogEngine {
   LogEngine& operator=(const LogEngine&) = delete;
 
   // Stores all records in one atomic write and returns their ids in input order.
-  absl::StatusOr<std::vector<std::string>> Append(absl::Span<const AppendInput> records);
+  // With a `request_id` (1..128 printable ASCII bytes), the ids are remembered with the
+  // records: a later call with the same id and the same records (a retry) writes
+  // nothing and returns the same ids; with other records it is ALREADY_EXISTS. Calls
+  // with the same id run one at a time. See Store::Options::request_window.
+  absl::StatusOr<std::vector<std::string>> Append(absl::Span<const AppendInput> records,
+                                                  absl::string_view request_id = {});
 
   // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record.
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
@@ -147,9 +149,17 @@ class LogEngine {
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
   absl::Status OpenDictionaries();
   absl::Status RecoverBlockTails();
+  // Append's write, once validated; `request` (may be null) is written with it.
+  absl::StatusOr<std::vector<std::string>> AppendOnce(
+      absl::Span<const AppendInput> records, store::RequestWrite* request);
   absl::StatusOr<std::vector<std::string>> AppendValidated(
       absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools,
-      TailAdditions* tails);
+      TailAdditions* tails, store::RequestWrite* request);
+  // The ids an earlier append with the same request id returned; ALREADY_EXISTS if
+  // its records differ (`fingerprint`).
+  absl::StatusOr<std::vector<std::string>> EarlierIds(
+      absl::string_view request_id, uint64_t fingerprint,
+      const storage::AppendedRequest& earlier) const;
   // Adds the records to their pools' open tails and seals the blocks that are ready.
   void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
@@ -180,6 +190,7 @@ class LogEngine {
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
   dictionary::DictionaryCache dictionaries_;  // Loads through store_.
   block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
+  InFlightRequests in_flight_requests_;
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
   std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;  // Null if auto_train is off.

@@ -10,7 +10,8 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* /*context*/,
                                      const v1::AppendRequest* request,
                                      v1::AppendResponse* response) {
   const engine::AppendInput input{request->category(), request->payload()};
-  absl::StatusOr<std::vector<std::string>> ids = engine_->Append({&input, 1});
+  absl::StatusOr<std::vector<std::string>> ids =
+      engine_->Append({&input, 1}, request->request_id());
   if (!ids.ok()) return ToGrpcStatus(ids.status());
   response->set_id(std::move((*ids)[0]));
   return grpc::Status::OK;
@@ -24,7 +25,8 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* /*context*/,
   for (const v1::RecordToAppend& record : request->records()) {
     inputs.push_back({record.category(), record.payload()});
   }
-  absl::StatusOr<std::vector<std::string>> ids = engine_->Append(inputs);
+  absl::StatusOr<std::vector<std::string>> ids =
+      engine_->Append(inputs, request->request_id());
   if (!ids.ok()) return ToGrpcStatus(ids.status());
   for (std::string& id : *ids) response->add_ids(std::move(id));
   return grpc::Status::OK;

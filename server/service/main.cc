@@ -60,6 +60,9 @@ ABSL_FLAG(double, recompress_records_per_second, 50000,
           "throttle of background re-compression");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound port to this file once serving (for tests)");
+ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
+          "how long an append's client request id is remembered: a retry within it "
+          "stores nothing new and returns the first attempt's ids");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
@@ -70,6 +73,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   engine::EngineOptions options;
   options.store.path = absl::GetFlag(FLAGS_data_dir);
   options.store.sync_writes = absl::GetFlag(FLAGS_sync_writes);
+  options.store.request_window = absl::Seconds(absl::GetFlag(FLAGS_request_id_window_seconds));
   if (!absl::GetFlag(FLAGS_config).empty()) {
     ASSIGN_OR_RETURN(config::ServerConfig config,
                      service::LoadServerConfig(absl::GetFlag(FLAGS_config)));
