@@ -286,13 +286,25 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
-    absl::Span<const std::string> ids) const {
+    absl::Span<const std::string> ids, const Interrupt& interrupt) const {
   if (ids.size() > options_.max_multiget_ids) {
     return absl::InvalidArgumentError(absl::StrCat(
         "MultiGet of ", ids.size(), " ids exceeds the limit of ", options_.max_multiget_ids));
   }
-  std::vector<absl::StatusOr<v1::Record>> results(ids.size(),
-                                                  absl::UnknownError("not read"));
+  std::vector<absl::StatusOr<v1::Record>> results;
+  results.reserve(ids.size());
+  for (size_t start = 0; start < ids.size(); start += kReadChunkIds) {
+    if (interrupt) RETURN_IF_ERROR(interrupt());
+    MultiGetChunk(ids.subspan(start, kReadChunkIds), &results);
+  }
+  return results;
+}
+
+void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
+                              std::vector<absl::StatusOr<v1::Record>>* all) const {
+  const size_t base = all->size();
+  all->resize(base + ids.size(), absl::UnknownError("not read"));
+  absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
   std::vector<size_t> positions;
   std::vector<store::RecordRef> refs;
   std::vector<std::shared_ptr<pool::Pool>> pools;
@@ -332,12 +344,12 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
     pools[j]->CountReads(1);
     results[positions[j]] = ToRecord(*pools[j], refs[j].seq, std::move(decoded[k]));
   }
-  return results;
 }
 
 absl::Status LogEngine::Scan(
     const ScanSpec& spec,
-    const std::function<absl::Status(std::vector<v1::Record>)>& sink) const {
+    const std::function<absl::Status(std::vector<v1::Record>)>& sink,
+    const Interrupt& interrupt) const {
   if (spec.category.empty() == spec.pool.empty()) {
     return absl::InvalidArgumentError("Scan needs exactly one of category and pool");
   }
@@ -361,6 +373,7 @@ absl::Status LogEngine::Scan(
   }
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
+    if (interrupt) RETURN_IF_ERROR(interrupt());
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->ScanRecords(pool->id(), seq, kScanChunkRecords));
     std::vector<store::RecordRef> refs;

@@ -60,6 +60,11 @@ struct EngineOptions {
   dictionary::RecompressorOptions recompressor;
 };
 
+// Asked between chunks of a long read (MultiGet, Scan): a non-OK status stops the call
+// with that status (the service passes one that reports a passed deadline or a
+// cancelled call). Empty: never stops.
+using Interrupt = std::function<absl::Status()>;
+
 struct ScanSpec {
   // Exactly one of category (routed; only its records) and pool (all records).
   std::string category;
@@ -72,6 +77,9 @@ struct ScanSpec {
 
 class LogEngine {
  public:
+  // Ids MultiGet reads (one RocksDB MultiGet, one decode batch) between interrupts.
+  static constexpr size_t kReadChunkIds = 1024;
+
   // Opens the store and loads pools. INVALID_ARGUMENT for bad options.
   static absl::StatusOr<std::unique_ptr<LogEngine>> Open(EngineOptions options);
 
@@ -89,13 +97,16 @@ class LogEngine {
   // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record.
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
-  // more than max_multiget_ids.
+  // more than max_multiget_ids. Reads in chunks of kReadChunkIds ids, asking
+  // `interrupt` before each.
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
-      absl::Span<const std::string> ids) const;
+      absl::Span<const std::string> ids, const Interrupt& interrupt = nullptr) const;
   // Passes the matching records to `sink` in append order, in chunks, until the end
-  // or the limit; stops early and returns sink's error if sink fails.
+  // or the limit; stops early and returns sink's error if sink fails, or
+  // `interrupt`'s, asked before each chunk is read.
   absl::Status Scan(const ScanSpec& spec,
-                    const std::function<absl::Status(std::vector<v1::Record>)>& sink) const;
+                    const std::function<absl::Status(std::vector<v1::Record>)>& sink,
+                    const Interrupt& interrupt = nullptr) const;
 
   // The stored record as a standard zstd frame and the id of its dictionary.
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
@@ -178,6 +189,9 @@ class LogEngine {
     std::string value;
   };
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
+  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.
+  void MultiGetChunk(absl::Span<const std::string> ids,
+                     std::vector<absl::StatusOr<v1::Record>>* results) const;
   absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
                                     absl::string_view value) const;
   // The record for a decode result: id, category name, payload; errors name the id.

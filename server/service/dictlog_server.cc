@@ -27,6 +27,12 @@ absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
                            &server->port_);
   builder.SetMaxReceiveMessageSize(options.max_request_bytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             options.max_concurrent_streams);
+  grpc::ResourceQuota quota("dictlogd");
+  quota.Resize(static_cast<size_t>(options.max_memory_bytes));
+  quota.SetMaxThreads(options.max_threads);
+  builder.SetResourceQuota(quota);
   // Without this, gRPC sets SO_REUSEPORT and a second server on the same port would
   // silently share it instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -41,6 +47,10 @@ absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
   }
   server->server_->GetHealthCheckService()->SetServingStatus(true);
   return server;
+}
+
+void DictlogServer::ReportNotServing() {
+  if (server_ != nullptr) server_->GetHealthCheckService()->SetServingStatus(false);
 }
 
 void DictlogServer::Shutdown(absl::Duration grace) {

@@ -1,10 +1,28 @@
 #include "server/service/log_store_service.h"
 
+#include <chrono>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/service/grpc_status.h"
 
 namespace dictlog::service {
+namespace {
+
+// Stops a long read once its deadline has passed or its client went away: the work
+// would be thrown away.
+engine::Interrupt CallInterrupt(const grpc::ServerContext* context) {
+  return [context] {
+    if (std::chrono::system_clock::now() > context->deadline()) {
+      return absl::DeadlineExceededError("deadline passed; the server stopped the call");
+    }
+    if (context->IsCancelled()) return absl::CancelledError("call cancelled");
+    return absl::OkStatus();
+  };
+}
+
+}  // namespace
 
 grpc::Status LogStoreService::Append(grpc::ServerContext* /*context*/,
                                      const v1::AppendRequest* request,
@@ -41,11 +59,11 @@ grpc::Status LogStoreService::Get(grpc::ServerContext* /*context*/,
   return grpc::Status::OK;
 }
 
-grpc::Status LogStoreService::MultiGet(grpc::ServerContext* /*context*/,
+grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
                                        const v1::MultiGetRequest* request,
                                        v1::MultiGetResponse* response) {
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
-  auto results = engine_->MultiGet(ids);
+  auto results = engine_->MultiGet(ids, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
   for (absl::StatusOr<v1::Record>& result : *results) {
     v1::MultiGetResult* out = response->add_results();
@@ -67,13 +85,17 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
   spec.pool = request->pool();
   spec.from_id = request->from_id();
   spec.limit = request->limit();
-  absl::Status status = engine_->Scan(spec, [&](std::vector<v1::Record> records) {
-    if (context->IsCancelled()) return absl::CancelledError("Scan cancelled");
+  const engine::Interrupt interrupt = CallInterrupt(context);
+  auto sink = [&](std::vector<v1::Record> records) {
     v1::ScanResponse response;
     for (v1::Record& record : records) *response.add_records() = std::move(record);
-    if (!writer->Write(response)) return absl::CancelledError("client went away");
+    if (!writer->Write(response)) {
+      RETURN_IF_ERROR(interrupt());  // Says why, when it knows.
+      return absl::CancelledError("client went away");
+    }
     return absl::OkStatus();
-  });
+  };
+  absl::Status status = engine_->Scan(spec, sink, interrupt);
   return ToGrpcStatus(status);
 }
 

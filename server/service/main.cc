@@ -37,7 +37,15 @@ ABSL_FLAG(bool, sync_writes, false,
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
-ABSL_FLAG(int, max_request_bytes, 64 << 20, "largest gRPC request message, in bytes");
+ABSL_FLAG(int, max_request_bytes, 64 << 20,
+          "largest gRPC request message, in bytes (larger: RESOURCE_EXHAUSTED)");
+ABSL_FLAG(int, max_concurrent_streams, 100,
+          "most calls in flight on one client connection; more wait for a slot");
+ABSL_FLAG(int64_t, grpc_memory_bytes, int64_t{1} << 30,
+          "gRPC resource quota: memory for connections and messages, in bytes");
+ABSL_FLAG(int, grpc_max_threads, 128,
+          "gRPC resource quota: most handler threads; a call finding none free fails "
+          "with RESOURCE_EXHAUSTED");
 ABSL_FLAG(bool, auto_train, true,
           "train and activate a first dictionary for a pool once it holds "
           "--auto_train_min_multiple x its dictionary size");
@@ -63,8 +71,13 @@ ABSL_FLAG(std::string, port_file, "",
 ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
           "how long an append's client request id is remembered: a retry within it "
           "stores nothing new and returns the first attempt's ids");
+ABSL_FLAG(double, shutdown_notice_seconds, 1,
+          "on SIGTERM/SIGINT, health checks report NOT_SERVING for this long while "
+          "calls are still served, so load balancers stop sending; then new calls are "
+          "refused");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
-          "on SIGTERM/SIGINT, how long calls in flight may take to finish");
+          "on SIGTERM/SIGINT, after the notice, how long calls in flight may take to "
+          "finish before they are cancelled");
 
 namespace dictlog {
 namespace {
@@ -138,6 +151,15 @@ absl::Status Serve(const sigset_t& signals) {
   service::ServerOptions server_options;
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.max_request_bytes = absl::GetFlag(FLAGS_max_request_bytes);
+  server_options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  server_options.max_memory_bytes = absl::GetFlag(FLAGS_grpc_memory_bytes);
+  server_options.max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
+  if (server_options.max_request_bytes <= 0 || server_options.max_concurrent_streams <= 0 ||
+      server_options.max_memory_bytes <= 0 || server_options.max_threads <= 0) {
+    return absl::InvalidArgumentError(
+        "--max_request_bytes, --max_concurrent_streams, --grpc_memory_bytes and "
+        "--grpc_max_threads must be positive");
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<service::DictlogServer> server,
                    service::DictlogServer::Start(engine.get(), server_options));
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
@@ -150,7 +172,11 @@ absl::Status Serve(const sigset_t& signals) {
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    std::printf("dictlogd: signal %d, draining and shutting down\n", signal);
+    std::printf("dictlogd: signal %d, reporting NOT_SERVING\n", signal);
+    std::fflush(stdout);
+    server->ReportNotServing();
+    absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_shutdown_notice_seconds)));
+    std::printf("dictlogd: refusing new calls, draining calls in flight\n");
     std::fflush(stdout);
     server->Shutdown(absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
   });
