@@ -124,11 +124,13 @@ TEST_F(RobustnessE2eTest, RetryAfterServerSideTimeoutStoresOneCopy) {
 TEST_F(RobustnessE2eTest, ClientRetriesTimedOutAppendsWithOneRequestId) {
   client::ClientOptions options;
   options.server = server_->address();
-  options.timeout = absl::Milliseconds(20);
-  options.append_attempts = 6;
-  options.retry_backoff = absl::Milliseconds(200);
+  // Short enough that the first attempt of a 20,000-record batch usually times out;
+  // retries only look the request id up, so one soon succeeds.
+  options.timeout = absl::Milliseconds(150);
+  options.append_attempts = 8;
+  options.retry_backoff = absl::Milliseconds(100);
   client::Client impatient(options);
-  constexpr int kRecords = 10000;
+  constexpr int kRecords = kMaxBatchRecords;
   auto ids = impatient.AppendBatch(Batch("auto", kRecords, "auto"));
   ASSERT_TRUE(ids.ok()) << ids.status();
   EXPECT_EQ(ids->size(), static_cast<size_t>(kRecords));
