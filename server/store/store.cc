@@ -65,6 +65,15 @@ rocksdb::ColumnFamilyOptions RecordsFamilyOptions() {
   return options;
 }
 
+// Most lookups are of new request ids, absent: a Bloom filter answers them in memory.
+rocksdb::ColumnFamilyOptions RequestsFamilyOptions() {
+  rocksdb::ColumnFamilyOptions options;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
 rocksdb::ColumnFamilyOptions CountersFamilyOptions() {
   rocksdb::ColumnFamilyOptions options;
   options.merge_operator = NewPoolCountersMergeOperator();
@@ -91,7 +100,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       {kCountersFamily, CountersFamilyOptions()},
       {kDictionariesFamily, rocksdb::ColumnFamilyOptions()},
       {kBlocksFamily, RecordsFamilyOptions()},
-      {kRequestsFamily, rocksdb::ColumnFamilyOptions()},
+      {kRequestsFamily, RequestsFamilyOptions()},
   };
   auto request_expiry = std::make_unique<RequestExpiry>(options.request_window);
   families.back().options.compaction_filter = request_expiry.get();
