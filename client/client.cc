@@ -51,9 +51,12 @@ absl::StatusOr<Response> Client::Retried(Invoke invoke) const {
   absl::Duration backoff = retry_backoff_;
   for (int attempt = 1;; ++attempt) {
     absl::StatusOr<Response> response = Unary<Response>(invoke);
+    // CANCELLED too: this client never cancels a unary call, so it comes from the
+    // server, e.g. a call it had accepted but not started when shutdown began.
+    const absl::Status& status = response.status();
     if (response.ok() || attempt >= append_attempts_ ||
-        !(absl::IsUnavailable(response.status()) ||
-          absl::IsDeadlineExceeded(response.status()))) {
+        !(absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
+          absl::IsCancelled(status))) {
       return response;
     }
     absl::SleepFor(backoff);

@@ -8,7 +8,8 @@
 // ClientOptions::timeout; Scan runs until the stream ends.
 //
 // Retries: Append and AppendBatch carry a request id (a random one unless the caller
-// gives one) and are retried with the same id after UNAVAILABLE or DEADLINE_EXCEEDED,
+// gives one) and are retried with the same id after UNAVAILABLE, DEADLINE_EXCEEDED or
+// CANCELLED (which a server shutting down gives calls it accepted but never started),
 // up to ClientOptions::append_attempts attempts, each with its own deadline. The
 // server stores such an append once and answers every attempt with the same ids
 // (docs/api.md "Retries"). Other calls are not retried.
@@ -103,7 +104,8 @@ class Client {
   // Runs invoke(context, &response) with the call deadline; converts the status.
   template <typename Response, typename Invoke>
   absl::StatusOr<Response> Unary(Invoke invoke) const;
-  // Unary, retried after UNAVAILABLE or DEADLINE_EXCEEDED (appends with a request id).
+  // Unary, retried after UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED (appends with a
+  // request id).
   template <typename Response, typename Invoke>
   absl::StatusOr<Response> Retried(Invoke invoke) const;
 

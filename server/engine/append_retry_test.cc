@@ -90,12 +90,12 @@ TEST_F(AppendRetryTest, RequestIdsSurviveARestart) {
 }
 
 TEST_F(AppendRetryTest, ExpiredRequestIdIsForgotten) {
-  options_.store.request_window = absl::Milliseconds(200);
+  options_.store.request_window = absl::Seconds(2);
   Reopen();
   const std::vector<AppendInput> batch = {{"a", "1"}};
   ASSERT_TRUE(engine_->Append(batch, "req").ok());
   EXPECT_EQ((*engine_->Append(batch, "req"))[0], "a/1");  // Within the window.
-  absl::SleepFor(absl::Milliseconds(300));
+  absl::SleepFor(absl::Milliseconds(2100));
   // Past the window the id reads as absent, so the same body is a new append.
   EXPECT_EQ((*engine_->Append(batch, "req"))[0], "a/2");
   EXPECT_EQ(Records("a"), 2u);

@@ -59,8 +59,8 @@ class Client:
     take (default 30; None: no deadline); an expired call raises DEADLINE_EXCEEDED.
     channel: an existing grpc.Channel to use instead of opening one; the Client then
     does not close it. append_attempts: tries of an append (default 3): each append
-    carries a request id (random unless given) and is retried with it after UNAVAILABLE
-    or DEADLINE_EXCEEDED; the server stores it once (docs/api.md "Retries").
+    carries a request id (random unless given) and is retried with it after UNAVAILABLE,
+    DEADLINE_EXCEEDED or CANCELLED; the server stores it once (docs/api.md "Retries").
     """
 
     def __init__(self, target="127.0.0.1:7070", *, timeout=30.0, channel=None,
@@ -191,8 +191,11 @@ class Client:
             try:
                 return self._unary(method, request)
             except DictlogError as e:
+                # CANCELLED: a server shutting down cancels calls it accepted but
+                # never started; the request id makes a retry safe.
                 retryable = e.code in (grpc.StatusCode.UNAVAILABLE,
-                                       grpc.StatusCode.DEADLINE_EXCEEDED)
+                                       grpc.StatusCode.DEADLINE_EXCEEDED,
+                                       grpc.StatusCode.CANCELLED)
                 if not retryable or attempt == self._append_attempts:
                     raise
             time.sleep(backoff)
