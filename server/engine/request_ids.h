@@ -8,6 +8,7 @@
 #define DICTLOG_SERVER_ENGINE_REQUEST_IDS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
