@@ -8,7 +8,8 @@ DATA_DIR ?= ./data
 # Debian packages the build, tests and tools need.
 DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compiler-grpc \
   libprotobuf-dev protobuf-compiler libabsl-dev librocksdb-dev libgtest-dev libgmock-dev \
-  libbenchmark-dev python3-grpcio python3-protobuf python3-zstandard python3-yaml
+  libbenchmark-dev python3-grpcio python3-protobuf python3-zstandard python3-yaml \
+  openssl libssl-dev
 
 .PHONY: deps build run test charts clean help
 

@@ -38,6 +38,7 @@
 #include "server/codec/batch_decoder.h"
 #include "server/codec/record_codec.h"
 #include "server/codec/zstd_contexts.h"
+#include "server/dictionary/dictionary_cache.h"
 
 ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
 ABSL_FLAG(std::string, mode, "quick",
@@ -54,7 +55,10 @@ ABSL_FLAG(std::vector<std::string>, dict_modes,
 ABSL_FLAG(std::vector<std::string>, dict_bytes, {},
           "dictionary sizes to train (default: 16384 quick; 4096,8192,16384,112640 full)");
 ABSL_FLAG(int, batch, 64, "records per MultiGet batch in dictlog's path");
-ABSL_FLAG(int, level, 3, "zstd level");
+ABSL_FLAG(int, level, 3, "zstd level (of every form but compact ones)");
+ABSL_FLAG(int, compact_level, 9,
+          "zstd level of frames made with compact dictionaries (a pool's "
+          "compact_compression_level; dictlog's default 9)");
 ABSL_FLAG(int, ops, 0, "decodes per measurement (0: 200k quick, 500k full)");
 ABSL_FLAG(int, repeats, 0, "measurements per row, median reported (0: 3 quick, 5 full)");
 ABSL_FLAG(std::string, csv, "", "write the rows as CSV here");
@@ -285,6 +289,7 @@ struct Settings {
   std::vector<int> dict_counts;
   std::vector<DictMode> modes;
   int batch, level, ops, repeats;
+  int compact_level;
 };
 
 // Decoder copies of one dictionary form: formatted forms get their own ids (a
@@ -301,16 +306,27 @@ class Copies {
       return;
     }
     std::vector<std::shared_ptr<const codec::DecoderDictionary>> copies;
+    // dictlog's read path finds them in the server's cache, each pinned as its pool's
+    // active dictionary is.
+    cache_ = std::make_unique<dictionary::DictionaryCache>(
+        [](uint32_t) { return absl::NotFoundError("not stored"); },
+        dictionary::DictionaryCacheOptions{SIZE_MAX});
     for (int i = 0; i < count; ++i) {
       copies.push_back(*codec::DecoderDictionary::Create(WithId(dict, kBaseId + i)));
+      cache_->Insert(copies.back());
+      if (!cache_->Pin(kBaseId + i).ok()) std::abort();
     }
     lookup_ = std::make_unique<CopyLookup>(kBaseId, std::move(copies));
+    per_record_.cache = cache_.get();
   }
   ~Copies() {
     for (ZSTD_DDict* d : raw_) ZSTD_freeDDict(d);
   }
   const ZSTD_DDict* at(size_t i) const { return lookup_ ? lookup_->at(i).ddict() : raw_[i]; }
-  const CopyLookup* lookup() const { return lookup_.get(); }
+  // dictlog's lookup: the server's dictionary cache.
+  const codec::DictionaryLookup* lookup() const { return cache_.get(); }
+  // The cache through Find only (FindMany's default: a lookup and reference per id).
+  const codec::DictionaryLookup* per_record_lookup() const { return &per_record_; }
   size_t memory_bytes() const {
     if (lookup_) return lookup_->memory_bytes();
     size_t total = 0;
@@ -320,6 +336,13 @@ class Copies {
 
  private:
   std::unique_ptr<CopyLookup> lookup_;
+  std::unique_ptr<dictionary::DictionaryCache> cache_;
+  struct PerRecordLookup : codec::DictionaryLookup {
+    const codec::DictionaryLookup* cache = nullptr;
+    std::shared_ptr<const codec::DecoderDictionary> Find(uint32_t id) const override {
+      return cache->Find(id);
+    }
+  } per_record_;
   std::vector<ZSTD_DDict*> raw_;
 };
 
@@ -370,7 +393,11 @@ class Bench {
   // dictionaries: one hot dictionary, plain zstd over the cold copies, and dictlog's
   // batch path (grouped, grouped + prefetch), uniform and Zipf.
   void RunDict(const std::string& name, size_t block_bytes, int dict_bytes, bool speed) {
-    const std::string trained = Dictionary(dict_bytes);
+    // As the server trains them: a compact dictionary at the level its frames use.
+    const std::string trained = Dictionary(dict_bytes, s_.level);
+    const std::string trained_compact = s_.compact_level == s_.level
+                                            ? trained
+                                            : Dictionary(dict_bytes, s_.compact_level);
     const std::vector<std::string> raws = MakeUnits(corpus_, block_bytes);
     struct Form {
       DictMode mode;
@@ -380,7 +407,8 @@ class Bench {
     };
     std::vector<Form> forms;
     for (const DictMode& mode : s_.modes) {
-      Form form{mode, FormOf(trained, mode), {}, 0};
+      Form form{mode, FormOf(mode.accuracy_log == 0 ? trained : trained_compact, mode),
+                {}, 0};
       form.units = EncodeForm(raws, form.dict, mode);
       form.ratio = Ratio(form.units);
       forms.push_back(std::move(form));
@@ -417,7 +445,8 @@ class Bench {
   std::vector<Unit> EncodeForm(const std::vector<std::string>& raws, const std::string& dict,
                                const DictMode& mode) const {
     if (!mode.raw_content) {
-      return Encode(raws, codec::EncoderDictionary::Create(dict, s_.level)->get(),
+      const int level = mode.accuracy_log == 0 ? s_.level : s_.compact_level;
+      return Encode(raws, codec::EncoderDictionary::Create(dict, level)->get(),
                     mode.accuracy_log == 0 ? std::nullopt
                                            : std::optional<bool>(mode.huffman_literals));
     }
@@ -457,9 +486,9 @@ class Bench {
     return raw / stored;
   }
 
-  std::string Dictionary(int dict_bytes) {
+  std::string Dictionary(int dict_bytes, int level) {
     auto dict = trainer::TrainDictionary(
-        corpus_.train, {static_cast<size_t>(dict_bytes), kBaseId, s_.level});
+        corpus_.train, {static_cast<size_t>(dict_bytes), kBaseId, level});
     if (!dict.ok()) {
       std::cerr << "training failed: " << dict.status() << "\n";
       std::abort();
@@ -509,17 +538,28 @@ class Bench {
       if (mode.raw_content) continue;  // No ids: dictlog's path cannot read these.
       // dictlog's MultiGet decode: in request order (the server's default), with the
       // next record's tables prefetched, and grouped by dictionary.
-      const std::pair<const char*, codec::BatchDecodeOptions> paths[] = {
-          {"dictlog", {}}, {"dictlog_prefetch", {false, true}}, {"dictlog_group", {true, false}}};
-      for (const auto& [kase, options] : paths) {
+      // "dictlog_refs": the same, but one cache lookup and reference per record, as
+      // before FindMany.
+      struct Path {
+        const char* kase;
+        codec::BatchDecodeOptions options;
+        bool per_record_refs;
+      };
+      const Path paths[] = {{"dictlog", {}, false},
+                            {"dictlog_refs", {}, true},
+                            {"dictlog_prefetch", {false, true}, false},
+                            {"dictlog_group", {true, false}, false}};
+      for (const Path& path : paths) {
+        const codec::DictionaryLookup* lookup =
+            path.per_record_refs ? copies->per_record_lookup() : copies->lookup();
         cases->push_back(
-            {{name, dict_bytes, mode.name, kase, dicts, dist, ratio, 0, 0},
+            {{name, dict_bytes, mode.name, path.kase, dicts, dist, ratio, 0, 0},
              std::make_unique<AccessPattern>(*units, dicts, zipf, seed),
-             [units, copies, options = options](const std::vector<size_t>& picks) {
+             [units, copies, lookup, options = path.options](const std::vector<size_t>& picks) {
                std::vector<absl::string_view> views;
                for (size_t p : picks) views.push_back((*units)[p].stored);
                size_t bytes = 0;
-               for (auto& r : codec::DecodeBatch(views, *copies->lookup(), options)) {
+               for (auto& r : codec::DecodeBatch(views, *lookup, options)) {
                  if (!r.ok()) std::abort();
                  bytes += r->payload.size();
                }
@@ -668,7 +708,8 @@ int Run() {
     return 2;
   }
   Settings s{full, {}, {}, absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_level),
-             absl::GetFlag(FLAGS_ops), absl::GetFlag(FLAGS_repeats)};
+             absl::GetFlag(FLAGS_ops), absl::GetFlag(FLAGS_repeats),
+             absl::GetFlag(FLAGS_compact_level)};
   if (s.ops == 0) s.ops = full ? 500000 : 200000;
   if (s.repeats == 0) s.repeats = full ? 5 : 3;
   for (const std::string& d : absl::GetFlag(FLAGS_dicts)) {

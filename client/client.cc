@@ -11,6 +11,19 @@
 #include "common/status_macros.h"
 
 namespace dictlog::client {
+namespace {
+
+std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(
+    const ClientSecurity& security) {
+  if (!security.tls) return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = security.root_ca_pem;
+  options.pem_cert_chain = security.cert_chain_pem;
+  options.pem_private_key = security.private_key_pem;
+  return grpc::SslCredentials(options);
+}
+
+}  // namespace
 
 std::string NewRequestId() {
   thread_local absl::BitGen bits;
@@ -21,13 +34,16 @@ std::string NewRequestId() {
 Client::Client(const ClientOptions& options)
     : timeout_(options.timeout),
       append_attempts_(std::max(1, options.append_attempts)),
-      retry_backoff_(options.retry_backoff) {
+      retry_backoff_(options.retry_backoff),
+      authorization_(options.security.token.empty()
+                         ? ""
+                         : "Bearer " + options.security.token) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
   if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      options.server, grpc::InsecureChannelCredentials(), args);
+      options.server, ChannelCredentials(options.security), args);
   store_ = v1::LogStore::NewStub(channel);
   admin_ = v1::Admin::NewStub(channel);
 }
@@ -36,10 +52,17 @@ void Client::SetDeadline(grpc::ClientContext* context) const {
   context->set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
 }
 
+void Client::AddToken(grpc::ClientContext* context) const {
+  // Plain metadata rather than grpc::AccessTokenCredentials, which gRPC sends only
+  // over TLS: tokens also work on plaintext loopback.
+  if (!authorization_.empty()) context->AddMetadata("authorization", authorization_);
+}
+
 template <typename Response, typename Invoke>
 absl::StatusOr<Response> Client::Unary(Invoke invoke) const {
   grpc::ClientContext context;
   SetDeadline(&context);
+  AddToken(&context);
   Response response;
   const grpc::Status status = invoke(&context, &response);
   if (!status.ok()) return FromGrpcStatus(status);
@@ -126,6 +149,7 @@ absl::Status Client::Scan(
     const v1::ScanRequest& request,
     const std::function<absl::Status(const v1::Record&)>& visit) const {
   grpc::ClientContext context;
+  AddToken(&context);
   std::unique_ptr<grpc::ClientReader<v1::ScanResponse>> reader =
       store_->Scan(&context, request);
   v1::ScanResponse chunk;

@@ -28,6 +28,20 @@
 
 namespace dictlog::client {
 
+// Transport security and credentials of a Client.
+struct ClientSecurity {
+  // TLS when true; the server certificate is verified against root_ca_pem (PEM; empty:
+  // the system's roots). Default false: plaintext.
+  bool tls = false;
+  std::string root_ca_pem;
+  // PEM client certificate chain and its key, for servers requiring mutual TLS. Both
+  // or neither. Default none.
+  std::string cert_chain_pem;
+  std::string private_key_pem;
+  // Sent as "authorization: Bearer <token>" with every call. Default empty: none.
+  std::string token;
+};
+
 struct ClientOptions {
   // host:port of the server. Default 127.0.0.1:7070.
   std::string server = "127.0.0.1:7070";
@@ -43,6 +57,8 @@ struct ClientOptions {
   int append_attempts = 3;
   // Wait before the first retry; doubled before each next one. Default 100 ms.
   absl::Duration retry_backoff = absl::Milliseconds(100);
+  // Default: plaintext, no token.
+  ClientSecurity security;
 };
 
 // A fresh random request id (32 hex digits). Thread-safe.
@@ -101,6 +117,8 @@ class Client {
 
  private:
   void SetDeadline(grpc::ClientContext* context) const;
+  // Adds the bearer token, if any, to the call's metadata.
+  void AddToken(grpc::ClientContext* context) const;
   // Runs invoke(context, &response) with the call deadline; converts the status.
   template <typename Response, typename Invoke>
   absl::StatusOr<Response> Unary(Invoke invoke) const;
@@ -112,6 +130,7 @@ class Client {
   absl::Duration timeout_;
   int append_attempts_;
   absl::Duration retry_backoff_;
+  std::string authorization_;  // "Bearer <token>", or empty.
   std::shared_ptr<v1::LogStore::Stub> store_;
   std::shared_ptr<v1::Admin::Stub> admin_;
 };

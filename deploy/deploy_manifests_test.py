@@ -90,6 +90,11 @@ class DockerfileTest(unittest.TestCase):
             self.assertTrue(match and match.group(1) == user,
                             f"USER {user} is the uid useradd creates")
 
+    def test_plaintext_off_loopback_is_asked_for(self):
+        # dictlogd refuses plaintext on a non-loopback address without --insecure.
+        self.assertTrue("tls_cert" in self.flags or self.flags.get("insecure") == "true",
+                        "TLS or --insecure=true (docs/security.md)")
+
     def test_entrypoint_serves_volume_and_exposed_port(self):
         self.assertEqual(os.path.basename(self.entrypoint[0]), "dictlogd")
         host, port = listen_host_port(self.flags)
@@ -115,6 +120,11 @@ class SystemdUnitTest(unittest.TestCase):
     def last(cls, key, default=None):
         values = cls.service.get(key)
         return values[-1] if values else default
+
+    def test_plaintext_off_loopback_is_asked_for(self):
+        # dictlogd refuses plaintext on a non-loopback address without --insecure.
+        self.assertTrue("tls_cert" in self.flags or self.flags.get("insecure") == "true",
+                        "TLS or --insecure=true (docs/security.md)")
 
     def test_sections(self):
         self.assertEqual(set(self.unit), {"Unit", "Service", "Install"})
@@ -182,6 +192,11 @@ class KubernetesTest(unittest.TestCase):
         entrypoint = json.loads(instructions(stages[-1], "ENTRYPOINT")[-1])
         argv = cls.container.get("command", entrypoint) + cls.container.get("args", [])
         cls.flags = flag_values(argv)
+
+    def test_plaintext_off_loopback_is_asked_for(self):
+        # dictlogd refuses plaintext on a non-loopback address without --insecure.
+        self.assertTrue("tls_cert" in self.flags or self.flags.get("insecure") == "true",
+                        "TLS or --insecure=true (docs/security.md)")
 
     def test_documents_and_kinds(self):
         for document in self.documents:

@@ -12,6 +12,7 @@
 #include "benchmarks/load/options.h"
 #include "benchmarks/load/report.h"
 #include "benchmarks/load/runner.h"
+#include "client/security_files.h"
 #include "common/help_flags.h"
 
 ABSL_FLAG(std::string, server, "", "host:port of the dictlog server (required)");
@@ -42,6 +43,13 @@ ABSL_FLAG(std::string, append_category, "dictlog-bench",
           "read: category of the records --mix appends");
 ABSL_FLAG(std::string, json, "", "read: also write the report as JSON to this file");
 ABSL_FLAG(uint64_t, seed, 1, "read: random seed (thread i uses seed + i)");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA certificate the server's must chain to: connect with TLS");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM client certificate, for servers requiring mutual TLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, token_file, "",
+          "file holding a bearer token sent with every call");
 ABSL_FLAG(absl::Duration, timeout, absl::Seconds(10), "deadline of each call");
 
 namespace {
@@ -79,8 +87,17 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
+absl::StatusOr<dictlog::client::ClientSecurity> SecurityFlags() {
+  return dictlog::client::LoadClientSecurity(
+      {absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+       absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_token_file)});
+}
+
 int Load() {
   dictlog::bench::LoadOptions options;
+  absl::StatusOr<dictlog::client::ClientSecurity> security = SecurityFlags();
+  if (!security.ok()) return Fail(security.status());
+  options.security = *std::move(security);
   options.server = absl::GetFlag(FLAGS_server);
   options.dir = absl::GetFlag(FLAGS_dir);
   options.copies = absl::GetFlag(FLAGS_copies);
@@ -119,6 +136,9 @@ absl::StatusOr<dictlog::bench::ReadOptions> ReadFlags() {
   options.json_out = absl::GetFlag(FLAGS_json);
   options.seed = absl::GetFlag(FLAGS_seed);
   options.timeout = absl::GetFlag(FLAGS_timeout);
+  absl::StatusOr<dictlog::client::ClientSecurity> security = SecurityFlags();
+  if (!security.ok()) return security.status();
+  options.security = *std::move(security);
   if (absl::Status status = dictlog::bench::ValidateReadOptions(options); !status.ok()) {
     return status;
   }

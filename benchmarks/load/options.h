@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "client/client.h"
 
 namespace dictlog::bench {
 
@@ -61,6 +62,8 @@ struct LoadOptions {
   int64_t batch_bytes = 4 << 20;
   // Deadline of each call. Default 60 s.
   absl::Duration timeout = absl::Seconds(60);
+  // TLS and bearer token. Default plaintext, no token.
+  client::ClientSecurity security;
 };
 
 // `dictlog-bench read`.
@@ -91,6 +94,8 @@ struct ReadOptions {
   std::string json_out;
   // Deadline of each call. Default 10 s.
   absl::Duration timeout = absl::Seconds(10);
+  // TLS and bearer token. Default plaintext, no token.
+  client::ClientSecurity security;
   // Seed of the id samplers (thread i uses seed + i). Default 1.
   uint64_t seed = 1;
 };

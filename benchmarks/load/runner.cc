@@ -74,6 +74,7 @@ absl::StatusOr<int64_t> RunLoad(const LoadOptions& options, std::ostream& progre
   client::ClientOptions client_options;
   client_options.server = options.server;
   client_options.timeout = options.timeout;
+  client_options.security = options.security;
   const client::Client client(client_options);
   const absl::Time start = absl::Now();
   int64_t records = 0, bytes = 0;
@@ -239,6 +240,7 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   client::ClientOptions client_options;
   client_options.server = options.server;
   client_options.timeout = options.timeout;
+  client_options.security = options.security;
   client_options.own_connection = true;
   std::vector<client::Client> clients;
   for (int i = 0; i < std::min(options.connections, options.concurrency); ++i) {

@@ -129,6 +129,9 @@ absl::Status Pool(const client::Client& client, const std::vector<std::string>& 
   if (options.compression_level) {
     pool_options.set_compression_level(*options.compression_level);
   }
+  if (options.compact_compression_level) {
+    pool_options.set_compact_compression_level(*options.compact_compression_level);
+  }
   if (options.dictionary_bytes) pool_options.set_dictionary_bytes(*options.dictionary_bytes);
   if (options.dictionary_mode) pool_options.set_dictionary_mode(*options.dictionary_mode);
   if (options.storage_mode) pool_options.set_storage_mode(*options.storage_mode);

@@ -25,6 +25,7 @@ struct CommandOptions {
   size_t batch_records = 1000;   // append
   size_t batch_bytes = 4 << 20;  // append
   std::optional<int> compression_level;        // pool create/update
+  std::optional<int> compact_compression_level;  // pool create/update
   std::optional<uint32_t> dictionary_bytes;    // pool create/update
   std::optional<v1::DictionaryMode> dictionary_mode;  // pool create/update
   std::optional<v1::StorageMode> storage_mode;        // pool create/update

@@ -13,8 +13,16 @@
 #include "absl/strings/match.h"
 #include "client/cli/commands.h"
 #include "client/client.h"
+#include "client/security_files.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:7070", "host:port of the dictlog server");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA certificate the server's must chain to: connect with TLS");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM client certificate, for servers requiring mutual TLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, token_file, "",
+          "file holding a bearer token sent with every call");
 ABSL_FLAG(std::string, format, "text", "output: text or json (one object per line)");
 ABSL_FLAG(std::string, category, "", "append: category of the records; scan: only "
           "this category's records (routed like an append)");
@@ -25,6 +33,9 @@ ABSL_FLAG(uint64_t, limit, 0, "scan: at most this many records (0: all)");
 ABSL_FLAG(int64_t, batch_records, 1000, "append: records per AppendBatch call");
 ABSL_FLAG(int64_t, batch_bytes, 4 << 20, "append: payload bytes per AppendBatch call");
 ABSL_FLAG(int, level, 0, "pool create/update: zstd compression level (0: unchanged)");
+ABSL_FLAG(int, compact_level, 0,
+          "pool create/update: zstd level of frames made with a compact dictionary "
+          "(0: unchanged; the server's default is 9)");
 ABSL_FLAG(uint32_t, dictionary_bytes, 0,
           "pool create/update: dictionary size in bytes (0: unchanged)");
 ABSL_FLAG(std::string, dictionary_mode, "",
@@ -55,7 +66,8 @@ namespace {
 
 constexpr char kUsage[] = R"(command-line client of a dictlog server.
 
-Usage: dictlog [--server=HOST:PORT] COMMAND [ARGS] [FLAGS]
+Usage: dictlog [--server=HOST:PORT] [--tls_ca=PEM [--tls_cert=PEM --tls_key=PEM]]
+               [--token_file=FILE] COMMAND [ARGS] [FLAGS]
 
 Commands:
   append --category=C [FILE|-]   append each line of FILE (or stdin) as one record;
@@ -67,7 +79,7 @@ Commands:
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
                                  active dictionary
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]
-                                 [--dictionary_mode=full|compact|auto]
+                                 [--dictionary_mode=full|compact|auto] [--compact_level=N]
                                  [--storage_mode=record|block] [--block_bytes=N]
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
@@ -117,6 +129,9 @@ int main(int argc, char** argv) {
   options.batch_records = static_cast<size_t>(absl::GetFlag(FLAGS_batch_records));
   options.batch_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_batch_bytes));
   if (absl::GetFlag(FLAGS_level) != 0) options.compression_level = absl::GetFlag(FLAGS_level);
+  if (absl::GetFlag(FLAGS_compact_level) != 0) {
+    options.compact_compression_level = absl::GetFlag(FLAGS_compact_level);
+  }
   if (absl::GetFlag(FLAGS_dictionary_bytes) != 0) {
     options.dictionary_bytes = absl::GetFlag(FLAGS_dictionary_bytes);
   }
@@ -155,6 +170,16 @@ int main(int argc, char** argv) {
   dictlog::client::ClientOptions client_options;
   client_options.server = absl::GetFlag(FLAGS_server);
   client_options.timeout = absl::Seconds(absl::GetFlag(FLAGS_timeout_seconds));
+  absl::StatusOr<dictlog::client::ClientSecurity> security =
+      dictlog::client::LoadClientSecurity({absl::GetFlag(FLAGS_tls_ca),
+                                           absl::GetFlag(FLAGS_tls_cert),
+                                           absl::GetFlag(FLAGS_tls_key),
+                                           absl::GetFlag(FLAGS_token_file)});
+  if (!security.ok()) {
+    std::cerr << "dictlog: " << security.status().message() << "\n";
+    return 2;
+  }
+  client_options.security = *std::move(security);
   const dictlog::client::Client client(client_options);
 
   std::ios::sync_with_stdio(false);

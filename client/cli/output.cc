@@ -93,14 +93,15 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       "{\"pool\":%s,\"records\":%d,\"raw_bytes\":%d,\"stored_bytes\":%d,\"ratio\":%.4f,"
       "\"reads\":%d,\"active_dictionary_id\":%d,\"active_dictionary_mode\":%s,"
       "\"next_dictionary_mode\":%s,\"dictionary_mode_reason\":%s,"
-      "\"compression_level\":%d,\"dictionary_bytes\":%d,\"dictionary_mode\":%s,"
+      "\"compression_level\":%d,\"compact_compression_level\":%d,"
+      "\"dictionary_bytes\":%d,\"dictionary_mode\":%s,"
       "\"storage_mode\":%s,\"block_bytes\":%d}",
       JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
       Ratio(s.raw_bytes(), s.stored_bytes()), pool.reads(), pool.active_dictionary_id(),
       JsonString(ModeName(pool.active_dictionary_mode())),
       JsonString(ModeName(pool.next_dictionary_mode())),
       JsonString(pool.dictionary_mode_reason()), pool.options().compression_level(),
-      pool.options().dictionary_bytes(),
+      pool.options().compact_compression_level(), pool.options().dictionary_bytes(),
       JsonString(ModeName(pool.options().dictionary_mode())),
       JsonString(StorageName(pool.options().storage_mode())),
       pool.options().storage_mode() == v1::STORAGE_MODE_BLOCK ? pool.options().block_bytes()

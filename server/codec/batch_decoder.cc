@@ -45,8 +45,29 @@ void PrefetchTables(const DecoderDictionary& dict) {
 struct Item {
   size_t index;
   RecordView view;
-  std::shared_ptr<const DecoderDictionary> dictionary;
 };
+
+// At most this many records decode under one FindMany call (which may hold the
+// dictionary cache's lock shared meanwhile).
+constexpr size_t kChunk = 256;
+
+void DecodeChunk(absl::Span<const Item> items, const DictionaryLookup& dictionaries,
+                 const BatchDecodeOptions& options,
+                 std::vector<absl::StatusOr<DecodedRecord>>* results) {
+  std::vector<uint32_t> ids(items.size(), 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].view.encoding == Encoding::kZstdFrame) ids[i] = items[i].view.dictionary_id;
+  }
+  dictionaries.FindMany(ids, [&](DictionaryLookup::Dictionaries dicts) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (options.prefetch_next && i + 1 < items.size() && dicts[i + 1] != nullptr &&
+          dicts[i + 1] != dicts[i]) {
+        PrefetchTables(*dicts[i + 1]);
+      }
+      (*results)[items[i].index] = DecodeParsed(items[i].view, dicts[i]);
+    }
+  });
+}
 
 }  // namespace
 
@@ -57,28 +78,15 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeParsedBatch(
                                                      absl::UnknownError("not decoded"));
   std::vector<Item> items;
   items.reserve(views.size());
-  for (size_t i = 0; i < views.size(); ++i) items.push_back({i, views[i], nullptr});
+  for (size_t i = 0; i < views.size(); ++i) items.push_back({i, views[i]});
   if (options.group_by_dictionary) {
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
       return a.view.dictionary_id < b.view.dictionary_id;
     });
   }
-  // One lookup per distinct dictionary in a row (all of a group, when grouped).
-  for (size_t i = 0; i < items.size(); ++i) {
-    Item& item = items[i];
-    if (item.view.encoding != Encoding::kZstdFrame || item.view.dictionary_id == 0) continue;
-    if (i > 0 && items[i - 1].view.dictionary_id == item.view.dictionary_id) {
-      item.dictionary = items[i - 1].dictionary;
-    } else {
-      item.dictionary = dictionaries.Find(item.view.dictionary_id);
-    }
-  }
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (options.prefetch_next && i + 1 < items.size() && items[i + 1].dictionary &&
-        items[i + 1].dictionary != items[i].dictionary) {
-      PrefetchTables(*items[i + 1].dictionary);
-    }
-    results[items[i].index] = DecodeParsed(items[i].view, items[i].dictionary.get());
+  const absl::Span<const Item> all(items);
+  for (size_t at = 0; at < all.size(); at += kChunk) {
+    DecodeChunk(all.subspan(at, kChunk), dictionaries, options, &results);
   }
   return results;
 }

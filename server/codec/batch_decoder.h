@@ -9,6 +9,10 @@
 // of a DDict's tables by 0.72x..0.99x, with 10..10,000 full dictionaries. They stay as options for
 // re-measurement with smaller dictionary tables (issue 8).
 //
+// Dictionaries are looked up with DictionaryLookup::FindMany, at most 256 records at a
+// time (the server's cache holds its lock shared for that long instead of counting a
+// reference per record).
+//
 // Thread-safe: uses the calling thread's zstd context.
 #ifndef DICTLOG_SERVER_CODEC_BATCH_DECODER_H_
 #define DICTLOG_SERVER_CODEC_BATCH_DECODER_H_

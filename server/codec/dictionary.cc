@@ -4,6 +4,8 @@
 #include <zstd.h>
 #include <zdict.h>
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/codec/dictionary_format.h"
@@ -69,5 +71,17 @@ absl::StatusOr<std::shared_ptr<const EncoderDictionary>> EncoderDictionary::Crea
 }
 
 EncoderDictionary::~EncoderDictionary() { ZSTD_freeCDict(cdict_); }
+
+void DictionaryLookup::FindMany(absl::Span<const uint32_t> ids,
+                                absl::FunctionRef<void(Dictionaries)> use) const {
+  std::vector<std::shared_ptr<const DecoderDictionary>> held(ids.size());
+  std::vector<const DecoderDictionary*> found(ids.size(), nullptr);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == 0) continue;
+    held[i] = i > 0 && ids[i - 1] == ids[i] ? held[i - 1] : Find(ids[i]);
+    found[i] = held[i].get();
+  }
+  use(found);
+}
 
 }  // namespace dictlog::codec

@@ -12,8 +12,10 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 struct ZSTD_DDict_s;
 struct ZSTD_CDict_s;
@@ -90,9 +92,18 @@ class EncoderDictionary {
 // Finds decoder dictionaries by id. Implementations are thread-safe.
 class DictionaryLookup {
  public:
+  using Dictionaries = absl::Span<const DecoderDictionary* const>;
+
   virtual ~DictionaryLookup() = default;
   // The dictionary with this id, or nullptr if none is known.
   virtual std::shared_ptr<const DecoderDictionary> Find(uint32_t id) const = 0;
+  // Calls `use` once with the dictionary of each id (nullptr for id 0 and unknown ids),
+  // valid only during the call. The batch path's lookup: an implementation may keep
+  // its dictionaries alive by holding a lock during `use` rather than by a reference
+  // count per id (DictionaryCache does), so `use` must not call into this lookup.
+  // This default calls Find for each run of equal ids.
+  virtual void FindMany(absl::Span<const uint32_t> ids,
+                        absl::FunctionRef<void(Dictionaries)> use) const;
 };
 
 }  // namespace dictlog::codec

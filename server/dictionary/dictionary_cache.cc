@@ -1,5 +1,7 @@
 #include "server/dictionary/dictionary_cache.h"
 
+#include <algorithm>
+
 #include "common/status_macros.h"
 
 namespace dictlog::dictionary {
@@ -45,6 +47,15 @@ void DictionaryCache::EvictLocked() const {
 
 std::shared_ptr<const codec::DecoderDictionary> DictionaryCache::Find(uint32_t id) const {
   {
+    // The common case, a pool's active dictionary: pinned, so no recency to update and
+    // readers proceed side by side.
+    absl::ReaderMutexLock lock(&mu_);
+    if (auto it = entries_.find(id); it != entries_.end() && it->second.pins > 0) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      return it->second.dictionary;
+    }
+  }
+  {
     absl::MutexLock lock(&mu_);
     if (auto it = entries_.find(id); it != entries_.end()) {
       if (it->second.pins == 0) lru_.splice(lru_.begin(), lru_, it->second.lru);
@@ -60,6 +71,74 @@ std::shared_ptr<const codec::DecoderDictionary> DictionaryCache::Find(uint32_t i
       InsertLocked(*std::move(loaded)).dictionary;
   EvictLocked();
   return dict;
+}
+
+size_t DictionaryCache::ResolveLocked(absl::Span<const uint32_t> ids,
+                                      std::vector<const codec::DecoderDictionary*>* found,
+                                      std::vector<uint32_t>* absent,
+                                      std::vector<uint32_t>* unpinned) const {
+  size_t hits = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == 0 || (*found)[i] != nullptr) continue;
+    if (i > 0 && ids[i - 1] == ids[i] && (*found)[i - 1] != nullptr) {
+      (*found)[i] = (*found)[i - 1];
+      continue;
+    }
+    auto it = entries_.find(ids[i]);
+    if (it == entries_.end()) {
+      if (absent->empty() || absent->back() != ids[i]) absent->push_back(ids[i]);
+      continue;
+    }
+    (*found)[i] = it->second.dictionary.get();
+    ++hits;
+    if (it->second.pins == 0) unpinned->push_back(ids[i]);
+  }
+  return hits;
+}
+
+void DictionaryCache::FindMany(absl::Span<const uint32_t> ids,
+                               absl::FunctionRef<void(Dictionaries)> use) const {
+  // Dictionaries loaded for this call (nullptr: unknown), referenced until it ends, in
+  // case the budget evicts them again at once. Each round loads what the last one
+  // found absent, so the loop ends: `loaded` only grows, within `ids`.
+  absl::flat_hash_map<uint32_t, std::shared_ptr<const codec::DecoderDictionary>> loaded;
+  std::vector<const codec::DecoderDictionary*> found(ids.size());
+  std::vector<uint32_t> absent, unpinned;
+  while (true) {
+    std::fill(found.begin(), found.end(), nullptr);
+    absent.clear();
+    unpinned.clear();
+    {
+      absl::ReaderMutexLock lock(&mu_);
+      hits_.fetch_add(ResolveLocked(ids, &found, &absent, &unpinned),
+                      std::memory_order_relaxed);
+      absent.erase(std::remove_if(absent.begin(), absent.end(),
+                                  [&](uint32_t id) { return loaded.contains(id); }),
+                   absent.end());
+      if (absent.empty()) {
+        for (size_t i = 0; i < ids.size(); ++i) {
+          if (found[i] != nullptr || ids[i] == 0) continue;
+          found[i] = loaded[ids[i]].get();
+        }
+        use(found);
+        break;
+      }
+    }
+    for (uint32_t id : absent) {
+      if (!loaded.contains(id)) loaded.emplace(id, Find(id));  // Find counts these.
+    }
+  }
+  if (!unpinned.empty()) TouchAll(unpinned);
+}
+
+void DictionaryCache::TouchAll(absl::Span<const uint32_t> ids) const {
+  absl::MutexLock lock(&mu_);
+  for (uint32_t id : ids) {
+    auto it = entries_.find(id);
+    if (it != entries_.end() && it->second.pins == 0) {
+      lru_.splice(lru_.begin(), lru_, it->second.lru);
+    }
+  }
 }
 
 void DictionaryCache::Insert(std::shared_ptr<const codec::DecoderDictionary> dictionary) {

@@ -4,8 +4,9 @@
 // kept by recency and rebuilt from their stored bytes (through the loader) on a miss.
 // Pinned dictionaries always stay, even when they alone exceed the budget.
 //
-// Thread safety: all methods may be called concurrently. A miss loads and builds
-// without holding the lock, so other lookups proceed meanwhile.
+// Thread safety: all methods may be called concurrently. Lookups of pinned
+// dictionaries share the lock (readers only); a miss loads and builds without holding
+// it, so other lookups proceed meanwhile.
 #ifndef DICTLOG_SERVER_DICTIONARY_DICTIONARY_CACHE_H_
 #define DICTLOG_SERVER_DICTIONARY_DICTIONARY_CACHE_H_
 
@@ -14,6 +15,7 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -50,6 +52,12 @@ class DictionaryCache : public codec::DictionaryLookup {
   // The dictionary, loaded and built if needed; nullptr if unknown or unloadable.
   std::shared_ptr<const codec::DecoderDictionary> Find(uint32_t id) const override
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Holds the lock (shared) while `use` runs instead of taking a reference per
+  // dictionary: a batch of lookups costs no atomic operation per id. Absent ones are
+  // loaded first, without the lock.
+  void FindMany(absl::Span<const uint32_t> ids,
+                absl::FunctionRef<void(Dictionaries)> use) const override
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Adds a dictionary just created (most recently used).
   void Insert(std::shared_ptr<const codec::DecoderDictionary> dictionary)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -70,6 +78,14 @@ class DictionaryCache : public codec::DictionaryLookup {
   };
 
   absl::StatusOr<std::shared_ptr<const codec::DecoderDictionary>> Load(uint32_t id) const;
+  // Fills found[i] for each id present; appends absent ids (not 0) to *absent and
+  // unpinned present ones to *unpinned. Returns the count found.
+  size_t ResolveLocked(absl::Span<const uint32_t> ids,
+                       std::vector<const codec::DecoderDictionary*>* found,
+                       std::vector<uint32_t>* absent, std::vector<uint32_t>* unpinned) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Marks these entries most recently used.
+  void TouchAll(absl::Span<const uint32_t> ids) const ABSL_LOCKS_EXCLUDED(mu_);
   // Inserts (or finds) the entry for `dictionary`; the caller holds mu_.
   Entry& InsertLocked(std::shared_ptr<const codec::DecoderDictionary> dictionary) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -126,5 +126,66 @@ TEST(DictionaryCacheTest, ConcurrentLookupsUnderEvictionStayCorrect) {
   EXPECT_EQ(stats.hits + stats.misses, 12000u + 1);  // + the Pin's lookup.
 }
 
+TEST(DictionaryCacheTest, FindManyResolvesEachIdInOrder) {
+  FakeStorage storage(4);
+  DictionaryCache cache(storage.loader(), {});
+  ASSERT_TRUE(cache.Pin(40000).ok());
+  ASSERT_NE(cache.Find(40001), nullptr);  // Cached, not pinned.
+  const std::vector<uint32_t> ids = {40001, 0, 40000, 40000, 49999, 40002, 40001};
+  std::vector<uint32_t> seen;
+  cache.FindMany(ids, [&](codec::DictionaryLookup::Dictionaries dicts) {
+    ASSERT_EQ(dicts.size(), ids.size());
+    for (const codec::DecoderDictionary* d : dicts) seen.push_back(d ? d->id() : 0);
+  });
+  // 0 and the unknown id give nullptr; 40002 was loaded for the call.
+  EXPECT_EQ(seen, (std::vector<uint32_t>{40001, 0, 40000, 40000, 0, 40002, 40001}));
+  EXPECT_EQ(storage.loads(40002), 1);
+  EXPECT_EQ(storage.loads(40000), 1);
+  EXPECT_EQ(cache.stats().entries, 3u);
+}
+
+TEST(DictionaryCacheTest, FindManyRefreshesRecencyOfUnpinnedHits) {
+  FakeStorage storage(3);
+  DictionaryCache cache(storage.loader(), {storage.one_size() * 2 + 100});
+  ASSERT_NE(cache.Find(40000), nullptr);
+  ASSERT_NE(cache.Find(40001), nullptr);
+  const std::vector<uint32_t> ids = {40000};
+  cache.FindMany(ids, [](codec::DictionaryLookup::Dictionaries) {});
+  ASSERT_NE(cache.Find(40002), nullptr);  // Evicts the least recent: 40001.
+  ASSERT_NE(cache.Find(40000), nullptr);
+  EXPECT_EQ(storage.loads(40000), 1);
+  ASSERT_NE(cache.Find(40001), nullptr);
+  EXPECT_EQ(storage.loads(40001), 2);
+}
+
+TEST(DictionaryCacheTest, ConcurrentFindManyUnderEvictionDecodesWithValidDictionaries) {
+  FakeStorage storage(12);
+  // Room for 3: each batch of 8 ids needs loads that evict entries other batches use.
+  DictionaryCache cache(storage.loader(), {storage.one_size() * 3 + 100});
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      std::vector<uint32_t> ids(8);
+      for (int i = 0; i < 400; ++i) {
+        for (uint32_t& id : ids) id = 40000 + rng() % 12;
+        cache.FindMany(ids, [&](codec::DictionaryLookup::Dictionaries dicts) {
+          for (size_t k = 0; k < ids.size(); ++k) {
+            // Reads the object: a dictionary freed meanwhile would show under ASan.
+            if (dicts[k] == nullptr || dicts[k]->id() != ids[k] ||
+                dicts[k]->memory_bytes() == 0) {
+              ++wrong;
+            }
+          }
+        });
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(cache.stats().evictions, 0u);
+}
+
 }  // namespace
 }  // namespace dictlog::dictionary

@@ -11,6 +11,7 @@
 #include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
 #include "server/pool/pool_options.h"
+#include "server/pool/pool_options.h"
 
 namespace dictlog::dictionary {
 namespace {
@@ -140,8 +141,9 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   trainer::TrainOptions train_options;
   train_options.dictionary_bytes = dictionary_bytes;
   train_options.dictionary_id = AllocateId();
-  train_options.compression_level = pool_record.options().compression_level();
   train_options.compact = NextMode(*pool).mode == v1::DICTIONARY_MODE_COMPACT;
+  train_options.compression_level =
+      pool::FrameCompressionLevel(pool_record.options(), train_options.compact);
   // Like with like: a compact candidate is judged against the compact form of a full
   // baseline, or a switch to compact could never show a gain.
   absl::string_view baseline_bytes = baseline ? baseline->content() : absl::string_view();

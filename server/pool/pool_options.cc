@@ -14,17 +14,36 @@ v1::PoolOptions BuiltinPoolOptions() {
   options.set_storage_mode(v1::STORAGE_MODE_RECORD);
   options.set_dictionary_mode(v1::DICTIONARY_MODE_AUTO);
   options.set_block_bytes(kDefaultBlockBytes);
+  options.set_compact_compression_level(kDefaultCompactCompressionLevel);
   return options;
 }
 
+int FrameCompressionLevel(const v1::PoolOptions& options, bool compact_dictionary) {
+  if (!compact_dictionary) return options.compression_level();
+  return options.has_compact_compression_level() ? options.compact_compression_level()
+                                                 : kDefaultCompactCompressionLevel;
+}
+
+namespace {
+
+absl::Status ValidateLevel(const char* field, int level) {
+  if (level == 0 || level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " ", level, " is not a zstd level: use 1..", ZSTD_maxCLevel(),
+        " or a negative fast level down to ", ZSTD_minCLevel()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidatePoolOptions(const v1::PoolOptions& options) {
   if (options.has_compression_level()) {
-    const int level = options.compression_level();
-    if (level == 0 || level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "compression_level ", level, " is not a zstd level: use 1..",
-          ZSTD_maxCLevel(), " or a negative fast level down to ", ZSTD_minCLevel()));
-    }
+    RETURN_IF_ERROR(ValidateLevel("compression_level", options.compression_level()));
+  }
+  if (options.has_compact_compression_level()) {
+    RETURN_IF_ERROR(
+        ValidateLevel("compact_compression_level", options.compact_compression_level()));
   }
   if (options.has_dictionary_bytes()) {
     const uint32_t bytes = options.dictionary_bytes();
@@ -75,6 +94,9 @@ absl::StatusOr<v1::PoolOptions> ApplyPoolOptions(const v1::PoolOptions& base,
     result.set_dictionary_mode(update.dictionary_mode());
   }
   if (update.has_block_bytes()) result.set_block_bytes(update.block_bytes());
+  if (update.has_compact_compression_level()) {
+    result.set_compact_compression_level(update.compact_compression_level());
+  }
   return result;
 }
 

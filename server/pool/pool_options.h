@@ -10,6 +10,7 @@
 namespace dictlog::pool {
 
 inline constexpr int kDefaultCompressionLevel = 3;
+inline constexpr int kDefaultCompactCompressionLevel = 9;
 inline constexpr uint32_t kDefaultDictionaryBytes = 16 << 10;
 inline constexpr uint32_t kMinDictionaryBytes = 1 << 10;
 inline constexpr uint32_t kMaxDictionaryBytes = 1 << 20;
@@ -17,9 +18,13 @@ inline constexpr uint32_t kDefaultBlockBytes = 4 << 10;
 inline constexpr uint32_t kMinBlockBytes = 1 << 10;
 inline constexpr uint32_t kMaxBlockBytes = 64 << 10;
 
-// The built-in defaults: level 3, 16 KiB dictionaries, record mode (4 KiB blocks when
-// switched to block mode), dictionary mode auto.
+// The built-in defaults: level 3 (9 with a compact dictionary), 16 KiB dictionaries,
+// record mode (4 KiB blocks when switched to block mode), dictionary mode auto.
 v1::PoolOptions BuiltinPoolOptions();
+
+// The zstd level of a pool's frames: compact_compression_level with a compact
+// dictionary (its default if the options predate the field), else compression_level.
+int FrameCompressionLevel(const v1::PoolOptions& options, bool compact_dictionary);
 
 // INVALID_ARGUMENT for an out-of-range field. Unset fields are fine.
 absl::Status ValidatePoolOptions(const v1::PoolOptions& options);

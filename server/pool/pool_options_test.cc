@@ -13,6 +13,25 @@ TEST(PoolOptionsTest, BuiltinDefaultsAreResolved) {
   EXPECT_EQ(options.dictionary_mode(), v1::DICTIONARY_MODE_AUTO);
 }
 
+TEST(PoolOptionsTest, CompactFramesHaveTheirOwnLevel) {
+  v1::PoolOptions options = BuiltinPoolOptions();
+  EXPECT_EQ(FrameCompressionLevel(options, /*compact_dictionary=*/false), 3);
+  EXPECT_EQ(FrameCompressionLevel(options, /*compact_dictionary=*/true), 9);
+  v1::PoolOptions update;
+  update.set_compact_compression_level(12);
+  absl::StatusOr<v1::PoolOptions> result = ApplyPoolOptions(options, update);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(FrameCompressionLevel(*result, true), 12);
+  EXPECT_EQ(FrameCompressionLevel(*result, false), 3);
+  // Options stored before the field existed take its default.
+  options.clear_compact_compression_level();
+  EXPECT_EQ(FrameCompressionLevel(options, true), kDefaultCompactCompressionLevel);
+  update.set_compact_compression_level(0);
+  absl::Status status = ApplyPoolOptions(options, update).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_NE(status.message().find("compact_compression_level"), std::string::npos);
+}
+
 TEST(PoolOptionsTest, DictionaryModeIsUpdatedAndValidated) {
   v1::PoolOptions update;
   update.set_dictionary_mode(v1::DICTIONARY_MODE_COMPACT);

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "common/test_dir.h"
+#include "dict_trainer/compact.h"
 #include "gtest/gtest.h"
 #include "server/codec/test_dictionary.h"
 #include "server/pool/pool_options.h"
@@ -110,6 +111,24 @@ TEST_F(PoolRegistryTest, ActiveDictionaryPersistsAndEncoderFollowsTheLevel) {
             absl::StatusCode::kNotFound);
   Reopen();
   EXPECT_EQ(registry_->Find("d")->record().active_dictionary_id(), 33000u);
+}
+
+TEST_F(PoolRegistryTest, CompactDictionaryEncodesAtTheCompactLevel) {
+  auto pool = *registry_->GetOrCreate("c");
+  absl::StatusOr<std::string> compact = trainer::MakeCompact(
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(1000, 1), 4096, 33001), {});
+  ASSERT_TRUE(compact.ok()) << compact.status();
+  auto dict = codec::DecoderDictionary::Create(*compact);
+  ASSERT_TRUE(dict.ok() && (*dict)->compact());
+  pool->SetActiveDictionary(*dict);
+  EXPECT_EQ((*pool->Encoder())->compression_level(), kDefaultCompactCompressionLevel);
+  EXPECT_TRUE((*pool->Encoder())->compact());
+  v1::PoolOptions update;
+  update.set_compact_compression_level(14);
+  update.set_compression_level(1);  // Applies to frames without a compact dictionary.
+  ASSERT_TRUE(registry_->Update("c", update).ok());
+  EXPECT_EQ((*pool->Encoder())->compression_level(), 14);
+  EXPECT_EQ(pool->Info().options().compact_compression_level(), 14);
 }
 
 TEST_F(PoolRegistryTest, ConcurrentGetOrCreateMakesOnePool) {

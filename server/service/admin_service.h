@@ -1,19 +1,26 @@
 // AdminService: the dictlog.v1.Admin gRPC service: pools, dictionaries and
 // re-compression, each a call into the LogEngine.
 //
+// Every method needs the admin role (CallAuth) when the server has a tokens file.
+//
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
-// The engine is borrowed and must outlive the service.
+// The engine and the authorizer are borrowed and must outlive the service.
 #ifndef DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
 #define DICTLOG_SERVER_SERVICE_ADMIN_SERVICE_H_
 
 #include "proto/dictlog.grpc.pb.h"
+#include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
+#include "server/service/call_auth.h"
 
 namespace dictlog::service {
 
 class AdminService final : public v1::Admin::Service {
  public:
-  explicit AdminService(engine::LogEngine* engine) : engine_(engine) {}
+  // `authorizer` nullptr: no authentication.
+  explicit AdminService(engine::LogEngine* engine,
+                        const auth::Authorizer* authorizer = nullptr)
+      : engine_(engine), auth_(authorizer) {}
 
   grpc::Status ListPools(grpc::ServerContext* context, const v1::ListPoolsRequest* request,
                          v1::ListPoolsResponse* response) override;
@@ -53,7 +60,11 @@ class AdminService final : public v1::Admin::Service {
                                    v1::RecompressStatus* response) override;
 
  private:
+  // OK if the caller holds the admin role; its gRPC error otherwise.
+  grpc::Status Admit(const grpc::ServerContext& context, absl::string_view method) const;
+
   engine::LogEngine* const engine_;
+  const CallAuth auth_;
 };
 
 }  // namespace dictlog::service

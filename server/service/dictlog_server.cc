@@ -9,8 +9,9 @@
 
 namespace dictlog::service {
 
-DictlogServer::DictlogServer(engine::LogEngine* engine)
-    : log_store_(engine), admin_(engine) {}
+DictlogServer::DictlogServer(engine::LogEngine* engine,
+                             const auth::Authorizer* authorizer)
+    : log_store_(engine, authorizer), admin_(engine, authorizer) {}
 
 DictlogServer::~DictlogServer() {
   if (server_ != nullptr) Shutdown(absl::ZeroDuration());
@@ -22,9 +23,9 @@ absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
   // Links the grpc.health.v1 schema in, so reflection can describe the health service.
   (void)grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  std::unique_ptr<DictlogServer> server(new DictlogServer(engine));
+  std::unique_ptr<DictlogServer> server(new DictlogServer(engine, options.authorizer));
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
+  builder.AddListeningPort(options.listen, MakeServerCredentials(options.tls),
                            &server->port_);
   builder.SetMaxReceiveMessageSize(options.max_request_bytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,

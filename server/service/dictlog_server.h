@@ -13,9 +13,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
 #include "server/service/admin_service.h"
 #include "server/service/log_store_service.h"
+#include "server/service/transport.h"
 
 namespace dictlog::service {
 
@@ -33,6 +35,11 @@ struct ServerOptions {
   // Resource quota: most threads of the synchronous server; a call that finds none
   // free fails with RESOURCE_EXHAUSTED. Default 128.
   int max_threads = 128;
+  // TLS / mTLS when tls.enabled(); plaintext otherwise (the caller applies
+  // CheckTransport). Default plaintext.
+  ServerTls tls;
+  // Borrowed, must outlive the server; nullptr (the default): no authentication.
+  const auth::Authorizer* authorizer = nullptr;
 };
 
 class DictlogServer {
@@ -58,7 +65,7 @@ class DictlogServer {
   void Wait();
 
  private:
-  explicit DictlogServer(engine::LogEngine* engine);
+  DictlogServer(engine::LogEngine* engine, const auth::Authorizer* authorizer);
 
   LogStoreService log_store_;
   AdminService admin_;

@@ -243,6 +243,40 @@ TEST(DictlogServerStartTest, UnbindableAddressIsUnavailable) {
             absl::StatusCode::kUnavailable);
 }
 
+TEST(DictlogServerAuthTest, OptionsAuthorizerGuardsBothServices) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok());
+  auto entries = auth::ParseTokenFile("writer-token-0123456789 writer\n");
+  ASSERT_TRUE(entries.ok());
+  const auth::Authorizer authorizer(*std::move(entries));
+  ServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.authorizer = &authorizer;
+  auto server = DictlogServer::Start(engine->get(), server_options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string((*server)->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto store = v1::LogStore::NewStub(channel);
+  auto admin = v1::Admin::NewStub(channel);
+  v1::AppendRequest request;
+  request.set_category("HDFS");
+  request.set_payload("x");
+  v1::AppendResponse response;
+  grpc::ClientContext anonymous;
+  EXPECT_EQ(store->Append(&anonymous, request, &response).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  grpc::ClientContext writer;
+  writer.AddMetadata("authorization", "Bearer writer-token-0123456789");
+  EXPECT_TRUE(store->Append(&writer, request, &response).ok());
+  grpc::ClientContext writer_on_admin;
+  writer_on_admin.AddMetadata("authorization", "Bearer writer-token-0123456789");
+  v1::ListPoolsResponse pools;
+  EXPECT_EQ(admin->ListPools(&writer_on_admin, {}, &pools).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+}
+
 }  // namespace
 }  // namespace dictlog::service
 

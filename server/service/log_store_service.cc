@@ -22,11 +22,28 @@ engine::Interrupt CallInterrupt(const grpc::ServerContext* context) {
   };
 }
 
+using auth::Role;
+
+// Replaces each record of a category `grant` may not see by its PERMISSION_DENIED.
+void HideForbidden(const auth::Grant& grant,
+                   std::vector<absl::StatusOr<v1::Record>>* results) {
+  if (grant.categories.empty()) return;
+  for (absl::StatusOr<v1::Record>& result : *results) {
+    if (!result.ok()) continue;
+    absl::Status allowed = auth::RequireCategory(grant, result->category());
+    if (!allowed.ok()) result = std::move(allowed);
+  }
+}
+
 }  // namespace
 
-grpc::Status LogStoreService::Append(grpc::ServerContext* /*context*/,
+grpc::Status LogStoreService::Append(grpc::ServerContext* context,
                                      const v1::AppendRequest* request,
                                      v1::AppendResponse* response) {
+  absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kWriter, "Append");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
+  absl::Status allowed = auth::RequireCategory(**grant, request->category());
+  if (!allowed.ok()) return ToGrpcStatus(allowed);
   const engine::AppendInput input{request->category(), request->payload()};
   absl::StatusOr<std::vector<std::string>> ids =
       engine_->Append({&input, 1}, request->request_id());
@@ -35,12 +52,17 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* /*context*/,
   return grpc::Status::OK;
 }
 
-grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* /*context*/,
+grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* context,
                                           const v1::AppendBatchRequest* request,
                                           v1::AppendBatchResponse* response) {
+  absl::StatusOr<const auth::Grant*> grant =
+      auth_.Check(*context, Role::kWriter, "AppendBatch");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
   std::vector<engine::AppendInput> inputs;
   inputs.reserve(request->records_size());
   for (const v1::RecordToAppend& record : request->records()) {
+    absl::Status allowed = auth::RequireCategory(**grant, record.category());
+    if (!allowed.ok()) return ToGrpcStatus(allowed);
     inputs.push_back({record.category(), record.payload()});
   }
   absl::StatusOr<std::vector<std::string>> ids =
@@ -50,11 +72,15 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* /*context*/,
   return grpc::Status::OK;
 }
 
-grpc::Status LogStoreService::Get(grpc::ServerContext* /*context*/,
+grpc::Status LogStoreService::Get(grpc::ServerContext* context,
                                   const v1::GetRequest* request,
                                   v1::GetResponse* response) {
+  absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kReader, "Get");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
   absl::StatusOr<v1::Record> record = engine_->Get(request->id());
   if (!record.ok()) return ToGrpcStatus(record.status());
+  absl::Status allowed = auth::RequireCategory(**grant, record->category());
+  if (!allowed.ok()) return ToGrpcStatus(allowed);
   *response->mutable_record() = *std::move(record);
   return grpc::Status::OK;
 }
@@ -62,9 +88,13 @@ grpc::Status LogStoreService::Get(grpc::ServerContext* /*context*/,
 grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
                                        const v1::MultiGetRequest* request,
                                        v1::MultiGetResponse* response) {
+  absl::StatusOr<const auth::Grant*> grant =
+      auth_.Check(*context, Role::kReader, "MultiGet");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
   auto results = engine_->MultiGet(ids, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
+  HideForbidden(**grant, &*results);
   for (absl::StatusOr<v1::Record>& result : *results) {
     v1::MultiGetResult* out = response->add_results();
     if (result.ok()) {
@@ -80,6 +110,17 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
 grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
                                    const v1::ScanRequest* request,
                                    grpc::ServerWriter<v1::ScanResponse>* writer) {
+  absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kReader, "Scan");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!(*grant)->categories.empty()) {
+    // A pool may hold categories the token may not see: scan by category only.
+    if (request->target_case() != v1::ScanRequest::kCategory) {
+      return ToGrpcStatus(absl::PermissionDeniedError(
+          "a token limited to categories must scan by category, not by pool"));
+    }
+    absl::Status allowed = auth::RequireCategory(**grant, request->category());
+    if (!allowed.ok()) return ToGrpcStatus(allowed);
+  }
   engine::ScanSpec spec;
   spec.category = request->category();
   spec.pool = request->pool();
@@ -99,9 +140,19 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
   return ToGrpcStatus(status);
 }
 
-grpc::Status LogStoreService::GetFrame(grpc::ServerContext* /*context*/,
+grpc::Status LogStoreService::GetFrame(grpc::ServerContext* context,
                                        const v1::GetRequest* request,
                                        v1::GetFrameResponse* response) {
+  absl::StatusOr<const auth::Grant*> grant =
+      auth_.Check(*context, Role::kReader, "GetFrame");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!(*grant)->categories.empty()) {
+    // The frame does not name its category: read the record to learn it.
+    absl::StatusOr<v1::Record> record = engine_->Get(request->id());
+    if (!record.ok()) return ToGrpcStatus(record.status());
+    absl::Status allowed = auth::RequireCategory(**grant, record->category());
+    if (!allowed.ok()) return ToGrpcStatus(allowed);
+  }
   absl::StatusOr<v1::GetFrameResponse> frame = engine_->GetFrame(request->id());
   if (!frame.ok()) return ToGrpcStatus(frame.status());
   *response = *std::move(frame);

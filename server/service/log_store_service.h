@@ -1,19 +1,28 @@
 // LogStoreService: the dictlog.v1.LogStore gRPC service, a thin layer that converts
 // requests into LogEngine calls and statuses into gRPC statuses.
 //
+// Every method first checks the caller through CallAuth (reader for reads, writer for
+// appends) and, for tokens limited to categories, the categories involved: a refused
+// call writes nothing and returns no record of a category it may not see.
+//
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
-// The engine is borrowed and must outlive the service.
+// The engine and the authorizer are borrowed and must outlive the service.
 #ifndef DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 #define DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 
 #include "proto/dictlog.grpc.pb.h"
+#include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
+#include "server/service/call_auth.h"
 
 namespace dictlog::service {
 
 class LogStoreService final : public v1::LogStore::Service {
  public:
-  explicit LogStoreService(engine::LogEngine* engine) : engine_(engine) {}
+  // `authorizer` nullptr: no authentication.
+  explicit LogStoreService(engine::LogEngine* engine,
+                           const auth::Authorizer* authorizer = nullptr)
+      : engine_(engine), auth_(authorizer) {}
 
   grpc::Status Append(grpc::ServerContext* context, const v1::AppendRequest* request,
                       v1::AppendResponse* response) override;
@@ -31,6 +40,7 @@ class LogStoreService final : public v1::LogStore::Service {
 
  private:
   engine::LogEngine* const engine_;
+  const CallAuth auth_;
 };
 
 }  // namespace dictlog::service

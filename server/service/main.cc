@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
 #include "server/service/dictlog_server.h"
 #include "server/service/server_config.h"
@@ -75,6 +76,19 @@ ABSL_FLAG(double, shutdown_notice_seconds, 1,
           "on SIGTERM/SIGINT, health checks report NOT_SERVING for this long while "
           "calls are still served, so load balancers stop sending; then new calls are "
           "refused");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain of the server: serve TLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA certificate(s): mutual TLS, clients must present a certificate it "
+          "signed");
+ABSL_FLAG(bool, insecure, false,
+          "serve plaintext on a non-loopback --listen address (plaintext is always "
+          "allowed on 127.0.0.0/8, ::1 and localhost); see docs/security.md");
+ABSL_FLAG(std::string, tokens_file, "",
+          "bearer tokens and their roles (reader, writer, admin) and categories, one "
+          "`TOKEN|sha256:HEX ROLE [PATTERN,...]` a line; empty: no authentication; see "
+          "docs/security.md");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
           "on SIGTERM/SIGINT, after the notice, how long calls in flight may take to "
           "finish before they are cancelled");
@@ -144,7 +158,27 @@ absl::Status WritePortFile(const std::string& path, int port) {
   return absl::OkStatus();
 }
 
+// TLS and plaintext policy from the flags; refuses plaintext off loopback unless
+// --insecure.
+absl::StatusOr<service::ServerTls> TlsFromFlags(const std::string& listen) {
+  ASSIGN_OR_RETURN(service::ServerTls tls,
+                   service::LoadServerTls(absl::GetFlag(FLAGS_tls_cert),
+                                          absl::GetFlag(FLAGS_tls_key),
+                                          absl::GetFlag(FLAGS_tls_client_ca)));
+  RETURN_IF_ERROR(
+      service::CheckTransport(listen, tls.enabled(), absl::GetFlag(FLAGS_insecure)));
+  return tls;
+}
+
+absl::StatusOr<std::unique_ptr<auth::Authorizer>> AuthorizerFromFlags() {
+  if (absl::GetFlag(FLAGS_tokens_file).empty()) return nullptr;
+  return auth::Authorizer::FromFile(absl::GetFlag(FLAGS_tokens_file));
+}
+
 absl::Status Serve(const sigset_t& signals) {
+  // Security flags first: a misconfiguration fails before the store is opened.
+  ASSIGN_OR_RETURN(service::ServerTls tls, TlsFromFlags(absl::GetFlag(FLAGS_listen)));
+  ASSIGN_OR_RETURN(std::unique_ptr<auth::Authorizer> authorizer, AuthorizerFromFlags());
   ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
   ASSIGN_OR_RETURN(std::unique_ptr<engine::LogEngine> engine,
                    engine::LogEngine::Open(std::move(options)));
@@ -160,14 +194,20 @@ absl::Status Serve(const sigset_t& signals) {
         "--max_request_bytes, --max_concurrent_streams, --grpc_memory_bytes and "
         "--grpc_max_threads must be positive");
   }
+  server_options.tls = std::move(tls);
+  server_options.authorizer = authorizer.get();
   ASSIGN_OR_RETURN(std::unique_ptr<service::DictlogServer> server,
                    service::DictlogServer::Start(engine.get(), server_options));
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     RETURN_IF_ERROR(WritePortFile(absl::GetFlag(FLAGS_port_file), server->port()));
   }
-  std::printf("dictlogd: serving on port %d (--listen=%s, --data_dir=%s)\n",
+  std::printf("dictlogd: serving on port %d (--listen=%s, --data_dir=%s, %s, %s)\n",
               server->port(), server_options.listen.c_str(),
-              absl::GetFlag(FLAGS_data_dir).c_str());
+              absl::GetFlag(FLAGS_data_dir).c_str(),
+              !server_options.tls.enabled()             ? "plaintext"
+              : server_options.tls.client_ca_pem.empty() ? "TLS"
+                                                         : "mutual TLS",
+              authorizer == nullptr ? "no authentication" : "bearer tokens");
   std::fflush(stdout);
   std::thread waiter([&] {
     int signal = 0;

@@ -55,23 +55,34 @@ class Frame:
 class Client:
     """A connection to one dictlogd. See the module docstring for the thread contract.
 
-    target: "host:port" of the server (plaintext). timeout: seconds each unary call may
-    take (default 30; None: no deadline); an expired call raises DEADLINE_EXCEEDED.
+    target: "host:port" of the server. timeout: seconds each unary call may take
+    (default 30; None: no deadline); an expired call raises DEADLINE_EXCEEDED.
     channel: an existing grpc.Channel to use instead of opening one; the Client then
     does not close it. append_attempts: tries of an append (default 3): each append
     carries a request id (random unless given) and is retried with it after UNAVAILABLE,
     DEADLINE_EXCEEDED or CANCELLED; the server stores it once (docs/api.md "Retries").
+    TLS: root_certificates (PEM bytes of the CA the server's certificate must chain
+    to) turns TLS on; private_key and certificate_chain (PEM bytes) add a client
+    certificate for servers requiring mutual TLS. Default: plaintext.
+    token: a bearer token sent with every call ("authorization: Bearer <token>").
     """
 
     def __init__(self, target="127.0.0.1:7070", *, timeout=30.0, channel=None,
-                 append_attempts=3):
+                 root_certificates=None, private_key=None, certificate_chain=None,
+                 token=None, append_attempts=3):
         self._owns_channel = channel is None
         if channel is None:
-            channel = grpc.insecure_channel(
-                target, options=[("grpc.max_receive_message_length", _MAX_RECEIVE_BYTES)])
+            options = [("grpc.max_receive_message_length", _MAX_RECEIVE_BYTES)]
+            if root_certificates is None and certificate_chain is None:
+                channel = grpc.insecure_channel(target, options=options)
+            else:
+                credentials = grpc.ssl_channel_credentials(
+                    root_certificates, private_key, certificate_chain)
+                channel = grpc.secure_channel(target, credentials, options=options)
         self._channel = channel
         self._timeout = timeout
         self._append_attempts = max(1, append_attempts)
+        self._metadata = (("authorization", "Bearer " + token),) if token else None
         self._store = dictlog_pb2_grpc.LogStoreStub(channel)
         self._admin = dictlog_pb2_grpc.AdminStub(channel)
         self._dictionaries = {}  # dictionary id -> zstandard.ZstdCompressionDict
@@ -181,7 +192,7 @@ class Client:
 
     def _unary(self, method, request):
         try:
-            return method(request, timeout=self._timeout)
+            return method(request, timeout=self._timeout, metadata=self._metadata)
         except grpc.RpcError as e:
             raise from_rpc_error(e) from None
 
@@ -202,7 +213,7 @@ class Client:
             backoff *= 2
 
     def _scan(self, request):
-        call = self._store.Scan(request)
+        call = self._store.Scan(request, metadata=self._metadata)
         try:
             for response in call:
                 for record in response.records:
