@@ -2,6 +2,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+
+#include "absl/random/random.h"
+#include "absl/time/clock.h"
+#include "absl/strings/str_format.h"
 #include "client/grpc_status.h"
 #include "common/status_macros.h"
 
@@ -20,8 +25,16 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(
 
 }  // namespace
 
+std::string NewRequestId() {
+  thread_local absl::BitGen bits;
+  return absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(bits),
+                         absl::Uniform<uint64_t>(bits));
+}
+
 Client::Client(const ClientOptions& options)
     : timeout_(options.timeout),
+      append_attempts_(std::max(1, options.append_attempts)),
+      retry_backoff_(options.retry_backoff),
       authorization_(options.security.token.empty()
                          ? ""
                          : "Bearer " + options.security.token) {
@@ -56,25 +69,46 @@ absl::StatusOr<Response> Client::Unary(Invoke invoke) const {
   return response;
 }
 
+template <typename Response, typename Invoke>
+absl::StatusOr<Response> Client::Retried(Invoke invoke) const {
+  absl::Duration backoff = retry_backoff_;
+  for (int attempt = 1;; ++attempt) {
+    absl::StatusOr<Response> response = Unary<Response>(invoke);
+    // CANCELLED too: this client never cancels a unary call, so it comes from the
+    // server, e.g. a call it had accepted but not started when shutdown began.
+    const absl::Status& status = response.status();
+    if (response.ok() || attempt >= append_attempts_ ||
+        !(absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
+          absl::IsCancelled(status))) {
+      return response;
+    }
+    absl::SleepFor(backoff);
+    backoff *= 2;
+  }
+}
+
 absl::StatusOr<std::string> Client::Append(absl::string_view category,
-                                           absl::string_view payload) const {
+                                           absl::string_view payload,
+                                           absl::string_view request_id) const {
   v1::AppendRequest request;
   request.set_category(std::string(category));
   request.set_payload(std::string(payload));
+  request.set_request_id(request_id.empty() ? NewRequestId() : std::string(request_id));
   ASSIGN_OR_RETURN(v1::AppendResponse response,
-                   Unary<v1::AppendResponse>([&](auto* context, auto* out) {
+                   Retried<v1::AppendResponse>([&](auto* context, auto* out) {
                      return store_->Append(context, request, out);
                    }));
   return std::move(*response.mutable_id());
 }
 
 absl::StatusOr<std::vector<std::string>> Client::AppendBatch(
-    absl::Span<const v1::RecordToAppend> records) const {
+    absl::Span<const v1::RecordToAppend> records, absl::string_view request_id) const {
   v1::AppendBatchRequest request;
   request.mutable_records()->Reserve(static_cast<int>(records.size()));
   for (const v1::RecordToAppend& record : records) *request.add_records() = record;
+  request.set_request_id(request_id.empty() ? NewRequestId() : std::string(request_id));
   ASSIGN_OR_RETURN(v1::AppendBatchResponse response,
-                   Unary<v1::AppendBatchResponse>([&](auto* context, auto* out) {
+                   Retried<v1::AppendBatchResponse>([&](auto* context, auto* out) {
                      return store_->AppendBatch(context, request, out);
                    }));
   return std::vector<std::string>(response.ids().begin(), response.ids().end());

@@ -6,6 +6,13 @@
 // Every call returns absl::Status / StatusOr with the server's canonical code, or
 // DEADLINE_EXCEEDED / UNAVAILABLE from the transport. Unary calls carry a deadline of
 // ClientOptions::timeout; Scan runs until the stream ends.
+//
+// Retries: Append and AppendBatch carry a request id (a random one unless the caller
+// gives one) and are retried with the same id after UNAVAILABLE, DEADLINE_EXCEEDED or
+// CANCELLED (which a server shutting down gives calls it accepted but never started),
+// up to ClientOptions::append_attempts attempts, each with its own deadline. The
+// server stores such an append once and answers every attempt with the same ids
+// (docs/api.md "Retries"). Other calls are not retried.
 #ifndef DICTLOG_CLIENT_CLIENT_H_
 #define DICTLOG_CLIENT_CLIENT_H_
 
@@ -46,20 +53,29 @@ struct ClientOptions {
   // connection (gRPC's global subchannel pool). True: this client (and its copies) gets
   // a connection of its own, e.g. to spread a load test over several.
   bool own_connection = false;
+  // Attempts of an Append/AppendBatch (1: no retry). Default 3.
+  int append_attempts = 3;
+  // Wait before the first retry; doubled before each next one. Default 100 ms.
+  absl::Duration retry_backoff = absl::Milliseconds(100);
   // Default: plaintext, no token.
   ClientSecurity security;
 };
+
+// A fresh random request id (32 hex digits). Thread-safe.
+std::string NewRequestId();
 
 class Client {
  public:
   explicit Client(const ClientOptions& options);
 
-  // Appends one record; returns its id.
+  // Appends one record; returns its id. `request_id` empty: a new random one.
   absl::StatusOr<std::string> Append(absl::string_view category,
-                                     absl::string_view payload) const;
+                                     absl::string_view payload,
+                                     absl::string_view request_id = {}) const;
   // Appends all records atomically; returns their ids in order.
   absl::StatusOr<std::vector<std::string>> AppendBatch(
-      absl::Span<const v1::RecordToAppend> records) const;
+      absl::Span<const v1::RecordToAppend> records,
+      absl::string_view request_id = {}) const;
 
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order: a record or that id's own error.
@@ -108,8 +124,14 @@ class Client {
   // Runs invoke(context, &response) with the call deadline; converts the status.
   template <typename Response, typename Invoke>
   absl::StatusOr<Response> Unary(Invoke invoke) const;
+  // Unary, retried after UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED (appends with a
+  // request id).
+  template <typename Response, typename Invoke>
+  absl::StatusOr<Response> Retried(Invoke invoke) const;
 
   absl::Duration timeout_;
+  int append_attempts_;
+  absl::Duration retry_backoff_;
   std::string authorization_;  // "Bearer <token>", or empty.
   std::shared_ptr<v1::LogStore::Stub> store_;
   std::shared_ptr<v1::Admin::Stub> admin_;

@@ -139,6 +139,15 @@ class RoundTripTest(unittest.TestCase):
                 self.assertEqual(raised.exception.code, code, (record_id, local))
                 self.assertTrue(raised.exception.message, record_id)
 
+    def test_append_with_request_id_is_stored_once(self):
+        records = [("Retry", b"first line"), ("Retry", b"second line")]
+        ids = self.client.append_batch(records, request_id="python-retry-1")
+        self.assertEqual(self.client.append_batch(records, request_id="python-retry-1"), ids)
+        self.assertEqual(self.client.append_batch(records), ["Retry/3", "Retry/4"])
+        with self.assertRaises(DictlogError) as raised:
+            self.client.append("Retry", b"other", request_id="python-retry-1")
+        self.assertEqual(raised.exception.code, grpc.StatusCode.ALREADY_EXISTS)
+
     def test_multiget_fails_only_bad_ids(self):
         ids = ["Apache/3", "HDFS/99999", "HDFS/0", "HDFS/1", "NoSuchPool/7", "HDFS/1"]
         results = self.client.multiget(ids)
@@ -229,7 +238,8 @@ class RoundTripTest(unittest.TestCase):
         self.assertEqual(raised.exception.code, grpc.StatusCode.NOT_FOUND)
 
     def test_pools(self):
-        pools = {p.name: p for p in self.client.pools()}
+        # "Retry" belongs to test_append_with_request_id_is_stored_once.
+        pools = {p.name: p for p in self.client.pools() if p.name != "Retry"}
         self.assertEqual(sorted(pools), ["Apache", "HDFS"])
         for name, info in pools.items():
             self.assertEqual(info.stats.records, BEFORE + AFTER + len(ODD_PAYLOADS))

@@ -149,5 +149,29 @@ TEST_F(BlockReaderTest, CorruptBlockIsDataLossNeverGarbage) {
   EXPECT_EQ(records[2]->payload, lines_[3]);
 }
 
+// Decompression bombs through the block path: a block whose frame declares no content
+// size or more than codec::kMaxRecordBytes fails its entries with DATA_LOSS.
+TEST_F(BlockReaderTest, BlockFrameWithUnknownOrOversizedSizeIsDataLoss) {
+  std::string oversized = "\x01\xE0";  // Single segment, 8-byte content size.
+  const uint64_t declared = uint64_t{1} << 40;
+  for (int i = 0; i < 8; ++i) oversized += static_cast<char>((declared >> (8 * i)) & 0xff);
+  oversized += std::string("\x01\x00\x00", 3);
+  // Descriptor 0x00: no content size field, not single segment, then a window byte.
+  const std::string unknown = std::string("\x01\x00\x50\x01\x00\x00", 6);
+  for (const std::string& bomb : {oversized, unknown}) {
+    store::BlockSeal reseal;
+    reseal.pool_id = kPool;
+    reseal.first_seq = 5;
+    reseal.value = bomb;
+    ASSERT_TRUE(store_->SealBlock(reseal).ok());
+    std::vector<absl::StatusOr<codec::DecodedRecord>> records = Read({5, 6, 1});
+    EXPECT_EQ(records[0].status().code(), StatusCode::kDataLoss) << records[0].status();
+    EXPECT_NE(records[0].status().message().find("content size"), std::string::npos)
+        << records[0].status();
+    EXPECT_EQ(records[1].status().code(), StatusCode::kDataLoss);
+    ASSERT_TRUE(records[2].ok());  // Another block is unaffected.
+  }
+}
+
 }  // namespace
 }  // namespace dictlog::block

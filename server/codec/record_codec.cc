@@ -188,6 +188,9 @@ absl::StatusOr<DecodedRecord> DecodeParsed(const RecordView& view,
     return absl::DataLossError(
         absl::StrCat("stored frame names unknown dictionary id ", view.dictionary_id));
   }
+  if (view.content_size > kMaxRecordBytes) {  // ParseRecord never makes such a view.
+    return absl::DataLossError("stored frame declares an oversized content size");
+  }
   ZSTD_DCtx* dctx = ThreadDecompressionContext();
   ZSTD_DCtx_refDDict(dctx, dictionary ? dictionary->ddict() : nullptr);
   record.payload.resize(view.content_size);

@@ -163,6 +163,78 @@ TEST(RecordCodecTest, OversizedDeclaredContentIsRejectedBeforeDecoding) {
   EXPECT_NE(view.status().message().find("oversized"), std::string::npos);
 }
 
+// Decompression bombs: a stored value whose frame declares no content size, or more
+// than kMaxRecordBytes, is DATA_LOSS from ParseRecord, before any output buffer is
+// sized from the declaration; every decode path (single, batch, standard frame) parses
+// first.
+std::string MagiclessFrame(absl::string_view payload, bool content_size) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, content_size ? 1 : 0);
+  std::string frame(ZSTD_compressBound(payload.size()), '\0');
+  const size_t n =
+      ZSTD_compress2(cctx, frame.data(), frame.size(), payload.data(), payload.size());
+  ZSTD_freeCCtx(cctx);
+  EXPECT_FALSE(ZSTD_isError(n));
+  frame.resize(n);
+  return frame;
+}
+
+// A stored frame value: flags byte 0x01, then a magicless header declaring `size` in
+// an 8-byte content size field (descriptor 0xE0: single segment, FCS 8 bytes), then
+// one empty last raw block.
+std::string DeclaringFrame(uint64_t size) {
+  std::string value = "\x01\xE0";
+  for (int i = 0; i < 8; ++i) value += static_cast<char>((size >> (8 * i)) & 0xff);
+  value += std::string("\x01\x00\x00", 3);
+  return value;
+}
+
+TEST(RecordCodecTest, UnknownContentSizeIsRejectedOnEveryDecodePath) {
+  const std::string value = "\x01" + MagiclessFrame(std::string(1000, 'z'), false);
+  MapLookup none;
+  absl::StatusOr<RecordView> view = ParseRecord(value);
+  EXPECT_EQ(view.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(view.status().message().find("unknown"), std::string::npos) << view.status();
+  EXPECT_EQ(DecodeRecord(value, none).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(StandardFrame(value).status().code(), absl::StatusCode::kDataLoss);
+  // The same payload with its size declared decodes.
+  const std::string sized = "\x01" + MagiclessFrame(std::string(1000, 'z'), true);
+  absl::StatusOr<DecodedRecord> record = DecodeRecord(sized, none);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload, std::string(1000, 'z'));
+}
+
+TEST(RecordCodecTest, DeclaredSizesAboveTheLimitAreRejected) {
+  MapLookup none;
+  for (uint64_t size : {uint64_t{kMaxRecordBytes} + 1, uint64_t{1} << 40,
+                        ~uint64_t{0} - 2}) {
+    const std::string value = DeclaringFrame(size);
+    EXPECT_EQ(ParseRecord(value).status().code(), absl::StatusCode::kDataLoss) << size;
+    EXPECT_EQ(DecodeRecord(value, none).status().code(), absl::StatusCode::kDataLoss)
+        << size;
+  }
+  // At the limit the header parses (the frame itself then fails to decode: it holds
+  // no content), so the limit is exactly kMaxRecordBytes.
+  absl::StatusOr<RecordView> at_limit = ParseRecord(DeclaringFrame(kMaxRecordBytes));
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(at_limit->content_size, kMaxRecordBytes);
+  EXPECT_EQ(DecodeRecord(DeclaringFrame(kMaxRecordBytes), none).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(RecordCodecTest, ContentLargerThanDeclaredIsDataLossNotOverflow) {
+  // A real frame of 1000 bytes whose header is rewritten to declare 256.
+  std::string frame = MagiclessFrame(std::string(1000, 'q'), true);
+  ASSERT_EQ(static_cast<uint8_t>(frame[0]) >> 6, 1);      // 2-byte content size field,
+  ASSERT_EQ(static_cast<uint8_t>(frame[0]) & 0x20, 0x20);  // single segment.
+  frame[1] = 0;  // The field holds size - 256: declares 256 bytes.
+  frame[2] = 0;
+  MapLookup none;
+  EXPECT_EQ(DecodeRecord("\x01" + frame, none).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
 TEST(RecordCodecTest, StandardFrameDecodesWithStockZstd) {
   const std::string content = TrainDictionaryForTest(SyntheticLogLines(2000, 6), 8192,
                                                      40100);

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
@@ -103,8 +104,47 @@ absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) co
 }
 
 absl::StatusOr<std::vector<std::string>> LogEngine::Append(
-    absl::Span<const AppendInput> records) {
+    absl::Span<const AppendInput> records, absl::string_view request_id) {
   RETURN_IF_ERROR(ValidateAppend(records));
+  if (request_id.empty()) return AppendOnce(records, nullptr);
+  RETURN_IF_ERROR(pool::ValidateName(request_id, "request id"));
+  const uint64_t fingerprint = RequestFingerprint(records);
+  // A retry arriving while its first attempt still runs waits for it here.
+  std::unique_ptr<InFlightRequests::Slot> slot = in_flight_requests_.Acquire(request_id);
+  absl::StatusOr<storage::AppendedRequest> earlier =
+      store_->GetAppendedRequest(request_id);
+  if (earlier.ok()) return EarlierIds(request_id, fingerprint, *earlier);
+  if (!absl::IsNotFound(earlier.status())) return earlier.status();
+  store::RequestWrite request;
+  request.request_id = std::string(request_id);
+  request.entry.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  request.entry.set_fingerprint(fingerprint);
+  return AppendOnce(records, &request);
+}
+
+absl::StatusOr<std::vector<std::string>> LogEngine::EarlierIds(
+    absl::string_view request_id, uint64_t fingerprint,
+    const storage::AppendedRequest& earlier) const {
+  if (earlier.fingerprint() != fingerprint) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "request id ", request_id, " was used by an append of other records"));
+  }
+  std::vector<std::string> ids;
+  for (const storage::AppendedRequest::IdRun& run : earlier.runs()) {
+    std::shared_ptr<pool::Pool> pool = registry_->FindById(run.pool_id());
+    if (pool == nullptr) {
+      return absl::DataLossError(absl::StrCat("request id ", request_id,
+                                              " names unknown pool id ", run.pool_id()));
+    }
+    for (uint64_t k = 0; k < run.count(); ++k) {
+      ids.push_back(pool::FormatRecordId(pool->name(), run.first_seq() + k));
+    }
+  }
+  return ids;
+}
+
+absl::StatusOr<std::vector<std::string>> LogEngine::AppendOnce(
+    absl::Span<const AppendInput> records, store::RequestWrite* request) {
   std::vector<std::shared_ptr<pool::Pool>> pools(records.size());
   absl::StatusOr<std::vector<std::string>> ids;
   {
@@ -112,7 +152,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::Append(
     // encode with can disappear before their records are written.
     absl::ReaderMutexLock gate(&manager_->write_gate());
     TailAdditions tails;
-    ids = AppendValidated(records, &pools, &tails);
+    ids = AppendValidated(records, &pools, &tails, request);
     if (ids.ok()) SealBlocks(tails);
   }
   if (ids.ok() && auto_trainer_ != nullptr) {
@@ -139,7 +179,7 @@ void LogEngine::SealBlocks(const TailAdditions& tails) {
 
 absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* out,
-    TailAdditions* tails) {
+    TailAdditions* tails, store::RequestWrite* request) {
   std::vector<std::shared_ptr<pool::Pool>>& pools = *out;
   std::vector<store::RecordWrite> writes(records.size());
   // What each pool of the batch needs, looked up once per pool rather than per record.
@@ -177,7 +217,12 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     writes[i].seq = batch[pools[i].get()].next_seq++;
   }
 
-  RETURN_IF_ERROR(store_->WriteRecords(writes));
+  if (request != nullptr) {
+    for (size_t i = 0; i < records.size(); ++i) {
+      AddToIdRuns(writes[i].pool_id, writes[i].seq, &request->entry);
+    }
+  }
+  RETURN_IF_ERROR(store_->WriteRecords(writes, request));
   for (const auto& [pool, pb] : batch) pool->AddCounters(pb.added);
   for (size_t i = 0; i < records.size(); ++i) {
     if (pools[i]->block_mode()) {
@@ -241,13 +286,25 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
-    absl::Span<const std::string> ids) const {
+    absl::Span<const std::string> ids, const Interrupt& interrupt) const {
   if (ids.size() > options_.max_multiget_ids) {
     return absl::InvalidArgumentError(absl::StrCat(
         "MultiGet of ", ids.size(), " ids exceeds the limit of ", options_.max_multiget_ids));
   }
-  std::vector<absl::StatusOr<v1::Record>> results(ids.size(),
-                                                  absl::UnknownError("not read"));
+  std::vector<absl::StatusOr<v1::Record>> results;
+  results.reserve(ids.size());
+  for (size_t start = 0; start < ids.size(); start += kReadChunkIds) {
+    if (interrupt) RETURN_IF_ERROR(interrupt());
+    MultiGetChunk(ids.subspan(start, kReadChunkIds), &results);
+  }
+  return results;
+}
+
+void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
+                              std::vector<absl::StatusOr<v1::Record>>* all) const {
+  const size_t base = all->size();
+  all->resize(base + ids.size(), absl::UnknownError("not read"));
+  absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
   std::vector<size_t> positions;
   std::vector<store::RecordRef> refs;
   std::vector<std::shared_ptr<pool::Pool>> pools;
@@ -287,12 +344,12 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
     pools[j]->CountReads(1);
     results[positions[j]] = ToRecord(*pools[j], refs[j].seq, std::move(decoded[k]));
   }
-  return results;
 }
 
 absl::Status LogEngine::Scan(
     const ScanSpec& spec,
-    const std::function<absl::Status(std::vector<v1::Record>)>& sink) const {
+    const std::function<absl::Status(std::vector<v1::Record>)>& sink,
+    const Interrupt& interrupt) const {
   if (spec.category.empty() == spec.pool.empty()) {
     return absl::InvalidArgumentError("Scan needs exactly one of category and pool");
   }
@@ -316,6 +373,7 @@ absl::Status LogEngine::Scan(
   }
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
+    if (interrupt) RETURN_IF_ERROR(interrupt());
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->ScanRecords(pool->id(), seq, kScanChunkRecords));
     std::vector<store::RecordRef> refs;

@@ -26,6 +26,8 @@
 #include "server/dictionary/dictionary_manager.h"
 #include "server/dictionary/dictionary_cache.h"
 #include "server/dictionary/recompressor.h"
+#include "server/engine/append_input.h"
+#include "server/engine/request_ids.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
 #include "server/pool/router.h"
@@ -58,10 +60,10 @@ struct EngineOptions {
   dictionary::RecompressorOptions recompressor;
 };
 
-struct AppendInput {
-  absl::string_view category;
-  absl::string_view payload;
-};
+// Asked between chunks of a long read (MultiGet, Scan): a non-OK status stops the call
+// with that status (the service passes one that reports a passed deadline or a
+// cancelled call). Empty: never stops.
+using Interrupt = std::function<absl::Status()>;
 
 struct ScanSpec {
   // Exactly one of category (routed; only its records) and pool (all records).
@@ -75,6 +77,9 @@ struct ScanSpec {
 
 class LogEngine {
  public:
+  // Ids MultiGet reads (one RocksDB MultiGet, one decode batch) between interrupts.
+  static constexpr size_t kReadChunkIds = 1024;
+
   // Opens the store and loads pools. INVALID_ARGUMENT for bad options.
   static absl::StatusOr<std::unique_ptr<LogEngine>> Open(EngineOptions options);
 
@@ -82,18 +87,26 @@ class LogEngine {
   LogEngine& operator=(const LogEngine&) = delete;
 
   // Stores all records in one atomic write and returns their ids in input order.
-  absl::StatusOr<std::vector<std::string>> Append(absl::Span<const AppendInput> records);
+  // With a `request_id` (1..128 printable ASCII bytes), the ids are remembered with the
+  // records: a later call with the same id and the same records (a retry) writes
+  // nothing and returns the same ids; with other records it is ALREADY_EXISTS. Calls
+  // with the same id run one at a time. See Store::Options::request_window.
+  absl::StatusOr<std::vector<std::string>> Append(absl::Span<const AppendInput> records,
+                                                  absl::string_view request_id = {});
 
   // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record.
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
-  // more than max_multiget_ids.
+  // more than max_multiget_ids. Reads in chunks of kReadChunkIds ids, asking
+  // `interrupt` before each.
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
-      absl::Span<const std::string> ids) const;
+      absl::Span<const std::string> ids, const Interrupt& interrupt = nullptr) const;
   // Passes the matching records to `sink` in append order, in chunks, until the end
-  // or the limit; stops early and returns sink's error if sink fails.
+  // or the limit; stops early and returns sink's error if sink fails, or
+  // `interrupt`'s, asked before each chunk is read.
   absl::Status Scan(const ScanSpec& spec,
-                    const std::function<absl::Status(std::vector<v1::Record>)>& sink) const;
+                    const std::function<absl::Status(std::vector<v1::Record>)>& sink,
+                    const Interrupt& interrupt = nullptr) const;
 
   // The stored record as a standard zstd frame and the id of its dictionary.
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
@@ -161,9 +174,17 @@ class LogEngine {
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
   absl::Status OpenDictionaries();
   absl::Status RecoverBlockTails();
+  // Append's write, once validated; `request` (may be null) is written with it.
+  absl::StatusOr<std::vector<std::string>> AppendOnce(
+      absl::Span<const AppendInput> records, store::RequestWrite* request);
   absl::StatusOr<std::vector<std::string>> AppendValidated(
       absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools,
-      TailAdditions* tails);
+      TailAdditions* tails, store::RequestWrite* request);
+  // The ids an earlier append with the same request id returned; ALREADY_EXISTS if
+  // its records differ (`fingerprint`).
+  absl::StatusOr<std::vector<std::string>> EarlierIds(
+      absl::string_view request_id, uint64_t fingerprint,
+      const storage::AppendedRequest& earlier) const;
   // Adds the records to their pools' open tails and seals the blocks that are ready.
   void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
@@ -182,6 +203,9 @@ class LogEngine {
     std::string value;
   };
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
+  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.
+  void MultiGetChunk(absl::Span<const std::string> ids,
+                     std::vector<absl::StatusOr<v1::Record>>* results) const;
   absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
                                     absl::string_view value) const;
   // The record for a decode result: id, category name, payload; errors name the id.
@@ -194,6 +218,7 @@ class LogEngine {
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
   dictionary::DictionaryCache dictionaries_;  // Loads through store_.
   block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
+  InFlightRequests in_flight_requests_;
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
   std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;  // Null if auto_train is off.

@@ -243,3 +243,47 @@ TEST_F(LogEngineTest, RejectsBadEngineOptions) {
 
 }  // namespace
 }  // namespace dictlog::engine
+
+namespace dictlog::engine {
+namespace {
+
+// MultiGet and Scan ask their interrupt between chunks and stop with its status.
+TEST(LogEngineInterruptTest, LongReadsStopWhenInterrupted) {
+  EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_train = false;
+  auto engine = LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<std::string> payloads(3000, "a log line of moderate length");
+  std::vector<AppendInput> batch;
+  for (const std::string& p : payloads) batch.push_back({"p", p});
+  auto ids = (*engine)->Append(batch);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+
+  int asked = 0;
+  auto stop_after_one = [&] {
+    return ++asked > 1 ? absl::DeadlineExceededError("deadline") : absl::OkStatus();
+  };
+  auto results = (*engine)->MultiGet(*ids, stop_after_one);
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kDeadlineExceeded);
+  // Only the first chunk was read.
+  EXPECT_EQ((*engine)->GetPool("p")->reads(), LogEngine::kReadChunkIds);
+
+  asked = 0;
+  size_t scanned = 0;
+  absl::Status status = (*engine)->Scan(
+      {"", "p", "", 0},
+      [&](std::vector<v1::Record> chunk) {
+        scanned += chunk.size();
+        return absl::OkStatus();
+      },
+      stop_after_one);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_GT(scanned, 0u);
+  EXPECT_LT(scanned, payloads.size());
+  // Without an interrupt, everything is read.
+  EXPECT_EQ((*(*engine)->MultiGet(*ids)).size(), payloads.size());
+}
+
+}  // namespace
+}  // namespace dictlog::engine

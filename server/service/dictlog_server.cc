@@ -29,6 +29,12 @@ absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
   builder.AddListeningPort(options.listen, MakeServerCredentials(options.tls),
                            &server->port_);
   builder.SetMaxReceiveMessageSize(options.max_request_bytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             options.max_concurrent_streams);
+  grpc::ResourceQuota quota("dictlogd");
+  quota.Resize(static_cast<size_t>(options.max_memory_bytes));
+  quota.SetMaxThreads(options.max_threads);
+  builder.SetResourceQuota(quota);
   // Without this, gRPC sets SO_REUSEPORT and a second server on the same port would
   // silently share it instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -57,6 +63,13 @@ void DictlogServer::SetEngine(engine::LogEngine* engine) {
   if (!shutting_down_ && server_ != nullptr) {
     server_->GetHealthCheckService()->SetServingStatus(true);
   }
+}
+
+void DictlogServer::ReportNotServing() {
+  if (server_ == nullptr) return;
+  absl::MutexLock lock(&mu_);
+  shutting_down_ = true;  // A store opening meanwhile must not turn it SERVING again.
+  server_->GetHealthCheckService()->SetServingStatus(false);
 }
 
 void DictlogServer::Shutdown(absl::Duration grace) {

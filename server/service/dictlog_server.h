@@ -31,8 +31,17 @@ namespace dictlog::service {
 struct ServerOptions {
   // host:port to listen on; port 0 picks a free port. Default 127.0.0.1:7070.
   std::string listen = "127.0.0.1:7070";
-  // Largest request message accepted. Default 64 MiB.
+  // Largest request message accepted; larger ones fail with RESOURCE_EXHAUSTED
+  // before any handler runs. Default 64 MiB.
   int max_request_bytes = 64 << 20;
+  // Most calls (HTTP/2 streams) in flight on one connection; more wait for a slot
+  // (GRPC_ARG_MAX_CONCURRENT_STREAMS). Default 100.
+  int max_concurrent_streams = 100;
+  // Resource quota: memory gRPC may use for connections and messages. Default 1 GiB.
+  int64_t max_memory_bytes = int64_t{1} << 30;
+  // Resource quota: most threads of the synchronous server; a call that finds none
+  // free fails with RESOURCE_EXHAUSTED. Default 128.
+  int max_threads = 128;
   // TLS / mTLS when tls.enabled(); plaintext otherwise (the caller applies
   // CheckTransport). Default plaintext.
   ServerTls tls;
@@ -63,6 +72,9 @@ class DictlogServer {
   // Where the services find the engine (empty while the store opens).
   const EngineSlot& engine_slot() const { return engine_; }
 
+  // Reports NOT_SERVING to health checks; calls are still served (the first step of a
+  // graceful shutdown: load balancers stop sending new calls).
+  void ReportNotServing();
   // Reports NOT_SERVING to health checks, stops accepting calls, and lets calls in
   // flight finish for up to `grace` before cancelling them.
   void Shutdown(absl::Duration grace);

@@ -332,3 +332,38 @@ TEST(DictlogServerOpeningTest, UnavailableAndNotServingUntilTheEngineIsSet) {
 
 }  // namespace
 }  // namespace dictlog::service
+
+namespace dictlog::service {
+namespace {
+
+// The first step of a graceful shutdown: health says NOT_SERVING, calls still work.
+TEST(DictlogServerShutdownTest, ReportNotServingKeepsServingCalls) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  ServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  auto server = DictlogServer::Start(engine->get(), server_options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string((*server)->port()),
+                                     grpc::InsecureChannelCredentials());
+  (*server)->ReportNotServing();
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  grpc::ClientContext health_context;
+  grpc::health::v1::HealthCheckResponse response;
+  ASSERT_TRUE(health->Check(&health_context, {}, &response).ok());
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  auto store = v1::LogStore::NewStub(channel);
+  grpc::ClientContext append_context;
+  v1::AppendRequest request;
+  request.set_category("c");
+  request.set_payload("still served");
+  v1::AppendResponse appended;
+  EXPECT_TRUE(store->Append(&append_context, request, &appended).ok());
+  EXPECT_EQ(appended.id(), "c/1");
+  (*server)->Shutdown(absl::ZeroDuration());
+}
+
+}  // namespace
+}  // namespace dictlog::service

@@ -1,11 +1,26 @@
 #include "server/service/log_store_service.h"
 
+#include <chrono>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/service/grpc_status.h"
 
 namespace dictlog::service {
 namespace {
+
+// Stops a long read once its deadline has passed or its client went away: the work
+// would be thrown away.
+engine::Interrupt CallInterrupt(const grpc::ServerContext* context) {
+  return [context] {
+    if (std::chrono::system_clock::now() > context->deadline()) {
+      return absl::DeadlineExceededError("deadline passed; the server stopped the call");
+    }
+    if (context->IsCancelled()) return absl::CancelledError("call cancelled");
+    return absl::OkStatus();
+  };
+}
 
 using auth::Role;
 
@@ -31,7 +46,8 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* context,
   absl::Status allowed = auth::RequireCategory(**grant, request->category());
   if (!allowed.ok()) return ToGrpcStatus(allowed);
   const engine::AppendInput input{request->category(), request->payload()};
-  absl::StatusOr<std::vector<std::string>> ids = engine_->Append({&input, 1});
+  absl::StatusOr<std::vector<std::string>> ids =
+      engine_->Append({&input, 1}, request->request_id());
   if (!ids.ok()) return ToGrpcStatus(ids.status());
   response->set_id(std::move((*ids)[0]));
   return grpc::Status::OK;
@@ -51,7 +67,8 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* context,
     if (!allowed.ok()) return ToGrpcStatus(allowed);
     inputs.push_back({record.category(), record.payload()});
   }
-  absl::StatusOr<std::vector<std::string>> ids = engine_->Append(inputs);
+  absl::StatusOr<std::vector<std::string>> ids =
+      engine_->Append(inputs, request->request_id());
   if (!ids.ok()) return ToGrpcStatus(ids.status());
   for (std::string& id : *ids) response->add_ids(std::move(id));
   return grpc::Status::OK;
@@ -79,7 +96,7 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
-  auto results = engine_->MultiGet(ids);
+  auto results = engine_->MultiGet(ids, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
   HideForbidden(**grant, &*results);
   for (absl::StatusOr<v1::Record>& result : *results) {
@@ -114,13 +131,17 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
   spec.pool = request->pool();
   spec.from_id = request->from_id();
   spec.limit = request->limit();
-  absl::Status status = engine_->Scan(spec, [&](std::vector<v1::Record> records) {
-    if (context->IsCancelled()) return absl::CancelledError("Scan cancelled");
+  const engine::Interrupt interrupt = CallInterrupt(context);
+  auto sink = [&](std::vector<v1::Record> records) {
     v1::ScanResponse response;
     for (v1::Record& record : records) *response.add_records() = std::move(record);
-    if (!writer->Write(response)) return absl::CancelledError("client went away");
+    if (!writer->Write(response)) {
+      RETURN_IF_ERROR(interrupt());  // Says why, when it knows.
+      return absl::CancelledError("client went away");
+    }
     return absl::OkStatus();
-  });
+  };
+  absl::Status status = engine_->Scan(spec, sink, interrupt);
   return ToGrpcStatus(status);
 }
 

@@ -44,7 +44,15 @@ ABSL_FLAG(bool, sync_writes, false,
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
-ABSL_FLAG(int, max_request_bytes, 64 << 20, "largest gRPC request message, in bytes");
+ABSL_FLAG(int, max_request_bytes, 64 << 20,
+          "largest gRPC request message, in bytes (larger: RESOURCE_EXHAUSTED)");
+ABSL_FLAG(int, max_concurrent_streams, 100,
+          "most calls in flight on one client connection; more wait for a slot");
+ABSL_FLAG(int64_t, grpc_memory_bytes, int64_t{1} << 30,
+          "gRPC resource quota: memory for connections and messages, in bytes");
+ABSL_FLAG(int, grpc_max_threads, 128,
+          "gRPC resource quota: most handler threads; a call finding none free fails "
+          "with RESOURCE_EXHAUSTED");
 ABSL_FLAG(bool, auto_train, true,
           "train and activate a first dictionary for a pool once it holds "
           "--auto_train_min_multiple x its dictionary size");
@@ -67,6 +75,13 @@ ABSL_FLAG(double, recompress_records_per_second, 50000,
           "throttle of background re-compression");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound port to this file once serving (for tests)");
+ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
+          "how long an append's client request id is remembered: a retry within it "
+          "stores nothing new and returns the first attempt's ids");
+ABSL_FLAG(double, shutdown_notice_seconds, 1,
+          "on SIGTERM/SIGINT, health checks report NOT_SERVING for this long while "
+          "calls are still served, so load balancers stop sending; then new calls are "
+          "refused");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain of the server: serve TLS (with --tls_key)");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
@@ -81,7 +96,8 @@ ABSL_FLAG(std::string, tokens_file, "",
           "`TOKEN|sha256:HEX ROLE [PATTERN,...]` a line; empty: no authentication; see "
           "docs/security.md");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
-          "on SIGTERM/SIGINT, how long calls in flight may take to finish");
+          "on SIGTERM/SIGINT, after the notice, how long calls in flight may take to "
+          "finish before they are cancelled");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port serving Prometheus metrics at GET /metrics (port 0 picks a free "
           "port); empty: off");
@@ -98,6 +114,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   engine::EngineOptions options;
   options.store.path = absl::GetFlag(FLAGS_data_dir);
   options.store.sync_writes = absl::GetFlag(FLAGS_sync_writes);
+  options.store.request_window = absl::Seconds(absl::GetFlag(FLAGS_request_id_window_seconds));
   if (!absl::GetFlag(FLAGS_config).empty()) {
     ASSIGN_OR_RETURN(config::ServerConfig config,
                      service::LoadServerConfig(absl::GetFlag(FLAGS_config)));
@@ -202,6 +219,15 @@ absl::Status Serve(const sigset_t& signals) {
   service::ServerOptions server_options;
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.max_request_bytes = absl::GetFlag(FLAGS_max_request_bytes);
+  server_options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  server_options.max_memory_bytes = absl::GetFlag(FLAGS_grpc_memory_bytes);
+  server_options.max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
+  if (server_options.max_request_bytes <= 0 || server_options.max_concurrent_streams <= 0 ||
+      server_options.max_memory_bytes <= 0 || server_options.max_threads <= 0) {
+    return absl::InvalidArgumentError(
+        "--max_request_bytes, --max_concurrent_streams, --grpc_memory_bytes and "
+        "--grpc_max_threads must be positive");
+  }
   server_options.tls = std::move(tls);
   server_options.authorizer = authorizer.get();
   server_options.rpc_metrics = &rpc_metrics;
@@ -229,7 +255,11 @@ absl::Status Serve(const sigset_t& signals) {
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    std::printf("dictlogd: signal %d, draining and shutting down\n", signal);
+    std::printf("dictlogd: signal %d, reporting NOT_SERVING\n", signal);
+    std::fflush(stdout);
+    server->ReportNotServing();
+    absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_shutdown_notice_seconds)));
+    std::printf("dictlogd: refusing new calls, draining calls in flight\n");
     std::fflush(stdout);
     server->Shutdown(absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
   });

@@ -1,4 +1,5 @@
-// Key encodings of the RocksDB column families (docs/storage-format.md):
+// Key encodings of the RocksDB column families (docs/storage-format.md; the requests
+// family is keyed by the client request id itself):
 //
 //   records    key := pool_id:u32be seq:u64be          (sorted by pool, then seq)
 //   catalog    key := 'P' pool_name                     -> PoolRecord

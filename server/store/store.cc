@@ -12,9 +12,11 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/codec/varint.h"
 #include "server/store/keys.h"
+#include "server/store/request_expiry.h"
 
 namespace dictlog::store {
 namespace {
@@ -24,6 +26,7 @@ constexpr char kCatalogFamily[] = "catalog";
 constexpr char kCountersFamily[] = "counters";
 constexpr char kDictionariesFamily[] = "dictionaries";
 constexpr char kBlocksFamily[] = "blocks";
+constexpr char kRequestsFamily[] = "requests";
 
 // The one place where RocksDB statuses become absl statuses.
 absl::Status FromRocks(const rocksdb::Status& s, absl::string_view what) {
@@ -63,6 +66,15 @@ rocksdb::ColumnFamilyOptions RecordsFamilyOptions() {
   return options;
 }
 
+// Most lookups are of new request ids, absent: a Bloom filter answers them in memory.
+rocksdb::ColumnFamilyOptions RequestsFamilyOptions() {
+  rocksdb::ColumnFamilyOptions options;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
 rocksdb::ColumnFamilyOptions CountersFamilyOptions() {
   rocksdb::ColumnFamilyOptions options;
   options.merge_operator = NewPoolCountersMergeOperator();
@@ -89,25 +101,34 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       {kCountersFamily, CountersFamilyOptions()},
       {kDictionariesFamily, rocksdb::ColumnFamilyOptions()},
       {kBlocksFamily, RecordsFamilyOptions()},
+      {kRequestsFamily, RequestsFamilyOptions()},
   };
+  auto request_expiry = std::make_unique<RequestExpiry>(options.request_window);
+  families.back().options.compaction_filter = request_expiry.get();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
   RETURN_IF_ERROR(FromRocks(
       rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db),
       absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
-  return std::unique_ptr<Store>(
-      new Store(std::move(db), std::move(handles), options.sync_writes));
+  return std::unique_ptr<Store>(new Store(std::move(db), std::move(handles), options,
+                                         std::move(request_expiry)));
 }
 
 Store::Store(std::unique_ptr<rocksdb::DB> db,
-             std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes)
-    : db_(std::move(db)), handles_(std::move(handles)), sync_writes_(sync_writes) {
+             std::vector<rocksdb::ColumnFamilyHandle*> handles, const Options& options,
+             std::unique_ptr<rocksdb::CompactionFilter> request_expiry)
+    : request_expiry_(std::move(request_expiry)),
+      db_(std::move(db)),
+      handles_(std::move(handles)),
+      sync_writes_(options.sync_writes),
+      request_window_(options.request_window) {
   records_ = handles_[1];
   catalog_ = handles_[2];
   counters_ = handles_[3];
   dictionaries_ = handles_[4];
   blocks_ = handles_[5];
+  requests_ = handles_[6];
 }
 
 Store::~Store() {
@@ -212,8 +233,14 @@ absl::Status Store::PutCategory(uint32_t pool_id, uint32_t index,
       "writing a category");
 }
 
-absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records) {
+absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,
+                                 const RequestWrite* request) {
   rocksdb::WriteBatch batch;
+  if (request != nullptr) {
+    RETURN_IF_ERROR(FromRocks(batch.Put(requests_, ToSlice(request->request_id),
+                                        request->entry.SerializeAsString()),
+                              "batching a request id"));
+  }
   std::map<std::string, PoolCounters> deltas;  // Counter key -> delta.
   for (const RecordWrite& record : records) {
     RETURN_IF_ERROR(FromRocks(
@@ -228,6 +255,29 @@ absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records) {
                               "batching counters"));
   }
   return Write(&batch, "writing records");
+}
+
+absl::StatusOr<storage::AppendedRequest> Store::GetAppendedRequest(
+    absl::string_view request_id) const {
+  std::string value;
+  RETURN_IF_ERROR(FromRocks(
+      db_->Get(rocksdb::ReadOptions(), requests_, ToSlice(request_id), &value),
+      "reading a request id"));
+  storage::AppendedRequest entry;
+  if (!entry.ParseFromString(value)) {
+    return absl::DataLossError(
+        absl::StrCat("stored entry of request id ", request_id, " does not parse"));
+  }
+  if (RequestExpired(entry, request_window_, absl::Now())) {
+    return absl::NotFoundError(absl::StrCat("request id ", request_id, " expired"));
+  }
+  return entry;
+}
+
+absl::Status Store::CompactRequestsForTest() {
+  return FromRocks(db_->CompactRange(rocksdb::CompactRangeOptions(), requests_, nullptr,
+                                     nullptr),
+                   "compacting request ids");
 }
 
 absl::Status Store::RewriteRecords(absl::Span<const RecordRewrite> rewrites,

@@ -1,7 +1,8 @@
 // Store: dictlog's durable state in one RocksDB database, and the only code that
 // includes RocksDB headers. Column families: records (stored record values), catalog
 // (pools, categories, re-compression progress), counters (per-pool and per-dictionary
-// counts, merged), dictionaries (every dictionary version), blocks (block mode). Layout in keys.h and
+// counts, merged), dictionaries (every dictionary version), blocks (block mode), requests
+// (client request ids of recent appends, for retries). Layout in keys.h and
 // docs/storage-format.md. RocksDB errors become absl::Status in one function.
 //
 // Durability: a write returns after it is in RocksDB's write-ahead log; with
@@ -20,11 +21,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "server/store/catalog.pb.h"
 #include "server/store/pool_counters.h"
 
 namespace rocksdb {
+class CompactionFilter;
 class DB;
 class ColumnFamilyHandle;
 class WriteBatch;
@@ -65,6 +68,12 @@ struct RecordRewrite {
   uint64_t records = 1;
 };
 
+// The request id of an append and what to remember about it (retries, docs/adr/0008).
+struct RequestWrite {
+  std::string request_id;
+  storage::AppendedRequest entry;
+};
+
 struct RecordRef {
   uint32_t pool_id = 0;
   uint64_t seq = 0;
@@ -101,6 +110,9 @@ class Store {
     std::string path;
     // Fsync the write-ahead log before acknowledging a write. Default off.
     bool sync_writes = false;
+    // How long an append's request id is remembered (AppendedRequest). Older entries
+    // read as absent and compactions drop them. Default 1 hour.
+    absl::Duration request_window = absl::Hours(1);
   };
 
   static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options);
@@ -118,8 +130,15 @@ class Store {
   absl::Status PutCategory(uint32_t pool_id, uint32_t index, absl::string_view category);
 
   // Writes all records and their pools' and dictionaries' counter deltas in one
-  // atomic batch.
-  absl::Status WriteRecords(absl::Span<const RecordWrite> records);
+  // atomic batch; with `request`, also the request id's entry (requests family).
+  absl::Status WriteRecords(absl::Span<const RecordWrite> records,
+                            const RequestWrite* request = nullptr);
+  // The append that carried `request_id`, if within the request window; NOT_FOUND if
+  // there is none (or it expired); DATA_LOSS if it does not parse.
+  absl::StatusOr<storage::AppendedRequest> GetAppendedRequest(
+      absl::string_view request_id) const;
+  // Compacts the requests family now, dropping expired entries (tests).
+  absl::Status CompactRequestsForTest();
   // Replaces stored records, moves counts between dictionaries and saves the job's
   // progress, in one atomic batch.
   absl::Status RewriteRecords(absl::Span<const RecordRewrite> rewrites,
@@ -174,7 +193,8 @@ class Store {
 
  private:
   Store(std::unique_ptr<rocksdb::DB> db,
-        std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes);
+        std::vector<rocksdb::ColumnFamilyHandle*> handles, const Options& options,
+        std::unique_ptr<rocksdb::CompactionFilter> request_expiry);
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
@@ -184,6 +204,8 @@ class Store {
       rocksdb::ColumnFamilyHandle* family, absl::Span<const RecordRef> keys,
       absl::string_view what) const;
 
+  // The requests family's compaction filter: declared before db_, so it outlives it.
+  std::unique_ptr<rocksdb::CompactionFilter> request_expiry_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // Owned; destroyed before db_.
   rocksdb::ColumnFamilyHandle* records_ = nullptr;
@@ -191,7 +213,9 @@ class Store {
   rocksdb::ColumnFamilyHandle* counters_ = nullptr;
   rocksdb::ColumnFamilyHandle* dictionaries_ = nullptr;
   rocksdb::ColumnFamilyHandle* blocks_ = nullptr;
+  rocksdb::ColumnFamilyHandle* requests_ = nullptr;
   const bool sync_writes_;
+  const absl::Duration request_window_;
 };
 
 }  // namespace dictlog::store

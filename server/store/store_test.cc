@@ -4,6 +4,8 @@
 #include <string>
 #include <thread>
 
+#include "absl/time/clock.h"
+
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 
@@ -234,7 +236,7 @@ TEST_F(StoreTest, CheckpointRefusesBadDirectories) {
 TEST_F(StoreTest, IntPropertyPerColumnFamily) {
   ASSERT_TRUE(store_->WriteRecords({{1, 1, 10, "aaaa"}}).ok());
   const auto keys = store_->IntProperty("rocksdb.estimate-num-keys");
-  ASSERT_EQ(keys.size(), 6u);  // default + five families.
+  ASSERT_EQ(keys.size(), 7u);  // default + six families.
   bool records_seen = false;
   for (const auto& [family, value] : keys) {
     if (family == "records") {
@@ -244,6 +246,44 @@ TEST_F(StoreTest, IntPropertyPerColumnFamily) {
   }
   EXPECT_TRUE(records_seen);
   EXPECT_TRUE(store_->IntProperty("rocksdb.no-such-property").empty());
+}
+
+}  // namespace
+}  // namespace dictlog::store
+
+namespace dictlog::store {
+namespace {
+
+TEST(StoreRequestsTest, RequestEntryIsWrittenWithRecordsAndExpiresByAge) {
+  const std::string path = FreshTestDir();
+  auto store = Store::Open({path, false});
+  ASSERT_TRUE(store.ok()) << store.status();
+  RequestWrite fresh{"fresh", {}};
+  fresh.entry.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  fresh.entry.set_fingerprint(7);
+  RecordWrite record;
+  record.pool_id = 1;
+  record.seq = 1;
+  record.value = "payload";
+  ASSERT_TRUE((*store)->WriteRecords({&record, 1}, &fresh).ok());
+  RequestWrite old{"old", {}};
+  old.entry.set_created_unix_ms(absl::ToUnixMillis(absl::Now() - absl::Hours(2)));
+  ASSERT_TRUE((*store)->WriteRecords({}, &old).ok());
+
+  auto found = (*store)->GetAppendedRequest("fresh");
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->fingerprint(), 7u);
+  EXPECT_TRUE((*store)->GetRecord({1, 1}).ok());
+  // Older than the default 1 h window: absent to readers, then dropped by compaction.
+  EXPECT_TRUE(absl::IsNotFound((*store)->GetAppendedRequest("old").status()));
+  ASSERT_TRUE((*store)->CompactRequestsForTest().ok());
+  store->reset();
+  Store::Options long_window{path, false};
+  long_window.request_window = absl::Hours(1000);
+  store = Store::Open(long_window);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE(absl::IsNotFound((*store)->GetAppendedRequest("old").status()));
+  EXPECT_TRUE((*store)->GetAppendedRequest("fresh").ok());
 }
 
 }  // namespace

@@ -65,8 +65,18 @@ absl::StatusOr<std::string> ServerProcess::Start() {
 }
 
 absl::StatusOr<int> ServerProcess::Stop() {
+  if (absl::Status status = Terminate(); !status.ok()) return status;
+  return WaitForExit();
+}
+
+absl::Status ServerProcess::Terminate() {
   if (pid_ <= 0) return absl::FailedPreconditionError("not running");
   kill(pid_, SIGTERM);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> ServerProcess::WaitForExit() {
+  if (pid_ <= 0) return absl::FailedPreconditionError("not running");
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;

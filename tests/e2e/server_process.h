@@ -30,6 +30,10 @@ class ServerProcess {
   absl::StatusOr<int> Stop();
   // SIGKILL, then reaps the process.
   void Kill();
+  // Sends SIGTERM and returns at once (Stop's first half).
+  absl::Status Terminate();
+  // Waits for the server to exit; returns its exit status (Stop's second half).
+  absl::StatusOr<int> WaitForExit();
 
   const std::string& address() const { return address_; }
 

@@ -14,6 +14,8 @@ be called while other threads still use the Client.
 
 import dataclasses
 import threading
+import time
+import uuid
 
 import grpc
 import zstandard
@@ -56,7 +58,9 @@ class Client:
     target: "host:port" of the server. timeout: seconds each unary call may take
     (default 30; None: no deadline); an expired call raises DEADLINE_EXCEEDED.
     channel: an existing grpc.Channel to use instead of opening one; the Client then
-    does not close it.
+    does not close it. append_attempts: tries of an append (default 3): each append
+    carries a request id (random unless given) and is retried with it after UNAVAILABLE,
+    DEADLINE_EXCEEDED or CANCELLED; the server stores it once (docs/api.md "Retries").
     TLS: root_certificates (PEM bytes of the CA the server's certificate must chain
     to) turns TLS on; private_key and certificate_chain (PEM bytes) add a client
     certificate for servers requiring mutual TLS. Default: plaintext.
@@ -65,7 +69,7 @@ class Client:
 
     def __init__(self, target="127.0.0.1:7070", *, timeout=30.0, channel=None,
                  root_certificates=None, private_key=None, certificate_chain=None,
-                 token=None):
+                 token=None, append_attempts=3):
         self._owns_channel = channel is None
         if channel is None:
             options = [("grpc.max_receive_message_length", _MAX_RECEIVE_BYTES)]
@@ -77,6 +81,7 @@ class Client:
                 channel = grpc.secure_channel(target, credentials, options=options)
         self._channel = channel
         self._timeout = timeout
+        self._append_attempts = max(1, append_attempts)
         self._metadata = (("authorization", "Bearer " + token),) if token else None
         self._store = dictlog_pb2_grpc.LogStoreStub(channel)
         self._admin = dictlog_pb2_grpc.AdminStub(channel)
@@ -96,17 +101,18 @@ class Client:
 
     # LogStore -----------------------------------------------------------------------
 
-    def append(self, category, payload):
+    def append(self, category, payload, *, request_id=None):
         """Appends one record; returns its id ("<pool>/<seq>")."""
-        request = dictlog_pb2.AppendRequest(category=category, payload=payload)
-        return self._unary(self._store.Append, request).id
+        request = dictlog_pb2.AppendRequest(category=category, payload=payload,
+                                            request_id=request_id or uuid.uuid4().hex)
+        return self._retried(self._store.Append, request).id
 
-    def append_batch(self, records):
+    def append_batch(self, records, *, request_id=None):
         """Appends (category, payload) pairs atomically; returns their ids in order."""
         request = dictlog_pb2.AppendBatchRequest(records=[
             dictlog_pb2.RecordToAppend(category=c, payload=p) for c, p in records
-        ])
-        return list(self._unary(self._store.AppendBatch, request).ids)
+        ], request_id=request_id or uuid.uuid4().hex)
+        return list(self._retried(self._store.AppendBatch, request).ids)
 
     def get(self, record_id, *, decode_locally=False):
         """Reads one record. With decode_locally, fetches its zstd frame and decodes it
@@ -189,6 +195,22 @@ class Client:
             return method(request, timeout=self._timeout, metadata=self._metadata)
         except grpc.RpcError as e:
             raise from_rpc_error(e) from None
+
+    def _retried(self, method, request):
+        backoff = 0.1
+        for attempt in range(1, self._append_attempts + 1):
+            try:
+                return self._unary(method, request)
+            except DictlogError as e:
+                # CANCELLED: a server shutting down cancels calls it accepted but
+                # never started; the request id makes a retry safe.
+                retryable = e.code in (grpc.StatusCode.UNAVAILABLE,
+                                       grpc.StatusCode.DEADLINE_EXCEEDED,
+                                       grpc.StatusCode.CANCELLED)
+                if not retryable or attempt == self._append_attempts:
+                    raise
+            time.sleep(backoff)
+            backoff *= 2
 
     def _scan(self, request):
         call = self._store.Scan(request, metadata=self._metadata)

@@ -1,0 +1,70 @@
+#include "server/engine/request_ids.h"
+
+#include <cstring>
+#include <memory>
+
+namespace dictlog::engine {
+namespace {
+
+constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
+
+uint64_t Mix(uint64_t h, uint64_t word) {
+  h ^= word;
+  h *= kMultiplier;
+  return h ^ (h >> 29);
+}
+
+// Eight bytes at a time (little-endian), then the tail and the length, so "ab" + "c"
+// and "a" + "bc" differ.
+uint64_t MixBytes(uint64_t h, absl::string_view bytes) {
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word = 0;
+    for (int b = 7; b >= 0; --b) word = (word << 8) | static_cast<uint8_t>(bytes[i + b]);
+    h = Mix(h, word);
+  }
+  uint64_t tail = 0;
+  for (size_t j = bytes.size(); j > i; --j) tail = (tail << 8) | static_cast<uint8_t>(bytes[j - 1]);
+  h = Mix(h, tail);
+  return Mix(h, bytes.size());
+}
+
+}  // namespace
+
+uint64_t RequestFingerprint(absl::Span<const AppendInput> records) {
+  uint64_t h = Mix(0x243f6a8885a308d3ULL, records.size());
+  for (const AppendInput& record : records) {
+    h = MixBytes(h, record.category);
+    h = MixBytes(h, record.payload);
+  }
+  return h;
+}
+
+void AddToIdRuns(uint32_t pool_id, uint64_t seq, storage::AppendedRequest* entry) {
+  if (entry->runs_size() > 0) {
+    storage::AppendedRequest::IdRun* last = entry->mutable_runs(entry->runs_size() - 1);
+    if (last->pool_id() == pool_id && last->first_seq() + last->count() == seq) {
+      last->set_count(last->count() + 1);
+      return;
+    }
+  }
+  storage::AppendedRequest::IdRun* run = entry->add_runs();
+  run->set_pool_id(pool_id);
+  run->set_first_seq(seq);
+  run->set_count(1);
+}
+
+std::unique_ptr<InFlightRequests::Slot> InFlightRequests::Acquire(absl::string_view id) {
+  absl::MutexLock lock(&mu_);
+  while (held_.contains(id)) released_.Wait(&mu_);
+  held_.emplace(id);
+  return std::make_unique<Slot>(this, std::string(id));
+}
+
+void InFlightRequests::Release(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  held_.erase(id);
+  released_.SignalAll();
+}
+
+}  // namespace dictlog::engine
