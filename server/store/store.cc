@@ -1,6 +1,8 @@
 #include "server/store/store.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
@@ -81,6 +83,11 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.paranoid_checks = true;
+  std::unique_ptr<rocksdb::Env> env;
+  if (options.file_system != nullptr) {
+    env = rocksdb::NewCompositeEnv(options.file_system);
+    db_options.env = env.get();
+  }
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {kRecordsFamily, RecordsFamilyOptions()},
@@ -95,13 +102,16 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db),
       absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
-  return std::unique_ptr<Store>(
-      new Store(std::move(db), std::move(handles), options.sync_writes));
+  return std::unique_ptr<Store>(new Store(std::move(env), std::move(db),
+                                         std::move(handles), options.sync_writes));
 }
 
-Store::Store(std::unique_ptr<rocksdb::DB> db,
+Store::Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
              std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes)
-    : db_(std::move(db)), handles_(std::move(handles)), sync_writes_(sync_writes) {
+    : env_(std::move(env)),
+      db_(std::move(db)),
+      handles_(std::move(handles)),
+      sync_writes_(sync_writes) {
   records_ = handles_[1];
   catalog_ = handles_[2];
   counters_ = handles_[3];
@@ -170,10 +180,27 @@ absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key) const {
   return counters;
 }
 
+absl::Status Store::ResumeIfStopped() {
+  if (!write_failed_.load()) return absl::OkStatus();
+  RETURN_IF_ERROR(FromRocks(db_->Resume(), "resuming writes after a failed write"));
+  write_failed_.store(false);
+  return absl::OkStatus();
+}
+
 absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what) {
+  RETURN_IF_ERROR(ResumeIfStopped());
   rocksdb::WriteOptions options;
   options.sync = sync_writes_;
-  return FromRocks(db_->Write(options, batch), what);
+  const rocksdb::Status s = db_->Write(options, batch);
+  if (!s.ok()) write_failed_.store(true);
+  return FromRocks(s, what);
+}
+
+absl::Status Store::Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
+                        absl::string_view value, absl::string_view what) {
+  rocksdb::WriteBatch batch;
+  RETURN_IF_ERROR(FromRocks(batch.Put(family, ToSlice(key), ToSlice(value)), what));
+  return Write(&batch, what);
 }
 
 absl::StatusOr<uint64_t> Store::LastSeq(uint32_t pool_id) const {
@@ -193,22 +220,15 @@ absl::StatusOr<uint64_t> Store::LastSeq(uint32_t pool_id) const {
 }
 
 absl::Status Store::PutPool(const storage::PoolRecord& pool) {
-  rocksdb::WriteOptions options;
-  options.sync = sync_writes_;
-  return FromRocks(db_->Put(options, catalog_, PoolKey(pool.name()),
-                            pool.SerializeAsString()),
-                   "writing the pool catalog");
+  return Put(catalog_, PoolKey(pool.name()), pool.SerializeAsString(),
+             "writing the pool catalog");
 }
 
 absl::Status Store::PutCategory(uint32_t pool_id, uint32_t index,
                                 absl::string_view category) {
   std::string value;
   codec::PutVarint32(index, &value);
-  rocksdb::WriteOptions options;
-  options.sync = sync_writes_;
-  return FromRocks(
-      db_->Put(options, catalog_, CategoryKey(pool_id, category), value),
-      "writing a category");
+  return Put(catalog_, CategoryKey(pool_id, category), value, "writing a category");
 }
 
 absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records) {

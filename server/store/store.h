@@ -6,12 +6,16 @@
 //
 // Durability: a write returns after it is in RocksDB's write-ahead log; with
 // Options::sync_writes the log is fsynced first (concurrent writers share one fsync,
-// RocksDB's group commit).
+// RocksDB's group commit). A write that fails (a full disk: RESOURCE_EXHAUSTED; an I/O
+// error: UNAVAILABLE) leaves nothing of itself; RocksDB then stops taking writes, and
+// each later write first tries DB::Resume(), so writes succeed again once the cause is
+// gone. Reads keep working meanwhile.
 //
 // Thread safety: all methods may be called concurrently.
 #ifndef DICTLOG_SERVER_STORE_STORE_H_
 #define DICTLOG_SERVER_STORE_STORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +30,8 @@
 
 namespace rocksdb {
 class DB;
+class Env;
+class FileSystem;
 class ColumnFamilyHandle;
 class WriteBatch;
 }  // namespace rocksdb
@@ -101,6 +107,9 @@ class Store {
     std::string path;
     // Fsync the write-ahead log before acknowledging a write. Default off.
     bool sync_writes = false;
+    // Tests only: the file system RocksDB reads and writes through (fault injection,
+    // store/fault_injection_fs.h). Null: the real one.
+    std::shared_ptr<rocksdb::FileSystem> file_system;
   };
 
   static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options);
@@ -160,17 +169,23 @@ class Store {
                                                            size_t max_records) const;
 
  private:
-  Store(std::unique_ptr<rocksdb::DB> db,
+  Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
         std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes);
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
+  absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
+                   absl::string_view value, absl::string_view what);
+  // After a failed write RocksDB refuses writes until resumed (a full disk, an I/O
+  // error): the next write first asks it to resume, and fails as it does.
+  absl::Status ResumeIfStopped();
   std::vector<absl::StatusOr<std::string>> MultiGetFrom(
       rocksdb::ColumnFamilyHandle* family, absl::Span<const RecordRef> keys,
       absl::string_view what) const;
 
+  std::unique_ptr<rocksdb::Env> env_;  // Null: the default Env. Outlives db_.
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // Owned; destroyed before db_.
   rocksdb::ColumnFamilyHandle* records_ = nullptr;
@@ -179,6 +194,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* dictionaries_ = nullptr;
   rocksdb::ColumnFamilyHandle* blocks_ = nullptr;
   const bool sync_writes_;
+  std::atomic<bool> write_failed_{false};
 };
 
 }  // namespace dictlog::store
