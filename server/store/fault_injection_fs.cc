@@ -215,6 +215,18 @@ IOStatus FaultInjectionFs::NewDirectory(const std::string& name, const IOOptions
   return IOStatus::OK();
 }
 
+IOStatus FaultInjectionFs::GetFreeSpace(const std::string& path, const IOOptions& options,
+                                        uint64_t* free_bytes, IODebugContext* dbg) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (free_bytes_.has_value()) {
+      *free_bytes = *free_bytes_;
+      return IOStatus::OK();
+    }
+  }
+  return target()->GetFreeSpace(path, options, free_bytes, dbg);
+}
+
 IOStatus FaultInjectionFs::DeleteFile(const std::string& fname, const IOOptions& options,
                                       IODebugContext* dbg) {
   absl::MutexLock lock(&mu_);

@@ -13,7 +13,8 @@
 //
 // Disk full: SetFreeBytes(n) lets n more bytes be appended; the append that crosses the
 // limit writes the part that fits and fails with NoSpace, as write(2) does on ENOSPC;
-// creating a file fails with NoSpace while none are left. ClearSpaceLimit() ends it.
+// creating a file fails with NoSpace while none are left, and GetFreeSpace reports
+// what is left. ClearSpaceLimit() ends it.
 //
 // Thread safety: all methods may be called concurrently (one mutex).
 #ifndef DICTLOG_SERVER_STORE_FAULT_INJECTION_FS_H_
@@ -73,6 +74,8 @@ class FaultInjectionFs : public rocksdb::FileSystemWrapper {
                                  const rocksdb::IOOptions& options,
                                  std::unique_ptr<rocksdb::FSDirectory>* result,
                                  rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus GetFreeSpace(const std::string& path, const rocksdb::IOOptions& options,
+                                 uint64_t* free_bytes, rocksdb::IODebugContext* dbg) override;
   rocksdb::IOStatus DeleteFile(const std::string& fname, const rocksdb::IOOptions& options,
                                rocksdb::IODebugContext* dbg) override;
   rocksdb::IOStatus RenameFile(const std::string& src, const std::string& target,

@@ -4,6 +4,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -64,6 +65,26 @@ rocksdb::ColumnFamilyOptions RecordsFamilyOptions() {
   return options;
 }
 
+// Free space below which Store does not try to resume writes after a failure: resuming
+// flushes the memtables (up to one 64 MiB write buffer per column family in theory;
+// a few MB in practice), and in RocksDB 7.8 a resume whose flush fails makes the error
+// fatal until the database is reopened.
+constexpr uint64_t kMinFreeBytesToResume = 64 << 20;
+
+// Turns off RocksDB's automatic recovery from a failed write. On a full disk it retries
+// at once (its free-space check passes: no disk buffer is reserved), the retry's flush
+// fails too, and that makes the error fatal until the database is reopened (measured
+// with FaultInjectionFs; docs/reliability.md "Disk full"). Store::ResumeIfStopped
+// resumes on a later write instead, once there is room.
+class ManualRecovery : public rocksdb::EventListener {
+ public:
+  const char* Name() const override { return "dictlog.ManualRecovery"; }
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status,
+                            bool* auto_recovery) override {
+    *auto_recovery = false;
+  }
+};
+
 rocksdb::ColumnFamilyOptions CountersFamilyOptions() {
   rocksdb::ColumnFamilyOptions options;
   options.merge_operator = NewPoolCountersMergeOperator();
@@ -83,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.paranoid_checks = true;
+  db_options.listeners.push_back(std::make_shared<ManualRecovery>());
   std::unique_ptr<rocksdb::Env> env;
   if (options.file_system != nullptr) {
     env = rocksdb::NewCompositeEnv(options.file_system);
@@ -102,16 +124,17 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db),
       absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
-  return std::unique_ptr<Store>(new Store(std::move(env), std::move(db),
-                                         std::move(handles), options.sync_writes));
+  return std::unique_ptr<Store>(
+      new Store(std::move(env), std::move(db), std::move(handles), options));
 }
 
 Store::Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
-             std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes)
+             std::vector<rocksdb::ColumnFamilyHandle*> handles, const Options& options)
     : env_(std::move(env)),
       db_(std::move(db)),
       handles_(std::move(handles)),
-      sync_writes_(sync_writes) {
+      path_(options.path),
+      sync_writes_(options.sync_writes) {
   records_ = handles_[1];
   catalog_ = handles_[2];
   counters_ = handles_[3];
@@ -182,6 +205,13 @@ absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key) const {
 
 absl::Status Store::ResumeIfStopped() {
   if (!write_failed_.load()) return absl::OkStatus();
+  uint64_t free_bytes = 0;
+  rocksdb::Env* env = env_ != nullptr ? env_.get() : rocksdb::Env::Default();
+  if (env->GetFreeSpace(path_, &free_bytes).ok() && free_bytes < kMinFreeBytesToResume) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "writes stopped after a failed write; the disk has ", free_bytes,
+        " bytes free and writes resume once it has ", kMinFreeBytesToResume));
+  }
   RETURN_IF_ERROR(FromRocks(db_->Resume(), "resuming writes after a failed write"));
   write_failed_.store(false);
   return absl::OkStatus();

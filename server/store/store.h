@@ -8,8 +8,8 @@
 // Options::sync_writes the log is fsynced first (concurrent writers share one fsync,
 // RocksDB's group commit). A write that fails (a full disk: RESOURCE_EXHAUSTED; an I/O
 // error: UNAVAILABLE) leaves nothing of itself; RocksDB then stops taking writes, and
-// each later write first tries DB::Resume(), so writes succeed again once the cause is
-// gone. Reads keep working meanwhile.
+// each later write first tries DB::Resume() (once the disk has 64 MiB free), so writes
+// succeed again once the cause is gone. Reads keep working meanwhile.
 //
 // Thread safety: all methods may be called concurrently.
 #ifndef DICTLOG_SERVER_STORE_STORE_H_
@@ -170,7 +170,7 @@ class Store {
 
  private:
   Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
-        std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes);
+        std::vector<rocksdb::ColumnFamilyHandle*> handles, const Options& options);
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
@@ -193,6 +193,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* counters_ = nullptr;
   rocksdb::ColumnFamilyHandle* dictionaries_ = nullptr;
   rocksdb::ColumnFamilyHandle* blocks_ = nullptr;
+  const std::string path_;
   const bool sync_writes_;
   std::atomic<bool> write_failed_{false};
 };
