@@ -87,6 +87,7 @@ absl::Status BlockSealer::Seal(pool::Pool& pool,
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
   encode.dictionary = encoder.get();
   encode.compression_level = pool.options().compression_level();
+  encode.checksum = true;  // One wrong byte would hide in many records (ADR 0007).
   RETURN_IF_ERROR(codec::EncodeRecord(codec::EncodeBlockContent(payloads), encode, &seal.value));
   ASSIGN_OR_RETURN(codec::RecordView block_view, codec::ParseRecord(seal.value));
   seal.dictionary_id = block_view.dictionary_id;
