@@ -109,7 +109,9 @@ absl::Status BlockSealer::RecoverTail(pool::Pool& pool) {
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->LatestRecords(pool.id(), before, kRecoveryChunk));
     for (const store::ScannedRecord& record : chunk) {
-      ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(record.value));
+      absl::StatusOr<codec::RecordView> parsed = codec::ParseRecord(record.value);
+      if (!parsed.ok()) continue;  // Corrupt: stays single; reads report DATA_LOSS.
+      const codec::RecordView& view = *parsed;
       if (view.encoding == codec::Encoding::kBlockEntry) {
         if (++entry_run >= kRecoveryEntryRun) break;
         continue;
