@@ -65,11 +65,11 @@ rocksdb::ColumnFamilyOptions RecordsFamilyOptions() {
   return options;
 }
 
-// Free space below which Store does not try to resume writes after a failure: resuming
-// flushes the memtables (up to one 64 MiB write buffer per column family in theory;
-// a few MB in practice), and in RocksDB 7.8 a resume whose flush fails makes the error
-// fatal until the database is reopened.
-constexpr uint64_t kMinFreeBytesToResume = 64 << 20;
+// Room a resume needs beyond the memtables it flushes (a new WAL, MANIFEST and OPTIONS
+// records). In RocksDB 7.8 a resume whose flush fails makes the error fatal until the
+// database is reopened, so Store resumes only once the disk has this much more than
+// the memtables hold.
+constexpr uint64_t kResumeSlackBytes = 1 << 20;
 
 // Turns off RocksDB's automatic recovery from a failed write. On a full disk it retries
 // at once (its free-space check passes: no disk buffer is reserved), the retry's flush
@@ -206,11 +206,14 @@ absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key) const {
 absl::Status Store::ResumeIfStopped() {
   if (!write_failed_.load()) return absl::OkStatus();
   uint64_t free_bytes = 0;
+  uint64_t memtables = 0;
+  db_->GetAggregatedIntProperty("rocksdb.cur-size-all-mem-tables", &memtables);
+  const uint64_t needed = memtables + kResumeSlackBytes;
   rocksdb::Env* env = env_ != nullptr ? env_.get() : rocksdb::Env::Default();
-  if (env->GetFreeSpace(path_, &free_bytes).ok() && free_bytes < kMinFreeBytesToResume) {
+  if (env->GetFreeSpace(path_, &free_bytes).ok() && free_bytes < needed) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "writes stopped after a failed write; the disk has ", free_bytes,
-        " bytes free and writes resume once it has ", kMinFreeBytesToResume));
+        "writes stopped after a failed write: the disk has ", free_bytes,
+        " bytes free; writes resume once it has ", needed));
   }
   RETURN_IF_ERROR(FromRocks(db_->Resume(), "resuming writes after a failed write"));
   write_failed_.store(false);

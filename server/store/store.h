@@ -8,7 +8,8 @@
 // Options::sync_writes the log is fsynced first (concurrent writers share one fsync,
 // RocksDB's group commit). A write that fails (a full disk: RESOURCE_EXHAUSTED; an I/O
 // error: UNAVAILABLE) leaves nothing of itself; RocksDB then stops taking writes, and
-// each later write first tries DB::Resume() (once the disk has 64 MiB free), so writes
+// each later write first tries DB::Resume() (once the disk has room for the memtables
+// plus 1 MiB), so writes
 // succeed again once the cause is gone. Reads keep working meanwhile.
 //
 // Thread safety: all methods may be called concurrently.
