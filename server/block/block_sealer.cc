@@ -87,6 +87,7 @@ absl::Status BlockSealer::Seal(pool::Pool& pool,
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
   encode.dictionary = encoder.get();
   encode.compression_level = pool.options().compression_level();
+  encode.checksum = true;  // One wrong byte would hide in many records (ADR 0007).
   RETURN_IF_ERROR(codec::EncodeRecord(codec::EncodeBlockContent(payloads), encode, &seal.value));
   ASSIGN_OR_RETURN(codec::RecordView block_view, codec::ParseRecord(seal.value));
   seal.dictionary_id = block_view.dictionary_id;
@@ -108,7 +109,9 @@ absl::Status BlockSealer::RecoverTail(pool::Pool& pool) {
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->LatestRecords(pool.id(), before, kRecoveryChunk));
     for (const store::ScannedRecord& record : chunk) {
-      ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(record.value));
+      absl::StatusOr<codec::RecordView> parsed = codec::ParseRecord(record.value);
+      if (!parsed.ok()) continue;  // Corrupt: stays single; reads report DATA_LOSS.
+      const codec::RecordView& view = *parsed;
       if (view.encoding == codec::Encoding::kBlockEntry) {
         if (++entry_run >= kRecoveryEntryRun) break;
         continue;

@@ -159,6 +159,17 @@ TEST_F(BlockSealerTest, RecoveredTailIsSealedByLaterAppends) {
   EXPECT_EQ(view->encoding, codec::Encoding::kBlockEntry);
 }
 
+TEST_F(BlockSealerTest, RecoveryLeavesACorruptTailRecordOut) {
+  Append(1, 3);
+  // Record 2 overwritten by a value whose flags byte is reserved (does not parse).
+  store::RecordWrite corrupt{Pool()->id(), 2, 5, std::string("\x03junk", 5), 0};
+  ASSERT_TRUE(store_->WriteRecords({&corrupt, 1}).ok());
+  Reopen();
+  absl::Status status = sealer_->RecoverTail(*Pool());
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(Pool()->tail().records(), 2u);  // Records 1 and 3.
+}
+
 TEST_F(BlockSealerTest, BlocksUseTheActiveDictionaryAndCountItsRecords) {
   const uint32_t id = 40001;
   const std::string dict = codec::TrainDictionaryForTest(codec::SyntheticLogLines(500, 4),

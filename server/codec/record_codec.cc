@@ -33,7 +33,8 @@ absl::Status ConfigureCompression(ZSTD_CCtx* cctx, const EncodeOptions& options)
   RETURN_IF_ERROR(ZstdStatus(
       ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1), "content size"));
   RETURN_IF_ERROR(
-      ZstdStatus(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0), "checksum"));
+      ZstdStatus(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, options.checksum ? 1 : 0),
+                 "checksum"));
   const bool compact = options.dictionary != nullptr && options.dictionary->compact();
   if (!options.compress_literals.value_or(!compact)) {
     RETURN_IF_ERROR(ZstdStatus(

@@ -9,7 +9,8 @@
 //                    `entry` of the block keyed by seq - back; see block_format.h)
 //
 // A frame always carries its content size; it carries the id of the dictionary it was
-// compressed with (no id field when compressed without one). A record is stored in the
+// compressed with (no id field when compressed without one), and a content checksum
+// when its header's checksum flag says so (blocks; EncodeOptions::checksum). A record is stored in the
 // smallest of its forms, so it never takes more than its payload, except one byte when
 // its payload starts with a byte < 0x08 or it needs a category index.
 // docs/storage-format.md has the full grammar and docs/adr/0002-frame-format.md the
@@ -47,6 +48,12 @@ struct EncodeOptions {
   // with a compact dictionary (whose frames keep them raw; see dictionary.h). Set only
   // to measure the alternative (benchmarks).
   std::optional<bool> compress_literals;
+  // Adds zstd's content checksum (4 bytes: the low half of the payload's XXH64) to the
+  // frame; the frame header says so, and decoding then verifies it (DATA_LOSS on a
+  // mismatch). Default off: record frames rely on RocksDB's checksums; block mode
+  // sets it for blocks (docs/adr/0007-frame-checksums.md). A record stored raw (the
+  // frame would not be smaller) carries no checksum.
+  bool checksum = false;
 };
 
 // Appends the stored form of `payload` to *out. INTERNAL only if zstd fails.

@@ -158,6 +158,7 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
   encode.dictionary = to.encoder;
   encode.compression_level = to.level;
   encode.category_index = decoded.category_index;
+  encode.checksum = rewrite.block;  // As the block sealer writes blocks.
   RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, encode, &rewrite.value));
   if (rewrite.value == old_value) return std::nullopt;
   ASSIGN_OR_RETURN(codec::RecordView new_view, codec::ParseRecord(rewrite.value));

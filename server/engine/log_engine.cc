@@ -63,7 +63,14 @@ absl::Status LogEngine::OpenDictionaries() {
 
 absl::Status LogEngine::RecoverBlockTails() {
   for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
-    if (pool->block_mode()) RETURN_IF_ERROR(sealer_.RecoverTail(*pool));
+    if (!pool->block_mode()) continue;
+    // A failure (a corrupt block of the store) must not keep the server down: the
+    // pool's newest records stay single values; reads of corrupt ones are DATA_LOSS.
+    absl::Status status = sealer_.RecoverTail(*pool);
+    if (!status.ok()) {
+      std::fprintf(stderr, "dictlogd: pool '%s': recovering its open block tail failed: %s\n",
+                   pool->name().c_str(), status.ToString().c_str());
+    }
   }
   return absl::OkStatus();
 }

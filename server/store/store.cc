@@ -1,7 +1,10 @@
 #include "server/store/store.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
@@ -75,6 +78,26 @@ rocksdb::ColumnFamilyOptions RequestsFamilyOptions() {
   return options;
 }
 
+// Room a resume needs beyond the memtables it flushes (a new WAL, MANIFEST and OPTIONS
+// records). In RocksDB 7.8 a resume whose flush fails makes the error fatal until the
+// database is reopened, so Store resumes only once the disk has this much more than
+// the memtables hold.
+constexpr uint64_t kResumeSlackBytes = 1 << 20;
+
+// Turns off RocksDB's automatic recovery from a failed write. On a full disk it retries
+// at once (its free-space check passes: no disk buffer is reserved), the retry's flush
+// fails too, and that makes the error fatal until the database is reopened (measured
+// with FaultInjectionFs; docs/reliability.md "Disk full"). Store::ResumeIfStopped
+// resumes on a later write instead, once there is room.
+class ManualRecovery : public rocksdb::EventListener {
+ public:
+  const char* Name() const override { return "dictlog.ManualRecovery"; }
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status,
+                            bool* auto_recovery) override {
+    *auto_recovery = false;
+  }
+};
+
 rocksdb::ColumnFamilyOptions CountersFamilyOptions() {
   rocksdb::ColumnFamilyOptions options;
   options.merge_operator = NewPoolCountersMergeOperator();
@@ -94,6 +117,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.paranoid_checks = true;
+  db_options.listeners.push_back(std::make_shared<ManualRecovery>());
+  std::unique_ptr<rocksdb::Env> env;
+  if (options.file_system != nullptr) {
+    env = rocksdb::NewCompositeEnv(options.file_system);
+    db_options.env = env.get();
+  }
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {kRecordsFamily, RecordsFamilyOptions()},
@@ -111,16 +140,18 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db),
       absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
-  return std::unique_ptr<Store>(new Store(std::move(db), std::move(handles), options,
-                                         std::move(request_expiry)));
+  return std::unique_ptr<Store>(new Store(std::move(env), std::move(db), std::move(handles),
+                                         options, std::move(request_expiry)));
 }
 
-Store::Store(std::unique_ptr<rocksdb::DB> db,
+Store::Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
              std::vector<rocksdb::ColumnFamilyHandle*> handles, const Options& options,
              std::unique_ptr<rocksdb::CompactionFilter> request_expiry)
-    : request_expiry_(std::move(request_expiry)),
+    : env_(std::move(env)),
+      request_expiry_(std::move(request_expiry)),
       db_(std::move(db)),
       handles_(std::move(handles)),
+      path_(options.path),
       sync_writes_(options.sync_writes),
       request_window_(options.request_window) {
   records_ = handles_[1];
@@ -192,10 +223,37 @@ absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key) const {
   return counters;
 }
 
+absl::Status Store::ResumeIfStopped() {
+  if (!write_failed_.load()) return absl::OkStatus();
+  uint64_t free_bytes = 0;
+  uint64_t memtables = 0;
+  db_->GetAggregatedIntProperty("rocksdb.cur-size-all-mem-tables", &memtables);
+  const uint64_t needed = memtables + kResumeSlackBytes;
+  rocksdb::Env* env = env_ != nullptr ? env_.get() : rocksdb::Env::Default();
+  if (env->GetFreeSpace(path_, &free_bytes).ok() && free_bytes < needed) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "writes stopped after a failed write: the disk has ", free_bytes,
+        " bytes free; writes resume once it has ", needed));
+  }
+  RETURN_IF_ERROR(FromRocks(db_->Resume(), "resuming writes after a failed write"));
+  write_failed_.store(false);
+  return absl::OkStatus();
+}
+
 absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what) {
+  RETURN_IF_ERROR(ResumeIfStopped());
   rocksdb::WriteOptions options;
   options.sync = sync_writes_;
-  return FromRocks(db_->Write(options, batch), what);
+  const rocksdb::Status s = db_->Write(options, batch);
+  if (!s.ok()) write_failed_.store(true);
+  return FromRocks(s, what);
+}
+
+absl::Status Store::Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
+                        absl::string_view value, absl::string_view what) {
+  rocksdb::WriteBatch batch;
+  RETURN_IF_ERROR(FromRocks(batch.Put(family, ToSlice(key), ToSlice(value)), what));
+  return Write(&batch, what);
 }
 
 absl::StatusOr<uint64_t> Store::LastSeq(uint32_t pool_id) const {
@@ -215,22 +273,15 @@ absl::StatusOr<uint64_t> Store::LastSeq(uint32_t pool_id) const {
 }
 
 absl::Status Store::PutPool(const storage::PoolRecord& pool) {
-  rocksdb::WriteOptions options;
-  options.sync = sync_writes_;
-  return FromRocks(db_->Put(options, catalog_, PoolKey(pool.name()),
-                            pool.SerializeAsString()),
-                   "writing the pool catalog");
+  return Put(catalog_, PoolKey(pool.name()), pool.SerializeAsString(),
+             "writing the pool catalog");
 }
 
 absl::Status Store::PutCategory(uint32_t pool_id, uint32_t index,
                                 absl::string_view category) {
   std::string value;
   codec::PutVarint32(index, &value);
-  rocksdb::WriteOptions options;
-  options.sync = sync_writes_;
-  return FromRocks(
-      db_->Put(options, catalog_, CategoryKey(pool_id, category), value),
-      "writing a category");
+  return Put(catalog_, CategoryKey(pool_id, category), value, "writing a category");
 }
 
 absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,

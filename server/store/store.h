@@ -7,12 +7,17 @@
 //
 // Durability: a write returns after it is in RocksDB's write-ahead log; with
 // Options::sync_writes the log is fsynced first (concurrent writers share one fsync,
-// RocksDB's group commit).
+// RocksDB's group commit). A write that fails (a full disk: RESOURCE_EXHAUSTED; an I/O
+// error: UNAVAILABLE) leaves nothing of itself; RocksDB then stops taking writes, and
+// each later write first tries DB::Resume() (once the disk has room for the memtables
+// plus 1 MiB), so writes
+// succeed again once the cause is gone. Reads keep working meanwhile.
 //
 // Thread safety: all methods may be called concurrently.
 #ifndef DICTLOG_SERVER_STORE_STORE_H_
 #define DICTLOG_SERVER_STORE_STORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +34,8 @@
 namespace rocksdb {
 class CompactionFilter;
 class DB;
+class Env;
+class FileSystem;
 class ColumnFamilyHandle;
 class WriteBatch;
 }  // namespace rocksdb
@@ -113,6 +120,9 @@ class Store {
     // How long an append's request id is remembered (AppendedRequest). Older entries
     // read as absent and compactions drop them. Default 1 hour.
     absl::Duration request_window = absl::Hours(1);
+    // Tests only: the file system RocksDB reads and writes through (fault injection,
+    // store/fault_injection_fs.h). Null: the real one.
+    std::shared_ptr<rocksdb::FileSystem> file_system;
   };
 
   static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options);
@@ -192,7 +202,7 @@ class Store {
                                                            size_t max_records) const;
 
  private:
-  Store(std::unique_ptr<rocksdb::DB> db,
+  Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
         std::vector<rocksdb::ColumnFamilyHandle*> handles, const Options& options,
         std::unique_ptr<rocksdb::CompactionFilter> request_expiry);
 
@@ -200,10 +210,16 @@ class Store {
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
+  absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
+                   absl::string_view value, absl::string_view what);
+  // After a failed write RocksDB refuses writes until resumed (a full disk, an I/O
+  // error): the next write first asks it to resume, and fails as it does.
+  absl::Status ResumeIfStopped();
   std::vector<absl::StatusOr<std::string>> MultiGetFrom(
       rocksdb::ColumnFamilyHandle* family, absl::Span<const RecordRef> keys,
       absl::string_view what) const;
 
+  std::unique_ptr<rocksdb::Env> env_;  // Null: the default Env. Outlives db_.
   // The requests family's compaction filter: declared before db_, so it outlives it.
   std::unique_ptr<rocksdb::CompactionFilter> request_expiry_;
   std::unique_ptr<rocksdb::DB> db_;
@@ -214,8 +230,10 @@ class Store {
   rocksdb::ColumnFamilyHandle* dictionaries_ = nullptr;
   rocksdb::ColumnFamilyHandle* blocks_ = nullptr;
   rocksdb::ColumnFamilyHandle* requests_ = nullptr;
+  const std::string path_;
   const bool sync_writes_;
   const absl::Duration request_window_;
+  std::atomic<bool> write_failed_{false};
 };
 
 }  // namespace dictlog::store
