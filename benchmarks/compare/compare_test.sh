@@ -38,7 +38,8 @@ assert by["record+dict"]["dictionary_bytes"] > 0, by["record+dict"]
 assert 1.5 < by["record+dict"]["ratio"] < 20, by["record+dict"]
 assert 1.5 < by["rocksdb_dict"]["ratio"] < 20, by["rocksdb_dict"]
 assert by["null"]["stored_bytes"] == 0 and by["null"]["ratio"] == 0, by["null"]
-rocks = summary["rocksdb_dict"]
+rocks = summary["compare_server"]["rocksdb_dict"]
+assert rocks["backend"] == "rocksdb_dict" and summary["compare_server"]["null"]["backend"] == "null"
 assert rocks["compression"] == "ZSTD" and "max_dict_bytes=16384" in rocks["compression_options"], rocks
 assert "zstd_max_train_bytes=1600000" in rocks["compression_options"], rocks
 targets = {t["target"]: t for t in summary["targets"]}

@@ -45,6 +45,7 @@ def block_size_vs_ratio(rows, path):
     ax.set_xticklabels([u for u, _ in UNITS])
     ax.set_xlabel("storage unit (block size)")
     ax.set_ylabel("ratio (raw / stored)")
+    ax.set_ylim(bottom=0)
     ax.set_title("block size vs ratio")
     ax.grid(alpha=0.3)
     ax.legend()
