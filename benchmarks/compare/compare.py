@@ -7,8 +7,10 @@ with `dictlog-bench load`, waits for dictionaries and re-compression where the
 configuration has them, makes the stored form final (dictlogd: a restart, which
 flushes RocksDB's memtables into SST files; compare_server: SIGUSR1, flush and full
 compaction), measures stored bytes, checks a sample of records reads back exactly
-what was loaded, runs the same read load (`dictlog-bench read`: Get, then
-MultiGet(64), uniform ids, --duration each), and stops the server. Then it writes a
+what was loaded, and keeps the server running. Then it runs the same read load
+(`dictlog-bench read`: Get, then MultiGet(64), uniform ids, --duration each) on every
+configuration in turn, for --rounds rounds (medians: the machine's noise hits every
+configuration alike), and stops the servers. Then it writes a
 markdown table (stdout and compare.md), compare.csv, compare.json (rows, the issue's
 targets with pass/fail, dictlog vs RocksDB factors, the machine) and PNG charts.
 Progress lines go to stderr. Only 127.0.0.1 receives traffic.
@@ -45,8 +47,10 @@ CONFIGS = [
 ]
 CONFIG_NAMES = [c["name"] for c in CONFIGS]
 MODES = {
-    "quick": {"copies": 1, "duration": "2s", "concurrency": 16, "wait_seconds": 120},
-    "full": {"copies": 10, "duration": "20s", "concurrency": 32, "wait_seconds": 900},
+    "quick": {"copies": 1, "duration": "2s", "concurrency": 16, "wait_seconds": 120,
+              "rounds": 1},
+    "full": {"copies": 10, "duration": "10s", "concurrency": 32, "wait_seconds": 900,
+             "rounds": 3},
 }
 VERIFY_SAMPLE = 200
 
@@ -266,9 +270,9 @@ def verify(args, server, ids, dataset, payload_check):
     return len(picks)
 
 
-def bench_read(args, server, ids_path, op, work):
+def bench_read(args, server, ids_path, op, work, tag):
     """One dictlog-bench read run; its JSON report. Its progress goes to stderr."""
-    json_path = os.path.join(work, op + ".json")
+    json_path = os.path.join(work, op + tag + ".json")
     run([args.bench, "read", "--server=" + server.address, "--ids=" + ids_path, "--op=" + op,
          "--batch=64", "--dist=uniform", "--duration=" + args.duration,
          "--concurrency=%d" % args.concurrency, "--connections=%d" % args.connections,
@@ -290,56 +294,104 @@ def load(args, server, data_dir, work):
         return ids_path, [line.strip() for line in f if line.strip()]
 
 
-def run_config(config, args, data_dir, dataset, root):
-    """Runs one configuration end to end; its result row."""
+class Prepared:
+    """A configuration's running server, loaded, final and checked."""
+
+    def __init__(self, config, server, work, ids_path, stats, details, verified):
+        self.config, self.server, self.work = config, server, work
+        self.ids_path, self.stats, self.details = ids_path, stats, details
+        self.verified = verified
+        self.gets, self.multigets = [], []
+
+
+def server_argv(config, args, work):
+    if config["server"] == "dictlogd":
+        return dictlogd_argv(config, args, work)
+    backend = "null" if config["name"] == "null" else "rocksdb_dict"
+    return [args.compare_server, "--backend=" + backend,
+            "--data_dir=" + os.path.join(work, "db"),
+            "--stats_out=" + os.path.join(work, "stats.json")]
+
+
+def finalize(config, args, server, work):
+    """Dictionaries and re-compression if the configuration has them; the stored form
+    made final; its stats (and compare_server's own report)."""
+    if config["server"] != "dictlogd":
+        progress("%s: flush and full compaction" % config["name"])
+        stats = compare_server_stats(server, work, args.wait_seconds)
+        return stats, {config["name"]: stats}
+    if config["dictionary"]:
+        progress("%s: waiting for dictionaries" % config["name"])
+        wait_for_dictionaries(args, server, time.time() + args.wait_seconds)
+    progress("%s: restarting dictlogd (memtables to SST files)" % config["name"])
+    server.stop()
+    server.start()
+    return dictlogd_stats(args, server), {}
+
+
+def prepare(config, args, data_dir, dataset, root):
+    """Starts, loads, finalizes and checks one configuration; leaves its server running
+    (the caller stops or kills it)."""
     work = os.path.join(root, config["name"].replace("+", "_"))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    if config["server"] == "dictlogd":
-        argv = dictlogd_argv(config, args, work)
-    else:
-        backend = "null" if config["name"] == "null" else "rocksdb_dict"
-        argv = [args.compare_server, "--backend=" + backend,
-                "--data_dir=" + os.path.join(work, "db"),
-                "--stats_out=" + os.path.join(work, "stats.json")]
-    server = Server(config["name"], argv, work)
+    server = Server(config["name"], server_argv(config, args, work), work)
+    server.start()
+    prepared = Prepared(config, server, work, None, None, {}, 0)
+    progress("%s: serving on %s; loading %d records" %
+             (config["name"], server.address, len(dataset)))
+    prepared.ids_path, ids = load(args, server, data_dir, work)
+    if len(ids) != len(dataset):
+        raise CompareError("load acknowledged %d ids for %d records" % (len(ids), len(dataset)))
+    stats, prepared.details = finalize(config, args, server, work)
+    if stats["records"] != len(dataset) or stats["raw_bytes"] != dataset.raw_bytes():
+        raise CompareError("server counts %d records, %d raw bytes; loaded %d, %d" %
+                           (stats["records"], stats["raw_bytes"], len(dataset),
+                            dataset.raw_bytes()))
+    prepared.stats = stats
+    prepared.verified = verify(args, server, ids, dataset, payload_check=config["name"] != "null")
+    progress("%s: %d records read back as loaded" % (config["name"], prepared.verified))
+    return prepared
+
+
+def read_round(args, prepared, round_index):
+    """One Get run and one MultiGet run against a prepared configuration."""
+    name = prepared.config["name"]
+    progress("%s: reads, round %d/%d" % (name, round_index + 1, args.rounds))
+    tag = "-%d" % round_index
+    prepared.gets.append(bench_read(args, prepared.server, prepared.ids_path, "get",
+                                    prepared.work, tag))
+    prepared.multigets.append(bench_read(args, prepared.server, prepared.ids_path,
+                                         "multiget", prepared.work, tag))
+
+
+def run_all(configs, args, data_dir, dataset, root):
+    """Prepares every configuration (all servers stay up), then runs the reads in
+    --rounds rounds, configurations interleaved, so a noisy spell of the machine hits
+    them alike; stops every server. The rows (median round of each) and the details."""
+    prepared = []
     try:
-        server.start()
-        progress("%s: serving on %s; loading %d records" %
-                 (config["name"], server.address, len(dataset)))
-        ids_path, ids = load(args, server, data_dir, work)
-        if len(ids) != len(dataset):
-            raise CompareError("load acknowledged %d ids for %d records" % (len(ids), len(dataset)))
-        details = {}
-        if config["server"] == "dictlogd":
-            if config["dictionary"]:
-                progress("%s: waiting for dictionaries" % config["name"])
-                wait_for_dictionaries(args, server, time.time() + args.wait_seconds)
-            progress("%s: restarting dictlogd (memtables to SST files)" % config["name"])
-            server.stop()
-            server.start()
-            stats = dictlogd_stats(args, server)
-        else:
-            progress("%s: flush and full compaction" % config["name"])
-            stats = compare_server_stats(server, work, args.wait_seconds)
-            details = {config["name"]: stats}
-        if stats["records"] != len(dataset) or stats["raw_bytes"] != dataset.raw_bytes():
-            raise CompareError("server counts %d records, %d raw bytes; loaded %d, %d" %
-                               (stats["records"], stats["raw_bytes"], len(dataset),
-                                dataset.raw_bytes()))
-        verified = verify(args, server, ids, dataset, payload_check=config["name"] != "null")
-        progress("%s: %d records read back as loaded; reads" % (config["name"], verified))
-        get_report = bench_read(args, server, ids_path, "get", work)
-        multiget_report = bench_read(args, server, ids_path, "multiget", work)
-        server.stop()
+        for config in configs:
+            prepared.append(prepare(config, args, data_dir, dataset, root))
+        for round_index in range(args.rounds):
+            for p in prepared:
+                read_round(args, p, round_index)
+        for p in prepared:
+            p.server.stop()
     finally:
-        server.kill()
-    if not args.keep_data:
-        shutil.rmtree(os.path.join(work, "db"), ignore_errors=True)
-    row = compare_report.make_row(config, stats, get_report, multiget_report, verified)
-    progress("%s: ratio %.3f, Get %.0f ops/s, MultiGet %.0f records/s" %
-             (config["name"], row["ratio"], row["get_ops_s"], row["multiget_records_s"]))
-    return row, details
+        for p in prepared:
+            p.server.kill()
+    rows, details = [], {}
+    for p in prepared:
+        if not args.keep_data:
+            shutil.rmtree(os.path.join(p.work, "db"), ignore_errors=True)
+        row = compare_report.make_row(p.config, p.stats, p.gets, p.multigets, p.verified)
+        progress("%s: ratio %.3f, Get %.0f ops/s, MultiGet %.0f records/s (median of %d)" %
+                 (p.config["name"], row["ratio"], row["get_ops_s"], row["multiget_records_s"],
+                  len(p.gets)))
+        rows.append(row)
+        details.update(p.details)
+    return rows, details
 
 
 def machine_line():
@@ -361,7 +413,7 @@ def write_outputs(args, rows, details, started_machine, command):
     summary = {
         "command": command, "mode": args.mode, "copies": args.copies,
         "duration": args.duration, "concurrency": args.concurrency,
-        "connections": args.connections, "machine_at_start": started_machine,
+        "connections": args.connections, "rounds": args.rounds, "machine_at_start": started_machine,
         "machine_at_end": machine_line(), "rows": rows, "targets": goals,
         "versus_rocksdb": compare_report.versus_rocksdb(rows),
         # compare_server's own report per configuration (rocksdb_dict: SST properties).
@@ -398,6 +450,8 @@ def parse_args(argv):
     parser.add_argument("--duration", help="each read run, e.g. 20s (mode default)")
     parser.add_argument("--concurrency", type=int, help="dictlog-bench read --concurrency")
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--rounds", type=int,
+                        help="read rounds, configurations interleaved; medians (mode default)")
     parser.add_argument("--wait_seconds", type=int, help="limit of each wait (dictionaries)")
     parser.add_argument("--out", default="compare-results", help="output directory")
     parser.add_argument("--prefix", default="compare", help="output file name prefix")
@@ -412,8 +466,8 @@ def parse_args(argv):
         if getattr(args, key) is None:
             setattr(args, key, value)
     unknown = [c for c in args.configs.split(",") if c not in CONFIG_NAMES]
-    if unknown or args.copies < 1 or args.concurrency < 1:
-        parser.error("unknown --configs %s, or --copies/--concurrency < 1" % unknown)
+    if unknown or min(args.copies, args.concurrency, args.rounds) < 1:
+        parser.error("unknown --configs %s, or --copies/--concurrency/--rounds < 1" % unknown)
     return args
 
 
@@ -427,12 +481,9 @@ def main(argv):
     try:
         data_dir = select_files(args, root)
         dataset = Dataset(data_dir, args.copies)
-        rows, details = [], {}
         wanted = args.configs.split(",")
-        for config in (c for c in CONFIGS if c["name"] in wanted):
-            row, more = run_config(config, args, data_dir, dataset, root)
-            rows.append(row)
-            details.update(more)
+        rows, details = run_all([c for c in CONFIGS if c["name"] in wanted], args, data_dir,
+                                dataset, root)
     except (CompareError, subprocess.TimeoutExpired, OSError) as error:
         print("compare: %s" % error, file=sys.stderr)
         return 1

@@ -10,7 +10,8 @@ COLUMNS = [
     "config", "server", "storage", "block_bytes", "dictionary", "records", "raw_bytes",
     "stored_bytes", "dictionary_bytes", "ratio", "get_ops_s", "get_p50_us", "get_p99_us",
     "get_errors", "multiget_ops_s", "multiget_records_s", "multiget_p50_us",
-    "multiget_p99_us", "multiget_errors", "verified_records",
+    "multiget_p99_us", "multiget_errors", "verified_records", "rounds", "get_ops_s_min",
+    "get_ops_s_max", "multiget_records_s_min", "multiget_records_s_max",
 ]
 
 TABLE_COLUMNS = [
@@ -26,10 +27,22 @@ GET_VS_NULL = 0.85
 RECORD_VS_BLOCK16K = 3.0
 
 
-def make_row(config, stats, get_report, multiget_report, verified):
+def median_report(reports, key):
+    """The report of the median round by `key` (the lower middle one of an even count),
+    with the errors of every round summed."""
+    ordered = sorted(reports, key=lambda r: r[key])
+    median = dict(ordered[(len(ordered) - 1) // 2])
+    median["errors"] = sum(r["errors"] for r in reports)
+    return median
+
+
+def make_row(config, stats, get_reports, multiget_reports, verified):
     """One result row. `config`: dict with name, server, storage, block_bytes,
     dictionary; `stats`: records, raw_bytes, stored_bytes, dictionary_bytes;
-    *_report: dictlog-bench read JSON objects."""
+    *_reports: dictlog-bench read JSON objects, one a round (the median one is shown,
+    with the range)."""
+    get_report = median_report(get_reports, "ops_per_s")
+    multiget_report = median_report(multiget_reports, "records_per_s")
     stored_total = stats["stored_bytes"] + stats.get("dictionary_bytes", 0)
     return {
         "config": config["name"],
@@ -52,6 +65,11 @@ def make_row(config, stats, get_report, multiget_report, verified):
         "multiget_p99_us": multiget_report["latency_us"]["p99"],
         "multiget_errors": multiget_report["errors"],
         "verified_records": verified,
+        "rounds": len(get_reports),
+        "get_ops_s_min": round(min(r["ops_per_s"] for r in get_reports), 1),
+        "get_ops_s_max": round(max(r["ops_per_s"] for r in get_reports), 1),
+        "multiget_records_s_min": round(min(r["records_per_s"] for r in multiget_reports), 1),
+        "multiget_records_s_max": round(max(r["records_per_s"] for r in multiget_reports), 1),
     }
 
 

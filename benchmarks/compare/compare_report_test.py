@@ -21,7 +21,8 @@ def row(name, server="dictlogd", ratio_stored=1000, get=1000.0, multiget=20000.0
               "dictionary": "+dict" in name}
     stats = {"records": 10, "raw_bytes": 4000, "stored_bytes": ratio_stored,
              "dictionary_bytes": dictionary_bytes}
-    return compare_report.make_row(config, stats, bench(get, get), bench(get / 5, multiget), 7)
+    return compare_report.make_row(config, stats, [bench(get, get)],
+                                   [bench(get / 5, multiget)], 7)
 
 
 class MakeRowTest(unittest.TestCase):
@@ -31,6 +32,21 @@ class MakeRowTest(unittest.TestCase):
         self.assertEqual(r["get_ops_s"], 1000.0)
         self.assertEqual(r["multiget_records_s"], 20000.0)
         self.assertEqual(r["verified_records"], 7)
+
+    def test_median_round_and_range(self):
+        config = {"name": "record", "server": "dictlogd", "storage": "record",
+                  "dictionary": False}
+        stats = {"records": 1, "raw_bytes": 10, "stored_bytes": 5}
+        gets = [bench(300.0, 300.0, p99=3), bench(100.0, 100.0, p99=1, errors=2),
+                bench(200.0, 200.0, p99=2)]
+        multigets = [bench(10.0, 640.0), bench(20.0, 1280.0)]
+        r = compare_report.make_row(config, stats, gets, multigets, 3)
+        self.assertEqual(r["get_ops_s"], 200.0)
+        self.assertEqual(r["get_p99_us"], 2)  # the median round's own latency
+        self.assertEqual(r["get_errors"], 2)  # every round's errors
+        self.assertEqual((r["get_ops_s_min"], r["get_ops_s_max"]), (100.0, 300.0))
+        self.assertEqual(r["multiget_records_s"], 640.0)  # lower middle of two
+        self.assertEqual(r["rounds"], 3)
 
     def test_nothing_stored_has_no_ratio(self):
         self.assertEqual(row("null", server="compare_server", ratio_stored=0)["ratio"], 0.0)

@@ -2,8 +2,9 @@
 # Smoke test of the comparison driver (not timed: it checks that it works, not how
 # fast): quick mode over two loghub files with three configurations (dictlog record
 # + dictionaries, RocksDB's own dictionaries, the null handler), each server started
-# by the driver on 127.0.0.1 port 0. Checks the outputs are well-formed, every
-# configuration read back what it loaded with no read errors, and the targets JSON.
+# by the driver on 127.0.0.1 port 0, two interleaved read rounds. Checks the outputs
+# are well-formed, every configuration read back what it loaded with no read errors,
+# and the targets JSON.
 set -euo pipefail
 runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}"
 work="${TEST_TMPDIR}/compare"
@@ -11,7 +12,7 @@ rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 PYTHON=/usr/bin/python3 "$runfiles/benchmarks/compare/compare" \
-  --dir="${TEST_SRCDIR}/loghub" --files=HDFS,Spark --mode=quick --duration=1s \
+  --dir="${TEST_SRCDIR}/loghub" --files=HDFS,Spark --mode=quick --duration=1s --rounds=2 \
   --concurrency=4 --configs=record+dict,rocksdb_dict,null --out="$work/out" \
   >"$work/stdout" 2>"$work/stderr" || { cat "$work/stderr"; fail "compare failed"; }
 cat "$work/stdout"
@@ -32,6 +33,8 @@ for r in rows:
     assert int(r["get_errors"]) == 0 and int(r["multiget_errors"]) == 0, r
     assert float(r["get_ops_s"]) > 0 and float(r["multiget_records_s"]) > 0, r
     assert int(r["verified_records"]) > 100, r
+    assert int(r["rounds"]) == 2, r
+    assert float(r["get_ops_s_min"]) <= float(r["get_ops_s"]) <= float(r["get_ops_s_max"]), r
 summary = json.load(open(os.path.join(out, "compare.json")))
 by = {r["config"]: r for r in summary["rows"]}
 assert by["record+dict"]["dictionary_bytes"] > 0, by["record+dict"]
