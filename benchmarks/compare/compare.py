@@ -222,7 +222,13 @@ def wait_for_dictionaries(args, server, deadline):
             "recompress " + pool["pool"], timeout=max(60, deadline - time.time()))
 
 
-def dictlogd_stats(args, server):
+def sst_bytes(db_dir):
+    """The size of every RocksDB table file under db_dir (all column families)."""
+    return sum(os.path.getsize(os.path.join(db_dir, name)) for name in os.listdir(db_dir)
+               if name.endswith(".sst"))
+
+
+def dictlogd_stats(args, server, work):
     pools = [p for p in dictlog_json(args, server, "pools") if "pool" in p]
     dictionaries = [d for d in dictlog_json(args, server, "dict", "list") if "id" in d]
     return {
@@ -233,6 +239,8 @@ def dictlogd_stats(args, server):
         "dictionary_bytes": sum(d["size_bytes"] for d in dictionaries if d["active"]),
         "pools": len(pools),
         "dictionaries": sum(1 for d in dictionaries if d["active"]),
+        # On disk after the restart's flush: keys, index, filters, every column family.
+        "sst_bytes": sst_bytes(os.path.join(work, "db")),
     }
 
 
@@ -319,6 +327,7 @@ def finalize(config, args, server, work):
     if config["server"] != "dictlogd":
         progress("%s: flush and full compaction" % config["name"])
         stats = compare_server_stats(server, work, args.wait_seconds)
+        stats = dict(stats, sst_bytes=stats["stored_bytes"])  # rocksdb_dict: SSTs; null: 0
         return stats, {config["name"]: stats}
     if config["dictionary"]:
         progress("%s: waiting for dictionaries" % config["name"])
@@ -326,7 +335,7 @@ def finalize(config, args, server, work):
     progress("%s: restarting dictlogd (memtables to SST files)" % config["name"])
     server.stop()
     server.start()
-    return dictlogd_stats(args, server), {}
+    return dictlogd_stats(args, server, work), {}
 
 
 def prepare(config, args, data_dir, dataset, root):
@@ -472,6 +481,8 @@ def parse_args(argv):
 
 
 def main(argv):
+    # SIGTERM unwinds like an error, so the servers started so far are killed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = parse_args(argv)
     command = " ".join(["compare"] + argv)
     started = machine_line()

@@ -8,7 +8,7 @@ import io
 # CSV/JSON column order; the markdown table shows a subset (TABLE_COLUMNS).
 COLUMNS = [
     "config", "server", "storage", "block_bytes", "dictionary", "records", "raw_bytes",
-    "stored_bytes", "dictionary_bytes", "ratio", "get_ops_s", "get_p50_us", "get_p99_us",
+    "stored_bytes", "dictionary_bytes", "ratio", "sst_bytes", "sst_ratio", "get_ops_s", "get_p50_us", "get_p99_us",
     "get_errors", "multiget_ops_s", "multiget_records_s", "multiget_p50_us",
     "multiget_p99_us", "multiget_errors", "verified_records", "rounds", "get_ops_s_min",
     "get_ops_s_max", "multiget_records_s_min", "multiget_records_s_max",
@@ -16,6 +16,7 @@ COLUMNS = [
 
 TABLE_COLUMNS = [
     ("config", "config"), ("stored_bytes_total", "stored bytes"), ("ratio", "ratio"),
+    ("sst_bytes", "SST bytes"), ("sst_ratio", "SST ratio"),
     ("get_ops_s", "Get ops/s"), ("get_p99_us", "Get p99 us"),
     ("multiget_records_s", "MultiGet(64) records/s"), ("multiget_p99_us", "MultiGet p99 us"),
     ("multiget_factor", "MultiGet/Get records"), ("errors", "errors"),
@@ -55,6 +56,9 @@ def make_row(config, stats, get_reports, multiget_reports, verified):
         "stored_bytes": stats["stored_bytes"],
         "dictionary_bytes": stats.get("dictionary_bytes", 0),
         "ratio": round(stats["raw_bytes"] / stored_total, 3) if stored_total else 0.0,
+        "sst_bytes": stats.get("sst_bytes", 0),
+        "sst_ratio": round(stats["raw_bytes"] / stats["sst_bytes"], 3)
+        if stats.get("sst_bytes") else 0.0,
         "get_ops_s": round(get_report["ops_per_s"], 1),
         "get_p50_us": get_report["latency_us"]["p50"],
         "get_p99_us": get_report["latency_us"]["p99"],
@@ -77,8 +81,10 @@ def _cell(row, key):
     if key == "stored_bytes_total":
         return "-" if row["server"] == "compare_server" and row["config"] == "null" else \
             "{:,}".format(row["stored_bytes"] + row["dictionary_bytes"])
-    if key == "ratio":
-        return "-" if row["ratio"] == 0 else "{:.3f}".format(row["ratio"])
+    if key in ("ratio", "sst_ratio"):
+        return "-" if row[key] == 0 else "{:.3f}".format(row[key])
+    if key == "sst_bytes":
+        return "-" if row[key] == 0 else "{:,}".format(row[key])
     if key == "multiget_factor":
         get = row["get_ops_s"]
         return "{:.1f}x".format(row["multiget_records_s"] / get) if get else "-"
@@ -150,8 +156,9 @@ def targets(rows):
 
 
 def versus_rocksdb(rows):
-    """dictlog configurations against RocksDB's own dictionaries: ratio, Get ops/s and
-    MultiGet records/s as factors (> 1: dictlog better). Empty without rocksdb_dict."""
+    """dictlog configurations against RocksDB's own dictionaries: ratio (values and
+    dictionaries; and SST files on disk), Get ops/s and MultiGet records/s as factors
+    (> 1: dictlog better). Empty without rocksdb_dict."""
     by = {row["config"]: row for row in rows}
     rocks = by.get("rocksdb_dict")
     if rocks is None:
@@ -163,6 +170,8 @@ def versus_rocksdb(rows):
         out.append({
             "config": row["config"],
             "ratio_factor": round(row["ratio"] / rocks["ratio"], 3) if rocks["ratio"] else None,
+            "sst_ratio_factor": round(row["sst_ratio"] / rocks["sst_ratio"], 3)
+            if rocks["sst_ratio"] else None,
             "get_factor": round(row["get_ops_s"] / rocks["get_ops_s"], 3)
             if rocks["get_ops_s"] else None,
             "multiget_factor": round(row["multiget_records_s"] / rocks["multiget_records_s"], 3)

@@ -20,7 +20,7 @@ def row(name, server="dictlogd", ratio_stored=1000, get=1000.0, multiget=20000.0
     config = {"name": name, "server": server, "storage": storage, "block_bytes": block,
               "dictionary": "+dict" in name}
     stats = {"records": 10, "raw_bytes": 4000, "stored_bytes": ratio_stored,
-             "dictionary_bytes": dictionary_bytes}
+             "dictionary_bytes": dictionary_bytes, "sst_bytes": 2 * ratio_stored}
     return compare_report.make_row(config, stats, [bench(get, get)],
                                    [bench(get / 5, multiget)], 7)
 
@@ -58,11 +58,13 @@ class OutputTest(unittest.TestCase):
             [row("record+dict", dictionary_bytes=24),
              row("null", server="compare_server", ratio_stored=0)])
         lines = table.splitlines()
-        self.assertTrue(lines[0].startswith("| config | stored bytes | ratio | Get ops/s"))
+        self.assertTrue(lines[0].startswith(
+            "| config | stored bytes | ratio | SST bytes | SST ratio | Get ops/s"))
         self.assertEqual(len(lines), 4)
-        self.assertIn("| record+dict | 1,024 | 3.906 | 1,000 | 900 | 20,000 |", lines[2])
+        self.assertIn("| record+dict | 1,024 | 3.906 | 2,000 | 2.000 | 1,000 | 900 | 20,000 |",
+                      lines[2])
         self.assertIn("| 20.0x | 0 |", lines[2])
-        self.assertTrue(lines[3].startswith("| null | - | - | 1,000 |"))
+        self.assertTrue(lines[3].startswith("| null | - | - | - | - | 1,000 |"))
         for line in lines:
             self.assertEqual(line.count("|"), len(compare_report.TABLE_COLUMNS) + 1)
 
@@ -106,6 +108,7 @@ class TargetsTest(unittest.TestCase):
         versus = compare_report.versus_rocksdb(rows)
         self.assertEqual(len(versus), 1)
         self.assertEqual(versus[0]["ratio_factor"], 0.5)
+        self.assertEqual(versus[0]["sst_ratio_factor"], 0.5)
         self.assertEqual(versus[0]["get_factor"], 1.2)
         self.assertEqual(compare_report.versus_rocksdb([row("record")]), [])
 

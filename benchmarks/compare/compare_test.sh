@@ -41,6 +41,9 @@ assert by["record+dict"]["dictionary_bytes"] > 0, by["record+dict"]
 assert 1.5 < by["record+dict"]["ratio"] < 20, by["record+dict"]
 assert 1.5 < by["rocksdb_dict"]["ratio"] < 20, by["rocksdb_dict"]
 assert by["null"]["stored_bytes"] == 0 and by["null"]["ratio"] == 0, by["null"]
+# On disk: dictlogd's SSTs hold keys, index and filters besides the values.
+assert by["record+dict"]["sst_bytes"] > by["record+dict"]["stored_bytes"], by["record+dict"]
+assert by["rocksdb_dict"]["sst_bytes"] == by["rocksdb_dict"]["stored_bytes"], by["rocksdb_dict"]
 rocks = summary["compare_server"]["rocksdb_dict"]
 assert rocks["backend"] == "rocksdb_dict" and summary["compare_server"]["null"]["backend"] == "null"
 assert rocks["compression"] == "ZSTD" and "max_dict_bytes=16384" in rocks["compression_options"], rocks
