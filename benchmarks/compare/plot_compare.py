@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PNG charts of a benchmarks/compare run (needs matplotlib):
   PREFIX-block-size-vs-ratio.png  stored ratio by unit (record, 2..64 KiB blocks),
-                                  with and without pool dictionaries, and RocksDB's
+                                  with and without pool dictionaries (values, and
+                                  SST files on disk), and RocksDB's
   PREFIX-ratio-vs-reads.png       ratio against Get ops/s and MultiGet(64) records/s
   PREFIX-dict-vs-nodict.png       the same unit with and without a dictionary
 Usage: plot_compare.py compare.csv PREFIX   (compare.py calls plot() itself)
@@ -36,11 +37,16 @@ def block_size_vs_ratio(rows, path):
         points = sorted((_unit_index(r), float(r["ratio"])) for r in rows
                         if _unit_index(r) is not None and _is_dict(r) == dictionary)
         if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], style, label=label)
+            line, = ax.plot([p[0] for p in points], [p[1] for p in points], style, label=label)
+        disk = sorted((_unit_index(r), float(r.get("sst_ratio") or 0)) for r in rows
+                      if _unit_index(r) is not None and _is_dict(r) == dictionary)
+        if points and any(p[1] for p in disk):
+            ax.plot([p[0] for p in disk], [p[1] for p in disk], style, alpha=0.35,
+                    color=line.get_color(), label=label + " (SST files on disk)")
     for r in rows:
         if r["config"] == "rocksdb_dict":
             ax.plot([2], [float(r["ratio"])], "D", color="C3", markersize=9,
-                    label="RocksDB zstd, 16 KiB dict per SST, 4 KiB blocks")
+                    label="RocksDB zstd, 16 KiB dict per SST, 4 KiB blocks (SST files)")
     ax.set_xticks(range(len(UNITS)))
     ax.set_xticklabels([u for u, _ in UNITS])
     ax.set_xlabel("storage unit (block size)")
@@ -48,7 +54,7 @@ def block_size_vs_ratio(rows, path):
     ax.set_ylim(bottom=0)
     ax.set_title("block size vs ratio")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -67,7 +73,7 @@ def ratio_vs_reads(rows, path):
             ax.scatter([float(r["ratio"])], [value], color=color)
             ax.annotate(r["config"], (float(r["ratio"]), value), fontsize=8,
                         xytext=(4, 4), textcoords="offset points")
-        ax.set_xlabel("ratio (raw / stored)")
+        ax.set_xlabel("ratio (raw / stored: dictlog values + dictionaries; RocksDB SSTs)")
         ax.set_ylabel(title)
         ax.set_ylim(bottom=0)
         ax.set_title("ratio vs random reads: " + title)
