@@ -1,0 +1,506 @@
+#!/usr/bin/env python3
+"""benchmarks/compare: dictlog side by side with its baselines, one command (issue 5).
+
+For each configuration it starts the server itself on 127.0.0.1 port 0 (dictlogd with
+the configuration's pool options, or compare_server), loads the same loghub records
+with `dictlog-bench load`, waits for dictionaries and re-compression where the
+configuration has them, makes the stored form final (dictlogd: a restart, which
+flushes RocksDB's memtables into SST files; compare_server: SIGUSR1, flush and full
+compaction), measures stored bytes, checks a sample of records reads back exactly
+what was loaded, and keeps the server running. Then it runs the same read load
+(`dictlog-bench read`: Get, then MultiGet(64), uniform ids, --duration each) on every
+configuration in turn, for --rounds rounds (medians: the machine's noise hits every
+configuration alike), and stops the servers. Then it writes a
+markdown table (stdout and compare.md), compare.csv, compare.json (rows, the issue's
+targets with pass/fail, dictlog vs RocksDB factors, the machine) and PNG charts.
+Progress lines go to stderr. Only 127.0.0.1 receives traffic.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_report  # noqa: E402
+
+CONFIGS = [
+    {"name": "record+dict", "server": "dictlogd", "storage": "record", "dictionary": True},
+    {"name": "block2k+dict", "server": "dictlogd", "storage": "block", "block_bytes": 2048,
+     "dictionary": True},
+    {"name": "block4k+dict", "server": "dictlogd", "storage": "block", "block_bytes": 4096,
+     "dictionary": True},
+    {"name": "record", "server": "dictlogd", "storage": "record", "dictionary": False},
+    {"name": "block4k", "server": "dictlogd", "storage": "block", "block_bytes": 4096,
+     "dictionary": False},
+    {"name": "block16k", "server": "dictlogd", "storage": "block", "block_bytes": 16384,
+     "dictionary": False},
+    {"name": "block64k", "server": "dictlogd", "storage": "block", "block_bytes": 65536,
+     "dictionary": False},
+    {"name": "rocksdb_dict", "server": "compare_server", "storage": "rocksdb",
+     "block_bytes": 4096, "dictionary": True},
+    {"name": "null", "server": "compare_server", "storage": "none", "dictionary": False},
+]
+CONFIG_NAMES = [c["name"] for c in CONFIGS]
+MODES = {
+    "quick": {"copies": 1, "duration": "2s", "concurrency": 16, "wait_seconds": 120,
+              "rounds": 1},
+    "full": {"copies": 10, "duration": "10s", "concurrency": 32, "wait_seconds": 900,
+             "rounds": 3},
+}
+VERIFY_SAMPLE = 200
+
+
+class CompareError(Exception):
+    pass
+
+
+def progress(message):
+    print("[compare %s] %s" % (time.strftime("%H:%M:%S"), message), file=sys.stderr,
+          flush=True)
+
+
+def run(argv, what, timeout=600, stdout=subprocess.PIPE, stderr=subprocess.PIPE):
+    """Runs a tool; CompareError with its stderr if it fails."""
+    result = subprocess.run(argv, stdout=stdout, stderr=stderr, timeout=timeout)
+    if result.returncode != 0:
+        err = result.stderr.decode(errors="replace") if result.stderr else ""
+        raise CompareError("%s failed (exit %d): %s" % (what, result.returncode, err[-2000:]))
+    return result.stdout
+
+
+class Server:
+    """A server process on 127.0.0.1 port 0; `address` once started."""
+
+    def __init__(self, name, argv, work):
+        self.name, self.argv, self.work = name, argv, work
+        self.port_file = os.path.join(work, "port")
+        self.log_path = os.path.join(work, "server.log")
+        self.process = None
+        self.address = None
+
+    def start(self, timeout=60):
+        if os.path.exists(self.port_file):
+            os.remove(self.port_file)
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            self.argv + ["--listen=127.0.0.1:0", "--port_file=" + self.port_file],
+            stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if os.path.exists(self.port_file):
+                with open(self.port_file) as f:
+                    port = f.read().strip()
+                if port:
+                    self.address = "127.0.0.1:" + port
+                    return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.kill()
+        raise CompareError("%s did not start; its log:\n%s" % (self.name, self.log_tail()))
+
+    def log_tail(self):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return f.read()[-3000:]
+        except OSError:
+            return ""
+
+    def signal(self, sig):
+        self.process.send_signal(sig)
+
+    def stop(self, timeout=60):
+        """SIGTERM; the server must drain and exit 0."""
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise CompareError("%s did not stop within %ds" % (self.name, timeout))
+        self.process = None
+        if code != 0:
+            raise CompareError("%s exited %d; its log:\n%s" % (self.name, code, self.log_tail()))
+
+    def kill(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+def read_lines(path):
+    """The lines of a file as dictlog-bench load reads them (std::getline)."""
+    with open(path, "rb") as f:
+        parts = f.read().split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    return parts
+
+
+class Dataset:
+    """The records `dictlog-bench load --dir --copies` appends, in its order."""
+
+    def __init__(self, data_dir, copies):
+        self.dir, self.copies = data_dir, copies
+        self.base = []  # (category, line) of one copy
+        for name in sorted(n for n in os.listdir(data_dir) if n.endswith(".log")):
+            category = name[:-len(".log")]
+            self.base.extend((category, line) for line in read_lines(os.path.join(data_dir, name)))
+        if not self.base:
+            raise CompareError("no *.log records in " + data_dir)
+
+    def __len__(self):
+        return len(self.base) * self.copies
+
+    def expected(self, index):
+        copy, at = divmod(index, len(self.base))
+        category, line = self.base[at]
+        return category, (b"c%d " % copy if copy else b"") + line
+
+    def raw_bytes(self):
+        one = sum(len(line) for _, line in self.base)
+        prefixes = sum(len(b"c%d " % c) for c in range(1, self.copies)) * len(self.base)
+        return one * self.copies + prefixes
+
+
+def select_files(args, work):
+    """--dir, or a directory of links to the --files subset of it."""
+    if not args.files:
+        return args.dir
+    subset = os.path.join(work, "data")
+    shutil.rmtree(subset, ignore_errors=True)
+    os.makedirs(subset)
+    for name in args.files.split(","):
+        source = os.path.join(args.dir, name + ".log")
+        if not os.path.exists(source):
+            raise CompareError("--files: no " + source)
+        os.symlink(os.path.abspath(source), os.path.join(subset, name + ".log"))
+    return subset
+
+
+def dictlog_json(args, server, *command):
+    """`dictlog --format=json COMMAND...`: the JSON objects it prints, one a line."""
+    out = run([args.dictlog, "--server=" + server.address, "--format=json"] + list(command),
+              "dictlog " + " ".join(command))
+    return [json.loads(line) for line in out.decode("utf-8", "surrogateescape").splitlines()
+            if line.strip()]
+
+
+def dictlogd_argv(config, args, work):
+    """dictlogd's command line for a configuration (pool options in a config file)."""
+    options = ""
+    if config["storage"] == "block":
+        options = "storage_mode: STORAGE_MODE_BLOCK block_bytes: %d" % config["block_bytes"]
+    config_path = os.path.join(work, "dictlogd.textproto")
+    with open(config_path, "w") as f:
+        f.write("default_pool_options { %s }\n" % options)
+    return [args.dictlogd, "--data_dir=" + os.path.join(work, "db"), "--config=" + config_path,
+            "--auto_train=" + ("true" if config["dictionary"] else "false"),
+            "--recompress_records_per_second=10000000"]
+
+
+def wait_for_dictionaries(args, server, deadline):
+    """Until every pool has an active dictionary; then re-compresses every pool."""
+    while True:
+        pools = [p for p in dictlog_json(args, server, "pools") if "pool" in p]
+        waiting = [p["pool"] for p in pools if p["active_dictionary_id"] == 0]
+        if pools and not waiting:
+            break
+        if time.time() > deadline:
+            raise CompareError("no dictionary within the wait for pools: " + ",".join(waiting))
+        time.sleep(0.5)
+    for pool in pools:
+        progress("  re-compressing pool %s with dictionary %d" %
+                 (pool["pool"], pool["active_dictionary_id"]))
+        run([args.dictlog, "--server=" + server.address, "recompress", "--pool=" + pool["pool"]],
+            "recompress " + pool["pool"], timeout=max(60, deadline - time.time()))
+
+
+def sst_bytes(db_dir):
+    """The size of every RocksDB table file under db_dir (all column families)."""
+    return sum(os.path.getsize(os.path.join(db_dir, name)) for name in os.listdir(db_dir)
+               if name.endswith(".sst"))
+
+
+def dictlogd_stats(args, server, work):
+    pools = [p for p in dictlog_json(args, server, "pools") if "pool" in p]
+    dictionaries = [d for d in dictlog_json(args, server, "dict", "list") if "id" in d]
+    return {
+        "records": sum(p["records"] for p in pools),
+        "raw_bytes": sum(p["raw_bytes"] for p in pools),
+        "stored_bytes": sum(p["stored_bytes"] for p in pools),
+        # Active dictionaries: the ones the stored records use after re-compression.
+        "dictionary_bytes": sum(d["size_bytes"] for d in dictionaries if d["active"]),
+        "pools": len(pools),
+        "dictionaries": sum(1 for d in dictionaries if d["active"]),
+        # On disk after the restart's flush: keys, index, filters, every column family.
+        "sst_bytes": sst_bytes(os.path.join(work, "db")),
+    }
+
+
+def compare_server_stats(server, work, timeout):
+    """SIGUSR1, then the JSON compare_server writes once it has flushed and compacted."""
+    stats_path = os.path.join(work, "stats.json")
+    server.signal(signal.SIGUSR1)
+    deadline = time.time() + timeout
+    while not os.path.exists(stats_path):
+        if time.time() > deadline:
+            raise CompareError("compare_server wrote no stats; log:\n" + server.log_tail())
+        time.sleep(0.1)
+    with open(stats_path) as f:
+        return json.load(f)
+
+
+def verify(args, server, ids, dataset, payload_check):
+    """Reads VERIFY_SAMPLE ids spread over the ids file; each must come back with its
+    category and the payload that was loaded (the null handler: its length)."""
+    step = max(1, len(ids) // VERIFY_SAMPLE)
+    picks = list(range(0, len(ids), step))[:VERIFY_SAMPLE] + [len(ids) - 1]
+    for start in range(0, len(picks), 50):
+        chunk = picks[start:start + 50]
+        records = dictlog_json(args, server, "get", *[ids[i] for i in chunk])
+        if len(records) != len(chunk):
+            raise CompareError("get of %d ids printed %d records" % (len(chunk), len(records)))
+        for index, record in zip(chunk, records):
+            category, payload = dataset.expected(index)
+            got = (record["payload"].encode("utf-8", "surrogateescape") if "payload" in record
+                   else __import__("base64").b64decode(record["payload_base64"]))
+            same = got == payload if payload_check else len(got) == len(payload)
+            if record["id"] != ids[index] or record["category"] != category or not same:
+                raise CompareError("record %s (#%d) does not read back as loaded" %
+                                   (ids[index], index))
+    return len(picks)
+
+
+def bench_read(args, server, ids_path, op, work, tag):
+    """One dictlog-bench read run; its JSON report. Its progress goes to stderr."""
+    json_path = os.path.join(work, op + tag + ".json")
+    run([args.bench, "read", "--server=" + server.address, "--ids=" + ids_path, "--op=" + op,
+         "--batch=64", "--dist=uniform", "--duration=" + args.duration,
+         "--concurrency=%d" % args.concurrency, "--connections=%d" % args.connections,
+         "--json=" + json_path], "dictlog-bench read --op=" + op, stderr=None)
+    with open(json_path) as f:
+        report = json.load(f)
+    if report["errors"]:
+        raise CompareError("%s: %d read errors: %s" % (op, report["errors"],
+                                                       report["errors_by_code"]))
+    return report
+
+
+def load(args, server, data_dir, work):
+    ids_path = os.path.join(work, "ids")
+    run([args.bench, "load", "--server=" + server.address, "--dir=" + data_dir,
+         "--copies=%d" % args.copies, "--ids_out=" + ids_path], "dictlog-bench load",
+        stderr=None)
+    with open(ids_path) as f:
+        return ids_path, [line.strip() for line in f if line.strip()]
+
+
+class Prepared:
+    """A configuration's running server, loaded, final and checked."""
+
+    def __init__(self, config, server, work, ids_path, stats, details, verified):
+        self.config, self.server, self.work = config, server, work
+        self.ids_path, self.stats, self.details = ids_path, stats, details
+        self.verified = verified
+        self.gets, self.multigets = [], []
+
+
+def server_argv(config, args, work):
+    if config["server"] == "dictlogd":
+        return dictlogd_argv(config, args, work)
+    backend = "null" if config["name"] == "null" else "rocksdb_dict"
+    return [args.compare_server, "--backend=" + backend,
+            "--data_dir=" + os.path.join(work, "db"),
+            "--stats_out=" + os.path.join(work, "stats.json")]
+
+
+def finalize(config, args, server, work):
+    """Dictionaries and re-compression if the configuration has them; the stored form
+    made final; its stats (and compare_server's own report)."""
+    if config["server"] != "dictlogd":
+        progress("%s: flush and full compaction" % config["name"])
+        stats = compare_server_stats(server, work, args.wait_seconds)
+        stats = dict(stats, sst_bytes=stats["stored_bytes"])  # rocksdb_dict: SSTs; null: 0
+        return stats, {config["name"]: stats}
+    if config["dictionary"]:
+        progress("%s: waiting for dictionaries" % config["name"])
+        wait_for_dictionaries(args, server, time.time() + args.wait_seconds)
+    progress("%s: restarting dictlogd (memtables to SST files)" % config["name"])
+    server.stop()
+    server.start()
+    return dictlogd_stats(args, server, work), {}
+
+
+def prepare(config, args, data_dir, dataset, root):
+    """Starts, loads, finalizes and checks one configuration; leaves its server running
+    (the caller stops or kills it)."""
+    work = os.path.join(root, config["name"].replace("+", "_"))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    server = Server(config["name"], server_argv(config, args, work), work)
+    server.start()
+    prepared = Prepared(config, server, work, None, None, {}, 0)
+    progress("%s: serving on %s; loading %d records" %
+             (config["name"], server.address, len(dataset)))
+    prepared.ids_path, ids = load(args, server, data_dir, work)
+    if len(ids) != len(dataset):
+        raise CompareError("load acknowledged %d ids for %d records" % (len(ids), len(dataset)))
+    stats, prepared.details = finalize(config, args, server, work)
+    if stats["records"] != len(dataset) or stats["raw_bytes"] != dataset.raw_bytes():
+        raise CompareError("server counts %d records, %d raw bytes; loaded %d, %d" %
+                           (stats["records"], stats["raw_bytes"], len(dataset),
+                            dataset.raw_bytes()))
+    prepared.stats = stats
+    prepared.verified = verify(args, server, ids, dataset, payload_check=config["name"] != "null")
+    progress("%s: %d records read back as loaded" % (config["name"], prepared.verified))
+    return prepared
+
+
+def read_round(args, prepared, round_index):
+    """One Get run and one MultiGet run against a prepared configuration."""
+    name = prepared.config["name"]
+    progress("%s: reads, round %d/%d" % (name, round_index + 1, args.rounds))
+    tag = "-%d" % round_index
+    prepared.gets.append(bench_read(args, prepared.server, prepared.ids_path, "get",
+                                    prepared.work, tag))
+    prepared.multigets.append(bench_read(args, prepared.server, prepared.ids_path,
+                                         "multiget", prepared.work, tag))
+
+
+def run_all(configs, args, data_dir, dataset, root):
+    """Prepares every configuration (all servers stay up), then runs the reads in
+    --rounds rounds, configurations interleaved, so a noisy spell of the machine hits
+    them alike; stops every server. The rows (median round of each) and the details."""
+    prepared = []
+    try:
+        for config in configs:
+            prepared.append(prepare(config, args, data_dir, dataset, root))
+        for round_index in range(args.rounds):
+            for p in prepared:
+                read_round(args, p, round_index)
+        for p in prepared:
+            p.server.stop()
+    finally:
+        for p in prepared:
+            p.server.kill()
+    rows, details = [], {}
+    for p in prepared:
+        if not args.keep_data:
+            shutil.rmtree(os.path.join(p.work, "db"), ignore_errors=True)
+        row = compare_report.make_row(p.config, p.stats, p.gets, p.multigets, p.verified)
+        progress("%s: ratio %.3f, Get %.0f ops/s, MultiGet %.0f records/s (median of %d)" %
+                 (p.config["name"], row["ratio"], row["get_ops_s"], row["multiget_records_s"],
+                  len(p.gets)))
+        rows.append(row)
+        details.update(p.details)
+    return rows, details
+
+
+def machine_line():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "")
+    except OSError:
+        pass
+    return "%s, %d cores, %s %s, load average %s" % (
+        model or platform.processor(), os.cpu_count() or 0, platform.system(),
+        platform.release(), " ".join("%.1f" % x for x in os.getloadavg()))
+
+
+def write_outputs(args, rows, details, started_machine, command):
+    os.makedirs(args.out, exist_ok=True)
+    table = compare_report.markdown_table(rows)
+    goals = compare_report.targets(rows)
+    summary = {
+        "command": command, "mode": args.mode, "copies": args.copies,
+        "duration": args.duration, "concurrency": args.concurrency,
+        "connections": args.connections, "rounds": args.rounds, "machine_at_start": started_machine,
+        "machine_at_end": machine_line(), "rows": rows, "targets": goals,
+        "versus_rocksdb": compare_report.versus_rocksdb(rows),
+        # compare_server's own report per configuration (rocksdb_dict: SST properties).
+        "compare_server": details,
+    }
+    paths = {name: os.path.join(args.out, args.prefix + ext)
+             for name, ext in (("md", ".md"), ("csv", ".csv"), ("json", ".json"))}
+    with open(paths["md"], "w") as f:
+        f.write(table + "\n" + compare_report.targets_markdown(goals))
+    with open(paths["csv"], "w") as f:
+        f.write(compare_report.to_csv(rows))
+    try:
+        import plot_compare
+        summary["charts"] = plot_compare.plot(rows, os.path.join(args.out, args.prefix))
+    except ImportError as error:
+        progress("no charts (%s); run plot_compare.py with a python3 that has matplotlib"
+                 % error)
+        summary["charts"] = []
+    with open(paths["json"], "w") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
+    sys.stdout.write(table + "\n" + compare_report.targets_markdown(goals))
+    progress("wrote %s" % ", ".join(list(paths.values()) + summary["charts"]))
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dir", required=True, help="loghub directory (*.log, one category each)")
+    parser.add_argument("--files", default="", help="only these files of --dir, e.g. HDFS,Spark")
+    parser.add_argument("--mode", choices=sorted(MODES), default="quick")
+    parser.add_argument("--configs", default=",".join(CONFIG_NAMES),
+                        help="comma-separated subset of: " + ",".join(CONFIG_NAMES))
+    parser.add_argument("--copies", type=int, help="dictlog-bench load --copies (mode default)")
+    parser.add_argument("--duration", help="each read run, e.g. 20s (mode default)")
+    parser.add_argument("--concurrency", type=int, help="dictlog-bench read --concurrency")
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--rounds", type=int,
+                        help="read rounds, configurations interleaved; medians (mode default)")
+    parser.add_argument("--wait_seconds", type=int, help="limit of each wait (dictionaries)")
+    parser.add_argument("--out", default="compare-results", help="output directory")
+    parser.add_argument("--prefix", default="compare", help="output file name prefix")
+    parser.add_argument("--work_dir", default="", help="servers' data (default: under --out)")
+    parser.add_argument("--keep_data", action="store_true", help="keep the servers' databases")
+    for tool, where in (("dictlogd", "server/service/dictlogd"), ("dictlog", "client/cli/dictlog"),
+                        ("bench", "benchmarks/dictlog-bench"),
+                        ("compare_server", "benchmarks/compare/compare_server")):
+        parser.add_argument("--" + tool, default=os.path.join("bazel-bin", where))
+    args = parser.parse_args(argv)
+    for key, value in MODES[args.mode].items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    unknown = [c for c in args.configs.split(",") if c not in CONFIG_NAMES]
+    if unknown or min(args.copies, args.concurrency, args.rounds) < 1:
+        parser.error("unknown --configs %s, or --copies/--concurrency/--rounds < 1" % unknown)
+    return args
+
+
+def main(argv):
+    # SIGTERM unwinds like an error, so the servers started so far are killed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    args = parse_args(argv)
+    command = " ".join(["compare"] + argv)
+    started = machine_line()
+    progress("machine: " + started)
+    root = args.work_dir or os.path.join(args.out, "work")
+    os.makedirs(root, exist_ok=True)
+    try:
+        data_dir = select_files(args, root)
+        dataset = Dataset(data_dir, args.copies)
+        wanted = args.configs.split(",")
+        rows, details = run_all([c for c in CONFIGS if c["name"] in wanted], args, data_dir,
+                                dataset, root)
+    except (CompareError, subprocess.TimeoutExpired, OSError) as error:
+        print("compare: %s" % error, file=sys.stderr)
+        return 1
+    write_outputs(args, rows, details, started, command)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

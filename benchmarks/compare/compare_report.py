@@ -1,0 +1,190 @@
+"""Report side of benchmarks/compare: rows from the measurements, the markdown table,
+the CSV, and the issue-5 targets with pass/fail. Pure functions (no I/O), so
+compare_report_test.py can check them; compare.py calls them.
+"""
+import csv
+import io
+
+# CSV/JSON column order; the markdown table shows a subset (TABLE_COLUMNS).
+COLUMNS = [
+    "config", "server", "storage", "block_bytes", "dictionary", "records", "raw_bytes",
+    "stored_bytes", "dictionary_bytes", "ratio", "sst_bytes", "sst_ratio", "get_ops_s", "get_p50_us", "get_p99_us",
+    "get_errors", "multiget_ops_s", "multiget_records_s", "multiget_p50_us",
+    "multiget_p99_us", "multiget_errors", "verified_records", "rounds", "get_ops_s_min",
+    "get_ops_s_max", "multiget_records_s_min", "multiget_records_s_max",
+]
+
+TABLE_COLUMNS = [
+    ("config", "config"), ("stored_bytes_total", "stored bytes"), ("ratio", "ratio"),
+    ("sst_bytes", "SST bytes"), ("sst_ratio", "SST ratio"),
+    ("get_ops_s", "Get ops/s"), ("get_p99_us", "Get p99 us"),
+    ("multiget_records_s", "MultiGet(64) records/s"), ("multiget_p99_us", "MultiGet p99 us"),
+    ("multiget_factor", "MultiGet/Get records"), ("errors", "errors"),
+]
+
+# The issue's targets (reported, not timed tests).
+MULTIGET_FACTOR = 10.0
+GET_VS_NULL = 0.85
+RECORD_VS_BLOCK16K = 3.0
+
+
+def median_report(reports, key):
+    """The report of the median round by `key` (the lower middle one of an even count),
+    with the errors of every round summed."""
+    ordered = sorted(reports, key=lambda r: r[key])
+    median = dict(ordered[(len(ordered) - 1) // 2])
+    median["errors"] = sum(r["errors"] for r in reports)
+    return median
+
+
+def make_row(config, stats, get_reports, multiget_reports, verified):
+    """One result row. `config`: dict with name, server, storage, block_bytes,
+    dictionary; `stats`: records, raw_bytes, stored_bytes, dictionary_bytes;
+    *_reports: dictlog-bench read JSON objects, one a round (the median one is shown,
+    with the range)."""
+    get_report = median_report(get_reports, "ops_per_s")
+    multiget_report = median_report(multiget_reports, "records_per_s")
+    stored_total = stats["stored_bytes"] + stats.get("dictionary_bytes", 0)
+    return {
+        "config": config["name"],
+        "server": config["server"],
+        "storage": config["storage"],
+        "block_bytes": config.get("block_bytes", 0),
+        "dictionary": config["dictionary"],
+        "records": stats["records"],
+        "raw_bytes": stats["raw_bytes"],
+        "stored_bytes": stats["stored_bytes"],
+        "dictionary_bytes": stats.get("dictionary_bytes", 0),
+        "ratio": round(stats["raw_bytes"] / stored_total, 3) if stored_total else 0.0,
+        "sst_bytes": stats.get("sst_bytes", 0),
+        "sst_ratio": round(stats["raw_bytes"] / stats["sst_bytes"], 3)
+        if stats.get("sst_bytes") else 0.0,
+        "get_ops_s": round(get_report["ops_per_s"], 1),
+        "get_p50_us": get_report["latency_us"]["p50"],
+        "get_p99_us": get_report["latency_us"]["p99"],
+        "get_errors": get_report["errors"],
+        "multiget_ops_s": round(multiget_report["ops_per_s"], 1),
+        "multiget_records_s": round(multiget_report["records_per_s"], 1),
+        "multiget_p50_us": multiget_report["latency_us"]["p50"],
+        "multiget_p99_us": multiget_report["latency_us"]["p99"],
+        "multiget_errors": multiget_report["errors"],
+        "verified_records": verified,
+        "rounds": len(get_reports),
+        "get_ops_s_min": round(min(r["ops_per_s"] for r in get_reports), 1),
+        "get_ops_s_max": round(max(r["ops_per_s"] for r in get_reports), 1),
+        "multiget_records_s_min": round(min(r["records_per_s"] for r in multiget_reports), 1),
+        "multiget_records_s_max": round(max(r["records_per_s"] for r in multiget_reports), 1),
+    }
+
+
+def _cell(row, key):
+    if key == "stored_bytes_total":
+        return "-" if row["server"] == "compare_server" and row["config"] == "null" else \
+            "{:,}".format(row["stored_bytes"] + row["dictionary_bytes"])
+    if key in ("ratio", "sst_ratio"):
+        return "-" if row[key] == 0 else "{:.3f}".format(row[key])
+    if key == "sst_bytes":
+        return "-" if row[key] == 0 else "{:,}".format(row[key])
+    if key == "multiget_factor":
+        get = row["get_ops_s"]
+        return "{:.1f}x".format(row["multiget_records_s"] / get) if get else "-"
+    if key == "errors":
+        return str(row["get_errors"] + row["multiget_errors"])
+    value = row[key]
+    if isinstance(value, float):
+        return "{:,.0f}".format(value)
+    return str(value)
+
+
+def markdown_table(rows):
+    """The side-by-side table (GitHub markdown)."""
+    header = [title for _, title in TABLE_COLUMNS]
+    lines = ["| " + " | ".join(header) + " |",
+             "|---|" + "---:|" * (len(header) - 1)]
+    for row in rows:
+        lines.append("| " + " | ".join(_cell(row, key) for key, _ in TABLE_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(rows):
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: row[key] for key in COLUMNS})
+    return out.getvalue()
+
+
+def _target(name, needed, numerator, denominator, what):
+    """A target entry; measured/pass are None when a side was not run."""
+    if numerator is None or denominator in (None, 0):
+        return {"target": name, "what": what, "needed": needed, "measured": None,
+                "pass": None}
+    measured = round(numerator / denominator, 3)
+    return {"target": name, "what": what, "needed": needed, "measured": measured,
+            "pass": measured >= needed}
+
+
+def targets(rows):
+    """The issue's three targets, measured on the dictlog record+dict configuration,
+    plus the MultiGet target on every configuration (informative)."""
+    by = {row["config"]: row for row in rows}
+
+    def get(config, key):
+        return by[config][key] if config in by else None
+
+    result = [
+        _target("multiget_records_vs_get", MULTIGET_FACTOR,
+                get("record+dict", "multiget_records_s"), get("record+dict", "get_ops_s"),
+                "record+dict: MultiGet(64) records/s / unary Get records/s"),
+        _target("get_vs_null", GET_VS_NULL, get("record+dict", "get_ops_s"),
+                get("null", "get_ops_s"),
+                "record+dict Get ops/s / null handler Get ops/s"),
+        _target("record_vs_block16k_get", RECORD_VS_BLOCK16K,
+                get("record+dict", "get_ops_s"), get("block16k", "get_ops_s"),
+                "record+dict Get records/s / no-dictionary 16 KiB blocks' Get records/s"),
+        _target("record_vs_block16k_multiget", RECORD_VS_BLOCK16K,
+                get("record+dict", "multiget_records_s"),
+                get("block16k", "multiget_records_s"),
+                "record+dict MultiGet records/s / no-dictionary 16 KiB blocks'"),
+    ]
+    for row in rows:
+        result.append(_target("multiget_records_vs_get:" + row["config"], MULTIGET_FACTOR,
+                              row["multiget_records_s"], row["get_ops_s"],
+                              row["config"] + ": MultiGet(64) records/s / Get records/s"))
+    return result
+
+
+def versus_rocksdb(rows):
+    """dictlog configurations against RocksDB's own dictionaries: ratio (values and
+    dictionaries; and SST files on disk), Get ops/s and MultiGet records/s as factors
+    (> 1: dictlog better). Empty without rocksdb_dict."""
+    by = {row["config"]: row for row in rows}
+    rocks = by.get("rocksdb_dict")
+    if rocks is None:
+        return []
+    out = []
+    for row in rows:
+        if row["server"] != "dictlogd":
+            continue
+        out.append({
+            "config": row["config"],
+            "ratio_factor": round(row["ratio"] / rocks["ratio"], 3) if rocks["ratio"] else None,
+            "sst_ratio_factor": round(row["sst_ratio"] / rocks["sst_ratio"], 3)
+            if rocks["sst_ratio"] else None,
+            "get_factor": round(row["get_ops_s"] / rocks["get_ops_s"], 3)
+            if rocks["get_ops_s"] else None,
+            "multiget_factor": round(row["multiget_records_s"] / rocks["multiget_records_s"], 3)
+            if rocks["multiget_records_s"] else None,
+        })
+    return out
+
+
+def targets_markdown(entries):
+    lines = ["| target | measured | needed | result |", "|---|---:|---:|---|"]
+    for t in entries:
+        measured = "not run" if t["measured"] is None else "{:.2f}".format(t["measured"])
+        result = "-" if t["pass"] is None else ("pass" if t["pass"] else "FAIL")
+        lines.append("| {} | {} | >= {:g} | {} |".format(t["what"], measured, t["needed"],
+                                                          result))
+    return "\n".join(lines) + "\n"

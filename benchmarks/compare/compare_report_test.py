@@ -1,0 +1,117 @@
+"""Unit tests of compare_report (rows, table, CSV, targets). Run by
+compare_report_test.sh with /usr/bin/python3."""
+import csv
+import io
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_report  # noqa: E402
+
+
+def bench(ops_per_s, records_per_s, p50=100, p99=900, errors=0):
+    return {"ops_per_s": ops_per_s, "records_per_s": records_per_s, "errors": errors,
+            "latency_us": {"p50": p50, "p99": p99}}
+
+
+def row(name, server="dictlogd", ratio_stored=1000, get=1000.0, multiget=20000.0,
+        dictionary_bytes=0, storage="record", block=0):
+    config = {"name": name, "server": server, "storage": storage, "block_bytes": block,
+              "dictionary": "+dict" in name}
+    stats = {"records": 10, "raw_bytes": 4000, "stored_bytes": ratio_stored,
+             "dictionary_bytes": dictionary_bytes, "sst_bytes": 2 * ratio_stored}
+    return compare_report.make_row(config, stats, [bench(get, get)],
+                                   [bench(get / 5, multiget)], 7)
+
+
+class MakeRowTest(unittest.TestCase):
+    def test_ratio_counts_dictionaries(self):
+        r = row("record+dict", ratio_stored=1500, dictionary_bytes=500)
+        self.assertEqual(r["ratio"], 2.0)
+        self.assertEqual(r["get_ops_s"], 1000.0)
+        self.assertEqual(r["multiget_records_s"], 20000.0)
+        self.assertEqual(r["verified_records"], 7)
+
+    def test_median_round_and_range(self):
+        config = {"name": "record", "server": "dictlogd", "storage": "record",
+                  "dictionary": False}
+        stats = {"records": 1, "raw_bytes": 10, "stored_bytes": 5}
+        gets = [bench(300.0, 300.0, p99=3), bench(100.0, 100.0, p99=1, errors=2),
+                bench(200.0, 200.0, p99=2)]
+        multigets = [bench(10.0, 640.0), bench(20.0, 1280.0)]
+        r = compare_report.make_row(config, stats, gets, multigets, 3)
+        self.assertEqual(r["get_ops_s"], 200.0)
+        self.assertEqual(r["get_p99_us"], 2)  # the median round's own latency
+        self.assertEqual(r["get_errors"], 2)  # every round's errors
+        self.assertEqual((r["get_ops_s_min"], r["get_ops_s_max"]), (100.0, 300.0))
+        self.assertEqual(r["multiget_records_s"], 640.0)  # lower middle of two
+        self.assertEqual(r["rounds"], 3)
+
+    def test_nothing_stored_has_no_ratio(self):
+        self.assertEqual(row("null", server="compare_server", ratio_stored=0)["ratio"], 0.0)
+
+
+class OutputTest(unittest.TestCase):
+    def test_markdown_table(self):
+        table = compare_report.markdown_table(
+            [row("record+dict", dictionary_bytes=24),
+             row("null", server="compare_server", ratio_stored=0)])
+        lines = table.splitlines()
+        self.assertTrue(lines[0].startswith(
+            "| config | stored bytes | ratio | SST bytes | SST ratio | Get ops/s"))
+        self.assertEqual(len(lines), 4)
+        self.assertIn("| record+dict | 1,024 | 3.906 | 2,000 | 2.000 | 1,000 | 900 | 20,000 |",
+                      lines[2])
+        self.assertIn("| 20.0x | 0 |", lines[2])
+        self.assertTrue(lines[3].startswith("| null | - | - | - | - | 1,000 |"))
+        for line in lines:
+            self.assertEqual(line.count("|"), len(compare_report.TABLE_COLUMNS) + 1)
+
+    def test_csv_round_trips(self):
+        rows = [row("record"), row("block16k", storage="block", block=16384)]
+        parsed = list(csv.DictReader(io.StringIO(compare_report.to_csv(rows))))
+        self.assertEqual(list(parsed[0].keys()), compare_report.COLUMNS)
+        self.assertEqual(parsed[1]["block_bytes"], "16384")
+        self.assertEqual(float(parsed[0]["ratio"]), 4.0)
+
+
+class TargetsTest(unittest.TestCase):
+    def targets(self, rows):
+        return {t["target"]: t for t in compare_report.targets(rows)}
+
+    def test_pass_and_fail(self):
+        t = self.targets([row("record+dict", get=900.0, multiget=8000.0),
+                          row("block16k", get=200.0, multiget=4000.0),
+                          row("null", server="compare_server", ratio_stored=0, get=1000.0)])
+        self.assertEqual(t["multiget_records_vs_get"]["measured"], 8.889)
+        self.assertFalse(t["multiget_records_vs_get"]["pass"])
+        self.assertEqual(t["get_vs_null"]["measured"], 0.9)
+        self.assertTrue(t["get_vs_null"]["pass"])
+        self.assertEqual(t["record_vs_block16k_get"]["measured"], 4.5)
+        self.assertTrue(t["record_vs_block16k_get"]["pass"])
+        self.assertEqual(t["record_vs_block16k_multiget"]["measured"], 2.0)
+        self.assertFalse(t["record_vs_block16k_multiget"]["pass"])
+        self.assertIn("multiget_records_vs_get:block16k", t)
+
+    def test_missing_configurations_are_not_run(self):
+        t = self.targets([row("record")])
+        self.assertIsNone(t["get_vs_null"]["measured"])
+        self.assertIsNone(t["get_vs_null"]["pass"])
+        markdown = compare_report.targets_markdown(compare_report.targets([row("record")]))
+        self.assertIn("| not run | >= 0.85 | - |", markdown)
+
+    def test_versus_rocksdb(self):
+        rows = [row("record+dict", ratio_stored=2000, get=1200.0),
+                row("rocksdb_dict", server="compare_server", ratio_stored=1000, get=1000.0),
+                row("null", server="compare_server", ratio_stored=0)]
+        versus = compare_report.versus_rocksdb(rows)
+        self.assertEqual(len(versus), 1)
+        self.assertEqual(versus[0]["ratio_factor"], 0.5)
+        self.assertEqual(versus[0]["sst_ratio_factor"], 0.5)
+        self.assertEqual(versus[0]["get_factor"], 1.2)
+        self.assertEqual(compare_report.versus_rocksdb([row("record")]), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
