@@ -33,7 +33,7 @@ BAZEL=(bazel --output_base="$OUTPUT_BASE")
 BIN="$("${BAZEL[@]}" info --config=fuzz bazel-bin 2>/dev/null)/tests/fuzz"
 
 export DICTLOG_FUZZ_DATA="$ROOT/tests/fuzz/data"
-export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1"
+export ASAN_OPTIONS="abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 mkdir -p "$WORK"
 status=0
@@ -43,9 +43,14 @@ for target in ${TARGETS//,/ }; do
   crashes="$WORK/crashes/$target"
   mkdir -p "$corpus" "$crashes"
   log="$WORK/$target.log"
+  # The engine targets keep a store across inputs, so nearly every input allocates more
+  # than it frees, and libFuzzer would run a whole-heap leak scan after each (90% of
+  # the time). Leaks are checked on the codec targets.
+  leaks=1
+  case "$target" in service | dictionary_import) leaks=0 ;; esac
   # New inputs go to the first directory; the checked-in corpus is only read.
   "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
-    -timeout=10 -rss_limit_mb=4096 -artifact_prefix="$crashes/" \
+    -timeout=10 -rss_limit_mb=4096 -detect_leaks="$leaks" -artifact_prefix="$crashes/" \
     "$corpus" "tests/fuzz/corpus/$target" >"$log" 2>&1 || true
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | cut -d' ' -f2)
