@@ -22,6 +22,15 @@ TEST(BlockFormatTest, EmptyBlockParses) {
   EXPECT_TRUE(parsed->empty());
 }
 
+// Found by tests/fuzz (crashes/block_content): an overlong count (0x98 0x00 for 24)
+// parsed like the canonical one, so a corrupt block content could pass as another.
+TEST(BlockFormatTest, OverlongVarintIsDataLoss) {
+  std::string content = EncodeBlockContent({"a", "b"});
+  ASSERT_EQ(content[0], '\x02');
+  content.replace(0, 1, "\x82\x00");
+  EXPECT_EQ(ParseBlockContent(content).status().code(), absl::StatusCode::kDataLoss);
+}
+
 TEST(BlockFormatTest, EveryTruncationAndTrailingByteIsDataLoss) {
   const std::string content = EncodeBlockContent({"alpha", "beta", "gamma"});
   for (size_t n = 0; n < content.size(); ++n) {

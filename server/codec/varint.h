@@ -20,8 +20,10 @@ inline void PutVarint64(uint64_t value, std::string* out) {
 
 inline void PutVarint32(uint32_t value, std::string* out) { PutVarint64(value, out); }
 
-// Reads a varint from the front of *in and advances it. False if *in ends early or
-// the value does not fit 64 bits.
+// Reads a varint from the front of *in and advances it. False if *in ends early, the
+// value does not fit 64 bits, or the encoding is not the shortest (a last byte of 0
+// after a continuation byte: PutVarint64 never writes one, so it is corruption, and
+// accepting it would let two byte strings parse to the same record or block).
 inline bool GetVarint64(absl::string_view* in, uint64_t* value) {
   uint64_t result = 0;
   for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
@@ -30,6 +32,7 @@ inline bool GetVarint64(absl::string_view* in, uint64_t* value) {
     if (shift == 63 && byte > 0x01) return false;
     result |= (byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) {
+      if (byte == 0 && shift > 0) return false;  // Overlong.
       *value = result;
       return true;
     }

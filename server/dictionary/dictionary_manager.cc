@@ -232,6 +232,13 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view p
   record.set_id(AllocateId());
   StoreLE32(record.id(), &content, 4);  // Our id replaces the one it was trained with.
   RETURN_IF_ERROR(codec::DecoderDictionary::Create(content).status());
+  // Appends compress with it once it is active. zstd decodes with dictionaries it
+  // cannot compress with (e.g. a Huffman tree without all 256 literals), which would
+  // make every append to the pool fail (found by tests/fuzz, dictionary_import).
+  RETURN_IF_ERROR(codec::EncoderDictionary::Create(
+                      content, pool::FrameCompressionLevel(pool->record().options(),
+                                                           codec::IsCompactDictionary(content)))
+                      .status());
   record.set_pool_id(pool->id());
   record.set_pool(pool->name());
   record.set_content(std::move(content));

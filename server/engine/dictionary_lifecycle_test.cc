@@ -5,6 +5,7 @@
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
+#include "server/codec/dictionary_format.h"
 #include "server/codec/record_codec.h"
 #include "server/codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
@@ -211,6 +212,38 @@ TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {
   EXPECT_EQ(engine_->ImportDictionary(request).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(Dictionaries().size(), 1u);
+}
+
+// Found by tests/fuzz (crashes/dictionary_import): zstd loads a dictionary whose
+// Huffman tree covers only a few literals for decoding but not for compression; once
+// imported and activated, every append to the pool failed.
+TEST_F(DictionaryLifecycleTest, ImportRejectsADictionaryZstdCannotCompressWith) {
+  options_.auto_train = false;
+  Reopen();
+  const std::vector<std::string> lines = codec::SyntheticLogLines(50, 8);
+  AppendLines("imp", lines);
+  const std::string trained =
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 5), 4096, 99999);
+  absl::StatusOr<codec::DictionaryParts> parts = codec::ParseDictionary(trained);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  // Direct weights (header 127 + 2): literals 0 and 1 of weight 1, 2 implied.
+  const std::string three_literals = "\x81\x11";
+  parts->huffman_tree = three_literals;
+  absl::StatusOr<std::string> narrow = codec::SerializeDictionary(*parts);
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  ASSERT_TRUE(codec::DecoderDictionary::Create(*narrow).ok());
+  ASSERT_FALSE(codec::EncoderDictionary::Create(*narrow, 3).ok());
+
+  v1::ImportDictionaryRequest request;
+  request.set_pool("imp");
+  request.set_content(*narrow);
+  request.set_activate(true);
+  EXPECT_EQ(engine_->ImportDictionary(request).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Dictionaries().empty());
+  std::vector<std::string> ids = AppendLines("imp", {lines[0]});
+  ASSERT_EQ(ids.size(), 1u);
+  ExpectAllReadBack(ids, {lines[0]});
 }
 
 TEST_F(DictionaryLifecycleTest, ActivationChecksOwnership) {
