@@ -9,9 +9,11 @@ DATA_DIR ?= ./data
 DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compiler-grpc \
   libprotobuf-dev protobuf-compiler libabsl-dev librocksdb-dev libgtest-dev libgmock-dev \
   libbenchmark-dev python3-grpcio python3-protobuf python3-zstandard python3-yaml \
-  openssl libssl-dev
+  openssl libssl-dev prometheus
+# Only for `make fuzz` (libFuzzer needs clang).
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: deps build run test charts clean help
+.PHONY: deps build run test charts fuzz clean help
 
 help:
 	@echo "make run    install, build, start dictlogd on $(LISTEN) with data in $(DATA_DIR)"
@@ -19,6 +21,7 @@ help:
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
 	@echo "make charts PNG charts from benchmarks/*.csv"
+	@echo "make fuzz   run each libFuzzer target FUZZ_SECONDS (60) under ASan+UBSan (clang-14)"
 
 # Installs only what is missing (dpkg-query is fast; apt-get runs only when needed).
 deps:
@@ -59,6 +62,15 @@ charts:
 	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_quick.csv benchmarks/dict_bench_quick
 	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_modes.csv benchmarks/dict_bench_modes
 	python3 benchmarks/plot_storage_bench.py benchmarks/storage_bench.csv benchmarks/storage_bench
+
+# libFuzzer targets (tests/fuzz/README.md); `make test` replays their corpus with gcc.
+fuzz: deps
+	@missing=$$(for p in $(FUZZ_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	tests/fuzz/run_fuzzers.sh --seconds=$(or $(FUZZ_SECONDS),60)
 
 clean:
 	$(BAZEL) clean
