@@ -537,7 +537,8 @@ class Bench {
                         }});
       if (mode.raw_content) continue;  // No ids: dictlog's path cannot read these.
       // dictlog's MultiGet decode: in request order (the server's default), with the
-      // next record's tables prefetched, and grouped by dictionary.
+      // next compact record's tables prefetched (the default), without the prefetch,
+      // and grouped by dictionary.
       // "dictlog_refs": the same, but one cache lookup and reference per record, as
       // before FindMany.
       struct Path {
@@ -547,7 +548,7 @@ class Bench {
       };
       const Path paths[] = {{"dictlog", {}, false},
                             {"dictlog_refs", {}, true},
-                            {"dictlog_prefetch", {false, true}, false},
+                            {"dictlog_noprefetch", {false, false}, false},
                             {"dictlog_group", {true, false}, false}};
       for (const Path& path : paths) {
         const codec::DictionaryLookup* lookup =

@@ -4,10 +4,11 @@
 // the next group's tables can be prefetched while the current group decodes. Results
 // come back in input order.
 //
-// Both tricks are off by default: measured with dict_bench (benchmarks/RESULTS.md),
-// grouping changed records/s by 0.90x..1.06x and grouping plus prefetching the ~27 KB
-// of a DDict's tables by 0.72x..0.99x, with 10..10,000 full dictionaries. They stay as options for
-// re-measurement with smaller dictionary tables (issue 8).
+// Measured with dict_bench (benchmarks/RESULTS.md): grouping changed records/s by
+// 0.90x..1.06x and is off by default. Prefetching pays only for compact dictionaries
+// (a few lines each: +23..34% records/s in 3 of 4 measurements over 1,000-10,000 of
+// them, -3% in the fourth); for a full one it would fetch the whole ~27 KB object and
+// measured 0.72x..0.99x, so full dictionaries are never prefetched.
 //
 // Dictionaries are looked up with DictionaryLookup::FindMany, at most 256 records at a
 // time (the server's cache holds its lock shared for that long instead of counting a
@@ -30,10 +31,10 @@ namespace dictlog::codec {
 struct BatchDecodeOptions {
   // Decode all records of one dictionary before the next. Default off (see above).
   bool group_by_dictionary = false;
-  // While a record decodes, prefetch the tables the next one will read when its
-  // dictionary differs (a compact dictionary's few lines; a full one's whole object).
-  // Default off.
-  bool prefetch_next = false;
+  // While a record decodes, prefetch what the next one will read when its dictionary
+  // differs and is compact (the few lines of its tables, the tail of its content).
+  // Default on.
+  bool prefetch_next = true;
 };
 
 // Decodes `values` (stored record values); one result per value, in input order, each

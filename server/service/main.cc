@@ -230,7 +230,10 @@ absl::Status Serve(const sigset_t& signals) {
   }
   server_options.tls = std::move(tls);
   server_options.authorizer = authorizer.get();
-  server_options.rpc_metrics = &rpc_metrics;
+  // Calls are timed and counted only when someone can scrape them.
+  if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
+    server_options.rpc_metrics = &rpc_metrics;
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<service::DictlogServer> server,
                    service::DictlogServer::Start(nullptr, server_options));
   ASSIGN_OR_RETURN(std::unique_ptr<metrics::HttpEndpoint> metrics_endpoint,
