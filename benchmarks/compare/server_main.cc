@@ -21,6 +21,7 @@
 #include "benchmarks/compare/rocksdb_backend.h"
 #include "common/help_flags.h"
 #include "common/status_macros.h"
+#include "server/service/dictlog_server.h"
 
 ABSL_FLAG(std::string, backend, "", "rocksdb_dict or null (required)");
 ABSL_FLAG(std::string, listen, "127.0.0.1:0", "host:port to serve on (port 0: any)");
@@ -76,12 +77,14 @@ absl::Status WriteAtomically(const std::string& path, const std::string& text) {
 absl::Status Serve(const sigset_t& signals) {
   ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, MakeBackend());
   CompareLogStore service(backend.get(), ServiceLimits());
+  // dictlogd's own front end (health, reflection, limits; no metrics interceptor, as
+  // dictlogd without --metrics_listen), so only the storage differs.
+  service::ServerOptions front_end;
+  front_end.listen = absl::GetFlag(FLAGS_listen);
+  front_end.max_request_bytes = absl::GetFlag(FLAGS_max_request_bytes);
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), grpc::InsecureServerCredentials(),
-                           &port);
-  builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_request_bytes));
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  service::ConfigureFrontEnd(front_end, &builder, &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {

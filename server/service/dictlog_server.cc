@@ -18,32 +18,36 @@ DictlogServer::~DictlogServer() {
   if (server_ != nullptr) Shutdown(absl::ZeroDuration());
 }
 
-absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
-    engine::LogEngine* engine, const ServerOptions& options) {
+void ConfigureFrontEnd(const ServerOptions& options, grpc::ServerBuilder* builder,
+                       int* port) {
   grpc::EnableDefaultHealthCheckService(true);
   // Links the grpc.health.v1 schema in, so reflection can describe the health service.
   (void)grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  std::unique_ptr<DictlogServer> server(new DictlogServer(engine, options.authorizer));
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, MakeServerCredentials(options.tls),
-                           &server->port_);
-  builder.SetMaxReceiveMessageSize(options.max_request_bytes);
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
-                             options.max_concurrent_streams);
+  builder->AddListeningPort(options.listen, MakeServerCredentials(options.tls), port);
+  builder->SetMaxReceiveMessageSize(options.max_request_bytes);
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                              options.max_concurrent_streams);
   grpc::ResourceQuota quota("dictlogd");
   quota.Resize(static_cast<size_t>(options.max_memory_bytes));
   quota.SetMaxThreads(options.max_threads);
-  builder.SetResourceQuota(quota);
+  builder->SetResourceQuota(quota);
   // Without this, gRPC sets SO_REUSEPORT and a second server on the same port would
   // silently share it instead of failing.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   if (options.rpc_metrics != nullptr) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
         interceptors;
     interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(options.rpc_metrics));
-    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+    builder->experimental().SetInterceptorCreators(std::move(interceptors));
   }
+}
+
+absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
+    engine::LogEngine* engine, const ServerOptions& options) {
+  std::unique_ptr<DictlogServer> server(new DictlogServer(engine, options.authorizer));
+  grpc::ServerBuilder builder;
+  ConfigureFrontEnd(options, &builder, &server->port_);
   builder.RegisterService(&server->log_store_);
   builder.RegisterService(&server->admin_);
   server->server_ = builder.BuildAndStart();

@@ -11,6 +11,7 @@
 #define DICTLOG_SERVER_SERVICE_DICTLOG_SERVER_H_
 
 #include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
 
 #include <memory>
 #include <string>
@@ -51,6 +52,13 @@ struct ServerOptions {
   // it. Default none.
   metrics::RpcMetrics* rpc_metrics = nullptr;
 };
+
+// The gRPC front end every dictlog server shares (dictlogd, and the comparison's
+// baselines in benchmarks/compare): the listening port and its credentials, message,
+// stream and resource limits, the metrics interceptor, grpc.health.v1 and reflection.
+// The caller registers its services and builds; *port receives the bound port then.
+void ConfigureFrontEnd(const ServerOptions& options, grpc::ServerBuilder* builder,
+                       int* port);
 
 class DictlogServer {
  public:
