@@ -1,5 +1,7 @@
 #include "server/service/dictlog_server.h"
 
+#include <algorithm>
+
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -32,6 +34,10 @@ void ConfigureFrontEnd(const ServerOptions& options, grpc::ServerBuilder* builde
   quota.Resize(static_cast<size_t>(options.max_memory_bytes));
   quota.SetMaxThreads(options.max_threads);
   builder->SetResourceQuota(quota);
+  builder->SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS,
+                               std::min(2, options.idle_threads));
+  builder->SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+                               options.idle_threads);
   // Without this, gRPC sets SO_REUSEPORT and a second server on the same port would
   // silently share it instead of failing.
   builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -43,6 +43,12 @@ struct ServerOptions {
   // Resource quota: most threads of the synchronous server; a call that finds none
   // free fails with RESOURCE_EXHAUSTED. Default 128.
   int max_threads = 128;
+  // Handler threads of the synchronous server kept waiting for calls when idle
+  // (gRPC's MAX_POLLERS). gRPC's default (2) makes a thread finishing a call exit
+  // whenever two others are waiting, so under concurrent load threads (and their
+  // per-thread zstd contexts) are created and destroyed on nearly every call.
+  // Default 32.
+  int idle_threads = 32;
   // TLS / mTLS when tls.enabled(); plaintext otherwise (the caller applies
   // CheckTransport). Default plaintext.
   ServerTls tls;

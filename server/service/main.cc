@@ -39,6 +39,9 @@ ABSL_FLAG(std::vector<std::string>, route, {},
 ABSL_FLAG(int, compression_level, 0,
           "zstd level of pools created on first append (1..22 or negative fast "
           "levels); 0 keeps the config's or the built-in default 3");
+ABSL_FLAG(int64_t, block_cache_mb, 256,
+          "memory for RocksDB's cache of table blocks (stored records, indexes, "
+          "filters), in MiB, shared by all pools");
 ABSL_FLAG(bool, sync_writes, false,
           "fsync the write-ahead log before acknowledging an append (group commit)");
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
@@ -53,6 +56,9 @@ ABSL_FLAG(int64_t, grpc_memory_bytes, int64_t{1} << 30,
 ABSL_FLAG(int, grpc_max_threads, 128,
           "gRPC resource quota: most handler threads; a call finding none free fails "
           "with RESOURCE_EXHAUSTED");
+ABSL_FLAG(int, grpc_idle_threads, 32,
+          "handler threads kept waiting for calls when idle (fewer: threads are "
+          "created and destroyed per call under concurrent load)");
 ABSL_FLAG(bool, auto_train, true,
           "train and activate a first dictionary for a pool once it holds "
           "--auto_train_min_multiple x its dictionary size");
@@ -115,6 +121,12 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.store.path = absl::GetFlag(FLAGS_data_dir);
   options.store.sync_writes = absl::GetFlag(FLAGS_sync_writes);
   options.store.request_window = absl::Seconds(absl::GetFlag(FLAGS_request_id_window_seconds));
+  if (const int64_t mb = absl::GetFlag(FLAGS_block_cache_mb); mb < 0 || mb > (int64_t{1} << 30)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--block_cache_mb must be 0..", int64_t{1} << 30, ", not ", mb));
+  }
+  options.store.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb))
+                                    << 20;
   if (!absl::GetFlag(FLAGS_config).empty()) {
     ASSIGN_OR_RETURN(config::ServerConfig config,
                      service::LoadServerConfig(absl::GetFlag(FLAGS_config)));
@@ -222,11 +234,13 @@ absl::Status Serve(const sigset_t& signals) {
   server_options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
   server_options.max_memory_bytes = absl::GetFlag(FLAGS_grpc_memory_bytes);
   server_options.max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
+  server_options.idle_threads = absl::GetFlag(FLAGS_grpc_idle_threads);
   if (server_options.max_request_bytes <= 0 || server_options.max_concurrent_streams <= 0 ||
-      server_options.max_memory_bytes <= 0 || server_options.max_threads <= 0) {
+      server_options.max_memory_bytes <= 0 || server_options.max_threads <= 0 ||
+      server_options.idle_threads <= 0) {
     return absl::InvalidArgumentError(
-        "--max_request_bytes, --max_concurrent_streams, --grpc_memory_bytes and "
-        "--grpc_max_threads must be positive");
+        "--max_request_bytes, --max_concurrent_streams, --grpc_memory_bytes, "
+        "--grpc_max_threads and --grpc_idle_threads must be positive");
   }
   server_options.tls = std::move(tls);
   server_options.authorizer = authorizer.get();

@@ -120,6 +120,10 @@ class Store {
     // How long an append's request id is remembered (AppendedRequest). Older entries
     // read as absent and compactions drop them. Default 1 hour.
     absl::Duration request_window = absl::Hours(1);
+    // Memory for RocksDB's cache of table blocks (records, blocks, indexes, filters),
+    // shared by every column family. Reads of blocks not in it go to the file system.
+    // Default 256 MiB.
+    size_t block_cache_bytes = size_t{256} << 20;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;

@@ -288,3 +288,22 @@ TEST(StoreRequestsTest, RequestEntryIsWrittenWithRecordsAndExpiresByAge) {
 
 }  // namespace
 }  // namespace dictlog::store
+
+namespace dictlog::store {
+namespace {
+
+TEST(StoreBlockCacheTest, EveryFamilySharesOneCacheOfTheConfiguredSize) {
+  Store::Options options;
+  options.path = FreshTestDir();
+  options.block_cache_bytes = size_t{3} << 20;
+  auto store = Store::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  const auto capacity = (*store)->IntProperty("rocksdb.block-cache-capacity");
+  ASSERT_EQ(capacity.size(), 7u);
+  for (const auto& [family, value] : capacity) {
+    EXPECT_EQ(value, options.block_cache_bytes) << family;
+  }
+}
+
+}  // namespace
+}  // namespace dictlog::store

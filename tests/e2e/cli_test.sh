@@ -71,6 +71,13 @@ grep -q "^verified [0-9]* records in [0-9]* pools: 0 corrupt$" "$work/verify.txt
 set +e
 "$dictlog" --server="$server" append >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "usage exit code"
 "$dictlog" --server="$server" frobnicate >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "unknown command"
+# Server flags out of range: dictlogd refuses to start, naming the flag.
+for flag in --grpc_idle_threads=0 --block_cache_mb=-1; do
+  "$dictlogd" --data_dir="$work/never" --listen=127.0.0.1:0 "$flag" 2>"$work/flag_err" \
+    >/dev/null
+  [[ $? -ne 0 ]] || fail "dictlogd $flag must not start"
+  grep -q -- "${flag%%=*}" "$work/flag_err" || fail "dictlogd $flag: $(cat "$work/flag_err")"
+done
 "$dictlog" --server="$server" pool create x --storage_mode=blob >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "bad --storage_mode must be a usage error"
 "$dictlog" --server="$server" pool update "${block_pools[0]}" --storage_mode=record \
