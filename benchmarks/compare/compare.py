@@ -202,7 +202,8 @@ def dictlogd_argv(config, args, work):
         f.write("default_pool_options { %s }\n" % options)
     return [args.dictlogd, "--data_dir=" + os.path.join(work, "db"), "--config=" + config_path,
             "--auto_train=" + ("true" if config["dictionary"] else "false"),
-            "--recompress_records_per_second=10000000"]
+            "--recompress_records_per_second=10000000",
+            "--block_cache_mb=%d" % args.block_cache_mb]
 
 
 def wait_for_dictionaries(args, server, deadline):
@@ -318,7 +319,8 @@ def server_argv(config, args, work):
     backend = "null" if config["name"] == "null" else "rocksdb_dict"
     return [args.compare_server, "--backend=" + backend,
             "--data_dir=" + os.path.join(work, "db"),
-            "--stats_out=" + os.path.join(work, "stats.json")]
+            "--stats_out=" + os.path.join(work, "stats.json"),
+            "--block_cache_mb=%d" % args.block_cache_mb]
 
 
 def finalize(config, args, server, work):
@@ -422,7 +424,8 @@ def write_outputs(args, rows, details, started_machine, command):
     summary = {
         "command": command, "mode": args.mode, "copies": args.copies,
         "duration": args.duration, "concurrency": args.concurrency,
-        "connections": args.connections, "rounds": args.rounds, "machine_at_start": started_machine,
+        "connections": args.connections, "block_cache_mb": args.block_cache_mb,
+        "rounds": args.rounds, "machine_at_start": started_machine,
         "machine_at_end": machine_line(), "rows": rows, "targets": goals,
         "versus_rocksdb": compare_report.versus_rocksdb(rows),
         # compare_server's own report per configuration (rocksdb_dict: SST properties).
@@ -459,6 +462,9 @@ def parse_args(argv):
     parser.add_argument("--duration", help="each read run, e.g. 20s (mode default)")
     parser.add_argument("--concurrency", type=int, help="dictlog-bench read --concurrency")
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--block_cache_mb", type=int, default=32,
+                        help="RocksDB block cache of every server, MiB (the same budget for "
+                             "all: dictlogd's --block_cache_mb, compare_server's)")
     parser.add_argument("--rounds", type=int,
                         help="read rounds, configurations interleaved; medians (mode default)")
     parser.add_argument("--wait_seconds", type=int, help="limit of each wait (dictionaries)")

@@ -44,6 +44,7 @@ absl::StatusOr<std::shared_ptr<const DecoderDictionary>> DecoderDictionary::Crea
     return absl::InvalidArgumentError(
         absl::StrCat("dictionary ", id, ": malformed entropy tables"));
   }
+  dict->ddict_bytes_ = ZSTD_sizeof_DDict(dict->ddict_);
   dict->compact_ = IsCompactDictionary(dict->content_);
   return dict;
 }

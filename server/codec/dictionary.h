@@ -51,6 +51,9 @@ class DecoderDictionary {
   uint32_t id() const { return id_; }
   bool compact() const { return compact_; }
   const ZSTD_DDict_s* ddict() const { return ddict_; }
+  // sizeof the ZSTD_DDict object, kept here so that prefetching its lines does not
+  // first read its (cold) header.
+  size_t ddict_bytes() const { return ddict_bytes_; }
   absl::string_view content() const { return content_; }
   // Bytes held: the content plus the decoded tables.
   size_t memory_bytes() const;
@@ -62,6 +65,7 @@ class DecoderDictionary {
   const std::string content_;  // The DDict references these bytes.
   bool compact_ = false;
   ZSTD_DDict_s* ddict_ = nullptr;
+  size_t ddict_bytes_ = 0;
 };
 
 class EncoderDictionary {
