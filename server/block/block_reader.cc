@@ -145,6 +145,15 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeScanned(
 absl::StatusOr<DecodedRecord> DecodeOne(const store::Store& store,
                                         const codec::DictionaryLookup& dictionaries,
                                         store::RecordRef ref, absl::string_view value) {
+  // A single record (the common case) decodes without the batch machinery.
+  if (absl::StatusOr<codec::RecordView> view = codec::ParseRecord(value);
+      view.ok() && view->encoding != codec::Encoding::kBlockEntry) {
+    std::shared_ptr<const codec::DecoderDictionary> dictionary;
+    if (view->encoding == codec::Encoding::kZstdFrame && view->dictionary_id != 0) {
+      dictionary = dictionaries.Find(view->dictionary_id);
+    }
+    return codec::DecodeParsed(*view, dictionary.get());
+  }
   return std::move(DecodeStored(store, dictionaries, {&ref, 1}, {&value, 1})[0]);
 }
 

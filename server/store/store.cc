@@ -490,11 +490,12 @@ std::vector<absl::StatusOr<std::string>> Store::MultiGetBlocks(
 }
 
 absl::StatusOr<std::string> Store::GetRecord(RecordRef ref) const {
-  std::string value;
+  // Pinned: the value is copied once, out of the block cache, not twice.
+  rocksdb::PinnableSlice value;
   RETURN_IF_ERROR(FromRocks(db_->Get(rocksdb::ReadOptions(), records_,
                                      RecordKey(ref.pool_id, ref.seq), &value),
                             "reading a record"));
-  return value;
+  return value.ToString();
 }
 
 std::vector<absl::StatusOr<std::string>> Store::MultiGetRecords(
