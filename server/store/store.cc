@@ -71,16 +71,36 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
   return options;
 }
 
-rocksdb::ColumnFamilyOptions RecordsFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache) {
-  // No data-block hash index: tried, it cost 1.5 bytes a record on disk (+2.9% of the
-  // SST bytes in benchmarks/compare), and searching inside a block is under 1% of a
-  // Get's profile; space on disk is where dictlog trails RocksDB's own dictionaries.
+rocksdb::CompressionType ToRocks(TableCompression compression) {
+  switch (compression) {
+    case TableCompression::kLz4:
+      return rocksdb::kLZ4Compression;
+    case TableCompression::kZstd:
+      return rocksdb::kZSTD;
+    case TableCompression::kNone:
+      break;
+  }
+  return rocksdb::kNoCompression;
+}
+
+// The records family (single records' frames, block entries). No data-block hash index:
+// tried, it cost 1.5 bytes a record on disk (+2.9% of the SST bytes in
+// benchmarks/compare), and searching inside a block is under 1% of a Get's profile.
+rocksdb::ColumnFamilyOptions RecordsFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
+                                                  TableCompression compression) {
   rocksdb::ColumnFamilyOptions options = FamilyOptions(cache, /*bloom_filter=*/true);
   // Most reads are of records already flushed: a Bloom filter over the memtable's keys
   // lets them skip its skip list.
   options.memtable_whole_key_filtering = true;
   options.memtable_prefix_bloom_size_ratio = 0.05;
-  // Values are zstd frames already; a second compression pass only costs CPU.
+  options.compression = ToRocks(compression);
+  return options;
+}
+
+// The blocks family: each value is a zstd frame of up to block_bytes; another pass over
+// it would only cost CPU.
+rocksdb::ColumnFamilyOptions BlocksFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache) {
+  rocksdb::ColumnFamilyOptions options = FamilyOptions(cache, /*bloom_filter=*/true);
   options.compression = rocksdb::kNoCompression;
   return options;
 }
@@ -114,6 +134,14 @@ rocksdb::ColumnFamilyOptions CountersFamilyOptions(
 
 }  // namespace
 
+absl::StatusOr<TableCompression> ParseTableCompression(absl::string_view name) {
+  if (name == "none") return TableCompression::kNone;
+  if (name == "lz4") return TableCompression::kLz4;
+  if (name == "zstd") return TableCompression::kZstd;
+  return absl::InvalidArgumentError(
+      absl::StrCat("table compression must be none, lz4 or zstd, not '", name, "'"));
+}
+
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::error_code error;
   std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
@@ -134,11 +162,11 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, FamilyOptions(cache, false)},
-      {kRecordsFamily, RecordsFamilyOptions(cache)},
+      {kRecordsFamily, RecordsFamilyOptions(cache, options.records_compression)},
       {kCatalogFamily, FamilyOptions(cache, false)},
       {kCountersFamily, CountersFamilyOptions(cache)},
       {kDictionariesFamily, FamilyOptions(cache, false)},
-      {kBlocksFamily, RecordsFamilyOptions(cache)},
+      {kBlocksFamily, BlocksFamilyOptions(cache)},
       // Most lookups are of new request ids, absent: a Bloom filter answers them in
       // memory.
       {kRequestsFamily, FamilyOptions(cache, true)},

@@ -110,6 +110,14 @@ struct ScannedRecord {
   std::string value;
 };
 
+// How RocksDB compresses the table blocks of the records column family (keys, entry
+// headers and the records' own zstd frames, packed 4 KiB at a time). The block cache
+// holds blocks uncompressed, so this costs CPU only on cache misses.
+enum class TableCompression { kNone, kLz4, kZstd };
+
+// "none", "lz4" or "zstd"; INVALID_ARGUMENT otherwise.
+absl::StatusOr<TableCompression> ParseTableCompression(absl::string_view name);
+
 class Store {
  public:
   struct Options {
@@ -124,6 +132,10 @@ class Store {
     // shared by every column family. Reads of blocks not in it go to the file system.
     // Default 256 MiB.
     size_t block_cache_bytes = size_t{256} << 20;
+    // Compression of the records column family's table blocks. Default LZ4: the
+    // records' frames are compressed already, but the keys, the headers and what
+    // repeats across neighbouring frames are not (ADR 0011).
+    TableCompression records_compression = TableCompression::kLz4;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;

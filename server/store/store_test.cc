@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 #include "common/test_dir.h"
@@ -303,6 +304,59 @@ TEST(StoreBlockCacheTest, EveryFamilySharesOneCacheOfTheConfiguredSize) {
   for (const auto& [family, value] : capacity) {
     EXPECT_EQ(value, options.block_cache_bytes) << family;
   }
+}
+
+}  // namespace
+}  // namespace dictlog::store
+
+namespace dictlog::store {
+namespace {
+
+// Bytes of the records family's table files after `records` similar records are
+// written and the store reopened (which flushes them into a table file).
+uint64_t RecordsTableBytes(TableCompression compression, int records) {
+  Store::Options options;
+  options.path = FreshTestDir();
+  options.records_compression = compression;
+  {
+    auto store = Store::Open(options);
+    EXPECT_TRUE(store.ok()) << store.status();
+    std::vector<RecordWrite> writes;
+    for (int i = 1; i <= records; ++i) {
+      writes.push_back({1, static_cast<uint64_t>(i), 40,
+                        absl::StrCat("frame header ", i % 7, " and a payload ", i)});
+    }
+    EXPECT_TRUE((*store)->WriteRecords(writes).ok());
+  }
+  auto store = Store::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  for (int i = 1; i <= records; i += records / 10) {
+    auto value = (*store)->GetRecord({1, static_cast<uint64_t>(i)});
+    EXPECT_TRUE(value.ok()) << value.status();
+    if (value.ok()) EXPECT_EQ(*value, absl::StrCat("frame header ", i % 7, " and a payload ", i));
+  }
+  for (const auto& [family, bytes] : (*store)->IntProperty("rocksdb.total-sst-files-size")) {
+    if (family == "records") return bytes;
+  }
+  ADD_FAILURE() << "no records family";
+  return 0;
+}
+
+TEST(StoreTableCompressionTest, RecordsFamilyIsCompressedAsConfigured) {
+  const uint64_t none = RecordsTableBytes(TableCompression::kNone, 5000);
+  const uint64_t lz4 = RecordsTableBytes(TableCompression::kLz4, 5000);
+  const uint64_t zstd = RecordsTableBytes(TableCompression::kZstd, 5000);
+  EXPECT_GT(none, 0u);
+  EXPECT_LT(lz4, none * 3 / 4) << "lz4 " << lz4 << " none " << none;
+  EXPECT_LT(zstd, lz4) << "zstd " << zstd << " lz4 " << lz4;
+}
+
+TEST(StoreTableCompressionTest, ParsesTheThreeNames) {
+  EXPECT_EQ(*ParseTableCompression("none"), TableCompression::kNone);
+  EXPECT_EQ(*ParseTableCompression("lz4"), TableCompression::kLz4);
+  EXPECT_EQ(*ParseTableCompression("zstd"), TableCompression::kZstd);
+  EXPECT_EQ(ParseTableCompression("snappy").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
