@@ -83,6 +83,21 @@ void DecodeChunk(absl::Span<const Item> items, const DictionaryLookup& dictionar
   });
 }
 
+// Decodes `items` into (*results)[item.index], grouped by dictionary if asked.
+void DecodeItems(std::vector<Item>& items, const DictionaryLookup& dictionaries,
+                 const BatchDecodeOptions& options,
+                 std::vector<absl::StatusOr<DecodedRecord>>* results) {
+  if (options.group_by_dictionary) {
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      return a.view.dictionary_id < b.view.dictionary_id;
+    });
+  }
+  const absl::Span<const Item> all(items);
+  for (size_t at = 0; at < all.size(); at += kChunk) {
+    DecodeChunk(all.subspan(at, kChunk), dictionaries, options, results);
+  }
+}
+
 }  // namespace
 
 std::vector<absl::StatusOr<DecodedRecord>> DecodeParsedBatch(
@@ -93,38 +108,27 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeParsedBatch(
   std::vector<Item> items;
   items.reserve(views.size());
   for (size_t i = 0; i < views.size(); ++i) items.push_back({i, views[i]});
-  if (options.group_by_dictionary) {
-    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-      return a.view.dictionary_id < b.view.dictionary_id;
-    });
-  }
-  const absl::Span<const Item> all(items);
-  for (size_t at = 0; at < all.size(); at += kChunk) {
-    DecodeChunk(all.subspan(at, kChunk), dictionaries, options, &results);
-  }
+  DecodeItems(items, dictionaries, options, &results);
   return results;
 }
 
 std::vector<absl::StatusOr<DecodedRecord>> DecodeBatch(
     absl::Span<const absl::string_view> values, const DictionaryLookup& dictionaries,
     const BatchDecodeOptions& options) {
-  // Every slot is assigned below; default StatusOrs (UNKNOWN) cost no allocation.
+  // Every slot is assigned below (a parse error or a decode result); default
+  // StatusOrs (UNKNOWN) cost no allocation.
   std::vector<absl::StatusOr<DecodedRecord>> results(values.size());
-  std::vector<RecordView> views;
-  std::vector<size_t> positions;
-  views.reserve(values.size());
+  std::vector<Item> items;
+  items.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     absl::StatusOr<RecordView> view = ParseRecord(values[i]);
-    if (!view.ok()) {
-      results[i] = view.status();
-      continue;
+    if (view.ok()) {
+      items.push_back({i, *view});
+    } else {
+      results[i] = std::move(view).status();
     }
-    views.push_back(*view);
-    positions.push_back(i);
   }
-  std::vector<absl::StatusOr<DecodedRecord>> decoded =
-      DecodeParsedBatch(views, dictionaries, options);
-  for (size_t k = 0; k < views.size(); ++k) results[positions[k]] = std::move(decoded[k]);
+  DecodeItems(items, dictionaries, options, &results);
   return results;
 }
 
