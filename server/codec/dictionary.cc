@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/codec/dictionary_arena.h"
 #include "server/codec/dictionary_format.h"
 
 namespace dictlog::codec {
@@ -36,26 +37,35 @@ bool IsCompactDictionary(absl::string_view content) {
 absl::StatusOr<std::shared_ptr<const DecoderDictionary>> DecoderDictionary::Create(
     std::string content) {
   ASSIGN_OR_RETURN(const uint32_t id, DictionaryIdOf(content));
-  std::shared_ptr<DecoderDictionary> dict(new DecoderDictionary(id, std::move(content)));
-  dict->ddict_ = ZSTD_createDDict_advanced(
-      dict->content_.data(), dict->content_.size(), ZSTD_dlm_byRef,
-      ZSTD_dct_fullDict, ZSTD_defaultCMem);
+  std::shared_ptr<DecoderDictionary> dict(new DecoderDictionary(id));
+  // The tables and a copy of the bytes in one arena block: ZSTD_initStaticDDict puts
+  // the copy right after the ZSTD_DDict object.
+  dict->block_request_ = ZSTD_estimateDDictSize(content.size(), ZSTD_dlm_byCopy);
+  dict->block_ = DictionaryArena::Global().Allocate(dict->block_request_);
+  if (dict->block_ == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("dictionary ", id, ": no memory for its decoding tables"));
+  }
+  dict->ddict_ = ZSTD_initStaticDDict(dict->block_, dict->block_request_, content.data(),
+                                      content.size(), ZSTD_dlm_byCopy, ZSTD_dct_fullDict);
   if (dict->ddict_ == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("dictionary ", id, ": malformed entropy tables"));
   }
-  dict->ddict_bytes_ = ZSTD_sizeof_DDict(dict->ddict_);
+  dict->ddict_bytes_ = ZSTD_estimateDDictSize(0, ZSTD_dlm_byRef);  // sizeof(ZSTD_DDict)
+  dict->content_ = absl::string_view(
+      static_cast<const char*>(dict->block_) + dict->ddict_bytes_, content.size());
   dict->compact_ = IsCompactDictionary(dict->content_);
   return dict;
 }
 
-DecoderDictionary::DecoderDictionary(uint32_t id, std::string content)
-    : id_(id), content_(std::move(content)) {}
-
-DecoderDictionary::~DecoderDictionary() { ZSTD_freeDDict(ddict_); }
+DecoderDictionary::~DecoderDictionary() {
+  // A static DDict owns nothing: releasing its block is all (no ZSTD_freeDDict).
+  DictionaryArena::Global().Free(block_, block_request_);
+}
 
 size_t DecoderDictionary::memory_bytes() const {
-  return content_.size() + ZSTD_sizeof_DDict(ddict_);
+  return DictionaryArena::BlockBytes(block_request_);
 }
 
 absl::StatusOr<std::shared_ptr<const EncoderDictionary>> EncoderDictionary::Create(

@@ -54,17 +54,22 @@ class DecoderDictionary {
   // sizeof the ZSTD_DDict object, kept here so that prefetching its lines does not
   // first read its (cold) header.
   size_t ddict_bytes() const { return ddict_bytes_; }
+  // The dictionary bytes (the copy that follows the tables in the arena block).
   absl::string_view content() const { return content_; }
-  // Bytes held: the content plus the decoded tables.
+  // Bytes held: the arena block (decoded tables plus the content).
   size_t memory_bytes() const;
 
  private:
-  DecoderDictionary(uint32_t id, std::string content);
+  explicit DecoderDictionary(uint32_t id) : id_(id) {}
 
   const uint32_t id_;
-  const std::string content_;  // The DDict references these bytes.
+  // One DictionaryArena block: the ZSTD_DDict (built in place, referencing the copy of
+  // the dictionary bytes placed right after it). Freed with the object.
+  void* block_ = nullptr;
+  size_t block_request_ = 0;
+  const ZSTD_DDict_s* ddict_ = nullptr;
+  absl::string_view content_;
   bool compact_ = false;
-  ZSTD_DDict_s* ddict_ = nullptr;
   size_t ddict_bytes_ = 0;
 };
 

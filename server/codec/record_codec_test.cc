@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "gtest/gtest.h"
+#include "server/codec/dictionary_arena.h"
 #include "server/codec/test_dictionary.h"
 
 namespace dictlog::codec {
@@ -314,6 +315,24 @@ TEST(DictionaryTest, ReportsIdAndMemory) {
   ASSERT_TRUE(dict.ok());
   EXPECT_EQ((*dict)->id(), 32768u);
   EXPECT_GT((*dict)->memory_bytes(), content.size());
+  // The bytes live in the arena block, after the tables, and read back unchanged.
+  EXPECT_EQ((*dict)->content(), content);
+  const char* block = reinterpret_cast<const char*>((*dict)->ddict());
+  EXPECT_EQ((*dict)->content().data(), block + (*dict)->ddict_bytes());
+}
+
+TEST(DictionaryTest, ArenaBlocksComeBackWhenDictionariesGo) {
+  const std::string content = TrainDictionaryForTest(SyntheticLogLines(1000, 6), 4096,
+                                                     32769);
+  const size_t before = DictionaryArena::Global().stats().used_bytes;
+  {
+    auto a = DecoderDictionary::Create(content);
+    auto b = DecoderDictionary::Create(content);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(DictionaryArena::Global().stats().used_bytes,
+              before + (*a)->memory_bytes() + (*b)->memory_bytes());
+  }
+  EXPECT_EQ(DictionaryArena::Global().stats().used_bytes, before);
 }
 
 }  // namespace
