@@ -289,8 +289,8 @@ def bench_read(args, server, ids_path, op, work, tag):
     with open(json_path) as f:
         report = json.load(f)
     if report["errors"]:
-        raise CompareError("%s: %d read errors: %s" % (op, report["errors"],
-                                                       report["errors_by_code"]))
+        raise CompareError("%s: %d read errors: %s; first of each: %s" % (
+            op, report["errors"], report["errors_by_code"], report.get("first_error", {})))
     return report
 
 

@@ -99,6 +99,9 @@ std::string FormatText(const RunReport& r) {
                           a.p50_us, a.p90_us, a.p99_us, a.p999_us, a.max_us);
   }
   absl::StrAppendFormat(&out, "errors      %d  (%s)\n", t.error_count(), ErrorsText(t));
+  for (const auto& [code, message] : t.first_error) {
+    absl::StrAppendFormat(&out, "  first %s: %s\n", absl::StatusCodeToString(code), message);
+  }
   return out;
 }
 
@@ -110,6 +113,11 @@ std::string FormatJson(const RunReport& r) {
   for (const auto& [code, count] : t.errors) {
     codes.push_back(absl::StrCat(JsonString(absl::StatusCodeToString(code)), ":", count));
   }
+  std::vector<std::string> firsts;
+  for (const auto& [code, message] : t.first_error) {
+    firsts.push_back(
+        absl::StrCat(JsonString(absl::StatusCodeToString(code)), ":", JsonString(message)));
+  }
   return absl::StrFormat(
       "{\"server\":%s,\"op\":\"%s\",\"batch\":%d,\"concurrency\":%d,\"connections\":%d,"
       "\"dist\":\"%s\","
@@ -118,7 +126,7 @@ std::string FormatJson(const RunReport& r) {
       "\"latency_us\":{\"count\":%d,\"mean\":%.1f,\"p50\":%d,\"p90\":%d,\"p99\":%d,"
       "\"p999\":%d,\"max\":%d},\"mix\":\"%s\",\"appends\":%d,\"appends_per_s\":%.1f,"
       "\"append_latency_us\":{\"count\":%d,\"p50\":%d,\"p90\":%d,\"p99\":%d,\"p999\":%d,"
-      "\"max\":%d},\"errors\":%d,\"errors_by_code\":{%s}}",
+      "\"max\":%d},\"errors\":%d,\"errors_by_code\":{%s},\"first_error\":{%s}}",
       JsonString(r.options.server), ReadOpName(r.options.op),
       r.options.op == ReadOp::kGet ? 1 : r.options.batch, r.options.concurrency,
       std::min(r.options.connections, r.options.concurrency),
@@ -127,7 +135,7 @@ std::string FormatJson(const RunReport& r) {
       PerSecond(t.raw_bytes, t.seconds) / 1e6, l.count, l.mean_us, l.p50_us, l.p90_us,
       l.p99_us, l.p999_us, l.max_us, MixName(r.options.mix), t.appends,
       PerSecond(t.appends, t.seconds), a.count, a.p50_us, a.p90_us, a.p99_us, a.p999_us,
-      a.max_us, t.error_count(), absl::StrJoin(codes, ","));
+      a.max_us, t.error_count(), absl::StrJoin(codes, ","), absl::StrJoin(firsts, ","));
 }
 
 }  // namespace dictlog::bench

@@ -40,6 +40,8 @@ struct RunTotals {
   int64_t raw_bytes = 0;
   // Failed calls by their code, plus failed ids within a MultiGet by theirs.
   std::map<absl::StatusCode, int64_t> errors;
+  // The first message seen for each code in `errors` (what the server said).
+  std::map<absl::StatusCode, std::string> first_error;
 
   int64_t error_count() const;
 };

@@ -75,6 +75,18 @@ TEST(ReportTest, JsonCarriesRatesPercentilesAndErrorCodes) {
       << json;
 }
 
+TEST(ReportTest, FirstErrorMessagesAreKeptPerCode) {
+  RunReport report = SampleReport();
+  report.totals.first_error[absl::StatusCode::kNotFound] = "no record \"HDFS/9\"";
+  const std::string json = FormatJson(report);
+  EXPECT_NE(json.find("\"first_error\":{\"NOT_FOUND\":\"no record \\\"HDFS/9\\\"\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(FormatText(report).find("  first NOT_FOUND: no record \"HDFS/9\"\n"),
+            std::string::npos)
+      << FormatText(report);
+}
+
 TEST(ReportTest, AppendsAreReportedApart) {
   RunReport report = SampleReport();
   report.options.mix = Mix{95, 5};

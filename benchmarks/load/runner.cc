@@ -124,6 +124,7 @@ struct WorkerResult {
   std::vector<int64_t> read_latencies_us;
   std::vector<int64_t> append_latencies_us;
   std::map<absl::StatusCode, int64_t> errors;
+  std::map<absl::StatusCode, std::string> first_error;
 };
 
 // The call loop of one thread. Thread-compatible: one thread runs it; it borrows the
@@ -153,15 +154,17 @@ class Worker {
       const absl::Status status = append ? Append() : Read();
       const int64_t micros = absl::ToInt64Microseconds(absl::Now() - start);
       (append ? result_.append_latencies_us : result_.read_latencies_us).push_back(micros);
-      if (!status.ok()) CountError(status.code());
+      if (!status.ok()) CountError(status);
       if (append) shared_.appends.fetch_add(1, std::memory_order_relaxed);
       shared_.ops.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
  private:
-  void CountError(absl::StatusCode code) {
-    ++result_.errors[code];
+  void CountError(const absl::Status& status) {
+    if (++result_.errors[status.code()] == 1) {
+      result_.first_error[status.code()] = std::string(status.message());
+    }
     shared_.errors.fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -187,7 +190,7 @@ class Worker {
       if (record.ok()) {
         CountRecord(*record);
       } else {
-        CountError(record.status().code());
+        CountError(record.status());
       }
     }
     return absl::OkStatus();
@@ -274,6 +277,9 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
     appends.insert(appends.end(), result.append_latencies_us.begin(),
                    result.append_latencies_us.end());
     for (const auto& [code, count] : result.errors) report.totals.errors[code] += count;
+    for (const auto& [code, message] : result.first_error) {
+      report.totals.first_error.emplace(code, message);  // Keeps the first worker's.
+    }
   }
   report.latency = Summarize(reads);
   report.append_latency = Summarize(appends);
