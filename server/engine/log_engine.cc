@@ -260,14 +260,14 @@ absl::StatusOr<v1::Record> LogEngine::Decode(const pool::Pool& pool, uint64_t se
 absl::StatusOr<v1::Record> LogEngine::ToRecord(
     const pool::Pool& pool, uint64_t seq,
     absl::StatusOr<codec::DecodedRecord> decoded) const {
-  const std::string id = pool::FormatRecordId(pool.name(), seq);
+  std::string id = pool::FormatRecordId(pool.name(), seq);
   if (!decoded.ok()) {
     return absl::Status(decoded.status().code(),
                         absl::StrCat("record ", id, ": ", decoded.status().message()));
   }
   v1::Record record;
   ASSIGN_OR_RETURN(*record.mutable_category(), pool.CategoryName(decoded->category_index));
-  record.set_id(id);
+  record.set_id(std::move(id));
   record.set_payload(std::move(decoded->payload));
   return record;
 }
