@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/strings/str_format.h"
 #include "client/grpc_status.h"
@@ -42,10 +43,24 @@ Client::Client(const ClientOptions& options)
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
   if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      options.server, ChannelCredentials(options.security), args);
-  store_ = v1::LogStore::NewStub(channel);
-  admin_ = v1::Admin::NewStub(channel);
+  channel_ = grpc::CreateCustomChannel(options.server, ChannelCredentials(options.security),
+                                      args);
+  store_ = v1::LogStore::NewStub(channel_);
+  admin_ = v1::Admin::NewStub(channel_);
+}
+
+absl::Status Client::WaitForConnected(absl::Duration timeout) const {
+  const auto deadline = absl::ToChronoTime(absl::Now() + timeout);
+  while (true) {
+    const grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+    if (state == GRPC_CHANNEL_READY) return absl::OkStatus();
+    if (state == GRPC_CHANNEL_SHUTDOWN ||
+        !channel_->WaitForStateChange(state, deadline)) {
+      return absl::UnavailableError(absl::StrCat(
+          "not connected after ", absl::FormatDuration(timeout),
+          " (channel state ", static_cast<int>(state), ")"));
+    }
+  }
 }
 
 void Client::SetDeadline(grpc::ClientContext* context) const {

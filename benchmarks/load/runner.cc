@@ -249,6 +249,11 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   for (int i = 0; i < std::min(options.connections, options.concurrency); ++i) {
     clients.emplace_back(client_options);
   }
+  // Connect first: a connection attempt that fails at startup would otherwise fail
+  // every call made during gRPC's reconnect backoff, thousands in a closed loop.
+  for (const client::Client& client : clients) {
+    RETURN_IF_ERROR(client.WaitForConnected(options.timeout));
+  }
   Shared shared;
   std::vector<WorkerResult> results(options.concurrency);
   std::atomic<int> running{options.concurrency};

@@ -1,7 +1,13 @@
 // End to end against the real dictlogd (127.0.0.1 port 0, temp data dir): retries with
 // a request id after a server-side timeout store one copy; oversized requests are
 // refused with nothing written; MultiGet and Scan stop server-side once their deadline
-// passes (the pool's read counter shows the work not done).
+// passes (the pool's read counter shows the work not done); Client::WaitForConnected
+// returns once connected, and UNAVAILABLE within its timeout where nothing listens.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <grpcpp/grpcpp.h>
 
 #include <cstdlib>
@@ -221,6 +227,36 @@ TEST_F(RobustnessE2eTest, ScanPastItsDeadlineStopsServerSide) {
   EXPECT_LT(received, static_cast<size_t>(kRecords));
   EXPECT_LT(PoolStat("scan", true), static_cast<uint64_t>(kRecords))
       << "the server read the whole pool after the deadline";
+}
+
+TEST_F(RobustnessE2eTest, WaitForConnectedReturnsOnceTheConnectionIsReady) {
+  client::ClientOptions options;
+  options.server = server_->address();
+  options.own_connection = true;
+  const client::Client fresh(options);
+  EXPECT_TRUE(fresh.WaitForConnected(absl::Seconds(10)).ok());
+  EXPECT_TRUE(fresh.ListPools().ok());
+}
+
+TEST_F(RobustnessE2eTest, WaitForConnectedTimesOutWhereNothingListens) {
+  // A loopback port that was just free: bind it, read it, close it.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  close(fd);
+  client::ClientOptions options;
+  options.server = absl::StrCat("127.0.0.1:", ntohs(addr.sin_port));
+  options.own_connection = true;
+  const client::Client nowhere(options);
+  const absl::Time start = absl::Now();
+  const absl::Status status = nowhere.WaitForConnected(absl::Seconds(1));
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
 }  // namespace
