@@ -18,7 +18,9 @@ char* MapAligned(size_t bytes) {
   const uintptr_t aligned = (start + align - 1) & ~(align - 1);
   if (aligned > start) munmap(raw, aligned - start);
   const uintptr_t end = start + bytes + align;
-  if (end > aligned + bytes) munmap(reinterpret_cast<void*>(aligned + bytes), end - aligned - bytes);
+  if (end > aligned + bytes) {
+    munmap(reinterpret_cast<void*>(aligned + bytes), end - aligned - bytes);
+  }
   return reinterpret_cast<char*>(aligned);
 }
 
@@ -43,7 +45,8 @@ size_t DictionaryArena::BlockBytes(size_t bytes) {
 char* DictionaryArena::NewRegionLocked(size_t bytes) {
   char* start = MapAligned(bytes);
   if (start == nullptr) return nullptr;
-  if (madvise(start, bytes, MADV_HUGEPAGE) == 0) stats_.huge_page_advice = true;
+  // Only advice: where the kernel declines (THP "never"), ordinary pages serve.
+  madvise(start, bytes, MADV_HUGEPAGE);
   stats_.region_bytes += bytes;
   return start;
 }
@@ -77,9 +80,10 @@ void* DictionaryArena::Allocate(size_t bytes) {
   const size_t need = BlockBytes(bytes);
   absl::MutexLock lock(&mu_);
   if (need > kRegionBytes) {
-    char* start = NewRegionLocked(RoundUp(need, kHugePageBytes));
+    const size_t mapped = RoundUp(need, kHugePageBytes);
+    char* start = NewRegionLocked(mapped);
     if (start == nullptr) return nullptr;
-    own_mappings_.emplace(start, RoundUp(need, kHugePageBytes));
+    own_mappings_.emplace(start, mapped);
     stats_.used_bytes += need;
     return start;
   }

@@ -38,7 +38,6 @@ class DictionaryArena {
     size_t region_bytes = 0;  // Mapped for blocks (regions and own mappings).
     size_t used_bytes = 0;    // In blocks handed out.
     size_t free_bytes = 0;    // Free inside regions.
-    bool huge_page_advice = false;  // The kernel accepted MADV_HUGEPAGE at least once.
   };
 
   DictionaryArena() = default;
