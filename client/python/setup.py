@@ -1,6 +1,6 @@
 """Build hook of the dictlog_client wheel (metadata: pyproject.toml).
 
-While the wheel is built, generates dictlog_pb2.py and dictlog_pb2_grpc.py from
+While the wheel is built, generates dictlog_pb2.py(i) and dictlog_pb2_grpc.py from
 proto/dictlog.proto into the wheel's dictlog_client package with grpcio-tools (a build
 requirement), and makes the gRPC module import its messages from the package, as
 generate.sh does for Debian's protoc. The proto is read from the checkout
@@ -31,7 +31,8 @@ def find_proto() -> pathlib.Path:
 
 
 def generate_stubs(proto: pathlib.Path, out: pathlib.Path) -> None:
-    """Writes dictlog_pb2.py and dictlog_pb2_grpc.py for proto into out."""
+    """Writes dictlog_pb2.py (with its type stub dictlog_pb2.pyi) and dictlog_pb2_grpc.py
+    for proto into out."""
     from grpc_tools import protoc  # A build requirement (pyproject.toml).
     import importlib.resources
 
@@ -39,7 +40,7 @@ def generate_stubs(proto: pathlib.Path, out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     status = protoc.main([
         "grpc_tools.protoc", f"--proto_path={proto.parent}", f"--proto_path={well_known}",
-        f"--python_out={out}", f"--grpc_python_out={out}", str(proto)])
+        f"--python_out={out}", f"--pyi_out={out}", f"--grpc_python_out={out}", str(proto)])
     if status != 0:
         raise RuntimeError(f"grpc_tools.protoc failed on {proto} with status {status}")
     # The plugin imports the messages as a top-level module; here they are a sibling.

@@ -37,7 +37,7 @@ import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 for name in ("client", "errors", "dictlog_pb2", "dictlog_pb2_grpc"):
     assert f"dictlog_client/{name}.py" in names, (name, sorted(names))
-assert "dictlog_client/py.typed" in names
+assert {"dictlog_client/py.typed", "dictlog_client/dictlog_pb2.pyi"} <= names, sorted(names)
 PY
 
 # The lowest versions the wheel's requirements allow ("x>=1.2" -> "x==1.2").

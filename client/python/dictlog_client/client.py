@@ -201,7 +201,7 @@ class Client:
         request = dictlog_pb2.ScanRequest(from_id=from_id, limit=limit)
         if category is not None:
             request.category = category
-        else:
+        elif pool is not None:
             request.pool = pool
         return self._scan(request)
 
