@@ -28,8 +28,11 @@ cp -L "$runfiles/client/python/client_test.py" "$runfiles/client/python/roundtri
 
 pip_flags=(--isolated --no-input --disable-pip-version-check
            "--cache-dir=${PIP_CACHE_DIR:-$work/pip-cache}")
-"$python" -m venv "$work/build" || fail "python3 -m venv failed (apt-get install python3-venv)"
-"$work/build/bin/pip" "${pip_flags[@]}" wheel --no-deps -w "$work/dist" \
+step() { echo "--- ${SECONDS}s: $*"; }
+step "build the wheel"
+# The first venv builds the wheel, then installs it with the newest dependencies.
+"$python" -m venv "$work/newest" || fail "python3 -m venv failed (apt-get install python3-venv)"
+"$work/newest/bin/pip" "${pip_flags[@]}" wheel --no-deps -w "$work/dist" \
   "$work/src/client/python" || fail "pip wheel failed"
 wheel=$(ls "$work"/dist/dictlog_client-*-py3-none-any.whl)
 "$python" - "$wheel" <<'PY' || fail "the wheel lacks files"
@@ -54,10 +57,12 @@ PY
 run_tests() {  # run_tests VENV_NAME [EXTRA_REQUIREMENT...]
   local venv="$work/$1"
   shift
-  "$python" -m venv "$venv"
+  step "install the wheel into venv $(basename "$venv") $*"
+  [[ -d "$venv" ]] || "$python" -m venv "$venv"
   "$venv/bin/pip" "${pip_flags[@]}" install "$wheel" "$@" || fail "pip install failed"
   "$venv/bin/pip" "${pip_flags[@]}" check || fail "pip check failed"
   "$venv/bin/pip" "${pip_flags[@]}" list
+  step "client_test and roundtrip_test in venv $(basename "$venv")"
   (cd "$work/tests" && "$venv/bin/python" -c '
 import sys, dictlog_client
 assert dictlog_client.__file__.startswith(sys.prefix), dictlog_client.__file__' &&
@@ -67,4 +72,4 @@ assert dictlog_client.__file__.startswith(sys.prefix), dictlog_client.__file__' 
 run_tests newest
 # shellcheck disable=SC2086  # one requirement a word
 run_tests lowest $lowest
-echo PASS
+step PASS
