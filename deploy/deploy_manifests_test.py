@@ -28,7 +28,7 @@ from deploy.deploy_files import (
 
 # Packages the Makefile installs for tests only; the image build does not need them.
 TEST_ONLY_PACKAGES = {"python3-yaml", "python3-grpcio", "python3-protobuf",
-                      "python3-zstandard", "prometheus"}
+                      "python3-zstandard", "prometheus", "python3-venv"}
 UNIT_HARDENING = {
     "NoNewPrivileges": {"yes", "true"},
     "ProtectSystem": {"strict"},
