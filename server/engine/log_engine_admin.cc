@@ -161,6 +161,12 @@ absl::StatusOr<v1::GetDictionaryResponse> LogEngine::GetDictionary(
 
 absl::StatusOr<v1::DictionaryInfo> LogEngine::ImportDictionary(
     const v1::ImportDictionaryRequest& request) {
+  if (request.content().size() > options_.max_import_dictionary_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dictionary of ", request.content().size(),
+        " bytes exceeds --max_import_dictionary_bytes=",
+        options_.max_import_dictionary_bytes));
+  }
   return manager_->Import(request.pool(), request.content(), request.activate());
 }
 

@@ -52,6 +52,9 @@ ABSL_FLAG(bool, sync_writes, false,
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
+ABSL_FLAG(int64_t, max_import_dictionary_bytes, 1 << 20,
+          "largest dictionary ImportDictionary accepts, in bytes (larger: "
+          "INVALID_ARGUMENT before it is parsed)");
 ABSL_FLAG(int, max_request_bytes, 64 << 20,
           "largest gRPC request message, in bytes (larger: RESOURCE_EXHAUSTED)");
 ABSL_FLAG(int, max_concurrent_streams, 100,
@@ -160,12 +163,14 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   const int64_t max_record = absl::GetFlag(FLAGS_max_record_bytes);
   const int64_t max_batch = absl::GetFlag(FLAGS_max_batch_records);
   const int64_t max_ids = absl::GetFlag(FLAGS_max_multiget_ids);
-  if (max_record < 0 || max_batch <= 0 || max_ids <= 0) {
+  const int64_t max_import = absl::GetFlag(FLAGS_max_import_dictionary_bytes);
+  if (max_record < 0 || max_batch <= 0 || max_ids <= 0 || max_import <= 0) {
     return absl::InvalidArgumentError("limits must be positive");
   }
   options.max_record_bytes = static_cast<size_t>(max_record);
   options.max_batch_records = static_cast<size_t>(max_batch);
   options.max_multiget_ids = static_cast<size_t>(max_ids);
+  options.max_import_dictionary_bytes = static_cast<size_t>(max_import);
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
