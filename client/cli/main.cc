@@ -97,7 +97,8 @@ Commands:
   verify [--pool=P]              decode every stored record (of P, or all) and
                                  list those that do not decode; exit 1 if any
   backup --out=DIR               consistent copy of the whole store into DIR, a new
-                                 directory (absolute path) on the server's machine;
+                                 directory (absolute path) on the server's machine,
+                                 inside the server's --backup_root;
                                  restore: dictlogd --data_dir=DIR
 
 Exit status: 0 success, 1 an operation failed, 2 usage error.

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "server/engine/backup_root.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
@@ -195,8 +196,9 @@ bool LogEngine::WaitForAutoTrainingForTest(absl::Duration timeout) {
 absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& request) {
   const absl::Time start = absl::Now();
   v1::BackupResponse response;
-  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(request.dir()));
-  response.set_dir(std::filesystem::path(request.dir()).lexically_normal().string());
+  ASSIGN_OR_RETURN(std::string dir, ConfineBackupDir(options_.backup_root, request.dir()));
+  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(dir));
+  response.set_dir(std::move(dir));
   response.set_sequence_number(sequence);
   std::error_code error;
   for (const auto& entry :

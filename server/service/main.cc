@@ -87,6 +87,10 @@ ABSL_FLAG(int64_t, dictionary_cache_bytes, 256 << 20,
           "others are rebuilt from stored bytes when needed");
 ABSL_FLAG(double, recompress_records_per_second, 50000,
           "throttle of background re-compression");
+ABSL_FLAG(std::string, backup_root, "",
+          "Backup (`dictlog backup --out=DIR`) writes only new directories strictly "
+          "inside this directory (after resolving .. and symbolic links; elsewhere: "
+          "PERMISSION_DENIED); empty: backups are off (FAILED_PRECONDITION)");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound port to this file once serving (for tests)");
 ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
@@ -171,6 +175,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.max_batch_records = static_cast<size_t>(max_batch);
   options.max_multiget_ids = static_cast<size_t>(max_ids);
   options.max_import_dictionary_bytes = static_cast<size_t>(max_import);
+  options.backup_root = absl::GetFlag(FLAGS_backup_root);
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
