@@ -92,6 +92,7 @@ absl::StatusOr<TokenEntry> ParseLine(absl::string_view text, int line) {
     }
   }
   entry.grant.line = line;
+  entry.grant.principal = PrincipalOf(entry.digest);
   return entry;
 }
 
@@ -113,6 +114,14 @@ Digest Sha256(absl::string_view data) {
   Digest digest;
   SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest.data());
   return digest;
+}
+
+std::string PrincipalOf(const Digest& digest) {
+  std::string input("dictlog principal");
+  input.push_back('\0');
+  input.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  const Digest derived = Sha256(input);
+  return std::string(reinterpret_cast<const char*>(derived.data()), kPrincipalBytes);
 }
 
 bool Grant::AllowsCategory(absl::string_view category) const {

@@ -37,6 +37,13 @@ using Digest = std::array<uint8_t, 32>;
 // SHA-256 of `data`.
 Digest Sha256(absl::string_view data);
 
+inline constexpr size_t kPrincipalBytes = 16;
+
+// The principal of the token whose digest is `digest`: kPrincipalBytes bytes of a
+// domain-separated SHA-256 of it, stable across restarts and tokens-file edits (it
+// scopes stored request ids), and never equal to anything in the tokens file.
+std::string PrincipalOf(const Digest& digest);
+
 // What one token may do.
 struct Grant {
   Role role = Role::kReader;
@@ -45,6 +52,9 @@ struct Grant {
   // Line of the tokens file it came from (0 for grants not from a file); used in
   // messages to name a token without printing it.
   int line = 0;
+  // PrincipalOf the token's digest; empty for grants not from a file (no tokens
+  // file: every caller is the one anonymous principal).
+  std::string principal;
 
   bool AllowsCategory(absl::string_view category) const;
 };

@@ -104,5 +104,20 @@ TEST(GrantTest, CategoryPatterns) {
   EXPECT_TRUE((Grant{Role::kReader, {"*"}, 1}.AllowsCategory("anything")));
 }
 
+TEST(TokenFileTest, EachTokenHasItsOwnStablePrincipal) {
+  auto entries = ParseTokenFile(
+      "first-token-0123456789 writer\nsecond-token-0123456789 writer\n");
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  const std::string& first = (*entries)[0].grant.principal;
+  EXPECT_EQ(first.size(), kPrincipalBytes);
+  EXPECT_NE(first, (*entries)[1].grant.principal);
+  // The same token in another file (another line) is the same principal.
+  auto again = ParseTokenFile("# moved\n\nfirst-token-0123456789 writer\n");
+  EXPECT_EQ((*again)[0].grant.principal, first);
+  // Not a prefix of the digest the file may hold.
+  EXPECT_NE(first, std::string(reinterpret_cast<const char*>((*entries)[0].digest.data()),
+                               kPrincipalBytes));
+}
+
 }  // namespace
 }  // namespace dictlog::auth

@@ -33,6 +33,15 @@ absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) c
   return response;
 }
 
+absl::StatusOr<std::vector<std::string>> LogEngine::PoolCategoriesOf(
+    absl::string_view id) const {
+  ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(parsed.pool));
+  std::vector<std::string> categories = pool->Categories();
+  if (router_.Route(pool->name()) == pool->name()) categories.push_back(pool->name());
+  return categories;
+}
+
 absl::StatusOr<v1::VerifyResponse> LogEngine::Verify(
     const v1::VerifyRequest& request, const std::function<bool()>& cancelled) const {
   std::vector<std::shared_ptr<pool::Pool>> pools;
@@ -99,7 +108,7 @@ absl::StatusOr<v1::PoolInfo> LogEngine::GetPool(absl::string_view name) const {
 
 absl::StatusOr<v1::PoolInfo> LogEngine::CreatePool(absl::string_view name,
                                                    const v1::PoolOptions& options) {
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Create(name, options));
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, names_.CreatePool(name, options));
   return InfoOf(*pool);
 }
 

@@ -23,12 +23,14 @@
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "server/auth/authorizer.h"
+#include "server/auth/token_scopes.h"
 #include "absl/time/clock.h"
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
 #include "server/service/dictlog_server.h"
 #include "server/service/engine_metrics.h"
+#include "server/service/scope_isolation.h"
 #include "server/service/server_config.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
@@ -58,6 +60,12 @@ ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
 ABSL_FLAG(int64_t, max_import_dictionary_bytes, 1 << 20,
           "largest dictionary ImportDictionary accepts, in bytes (larger: "
           "INVALID_ARGUMENT before it is parsed)");
+ABSL_FLAG(int64_t, max_pools, 4096,
+          "most pools (counting admin-created ones); an append needing another is "
+          "RESOURCE_EXHAUSTED and writes nothing; 0: no limit");
+ABSL_FLAG(int64_t, max_categories_per_pool, 1024,
+          "most categories routed into one pool besides its own name; an append adding "
+          "another is RESOURCE_EXHAUSTED and writes nothing; 0: no limit");
 ABSL_FLAG(int, max_request_bytes, 64 << 20,
           "largest gRPC request message, in bytes (larger: RESOURCE_EXHAUSTED)");
 ABSL_FLAG(int, max_concurrent_streams, 100,
@@ -116,6 +124,10 @@ ABSL_FLAG(std::string, tokens_file, "",
           "bearer tokens and their roles (reader, writer, admin) and categories, one "
           "`TOKEN|sha256:HEX ROLE [PATTERN,...]` a line; empty: no authentication; see "
           "docs/security.md");
+ABSL_FLAG(bool, isolate_scopes, false,
+          "categories of different token scopes (--tokens_file category patterns) never "
+          "share a pool or dictionary: refuse routing rules that would mix them at "
+          "start-up, and appends that would at run time; see docs/security.md");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
           "on SIGTERM/SIGINT, after the notice, how long calls in flight may take to "
           "finish before they are cancelled");
@@ -188,6 +200,13 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.max_multiget_ids = static_cast<size_t>(max_ids);
   options.max_import_dictionary_bytes = static_cast<size_t>(max_import);
   options.backup_root = absl::GetFlag(FLAGS_backup_root);
+  if (absl::GetFlag(FLAGS_max_pools) < 0 || absl::GetFlag(FLAGS_max_categories_per_pool) < 0) {
+    return absl::InvalidArgumentError(
+        "--max_pools and --max_categories_per_pool must not be negative");
+  }
+  options.names.max_pools = static_cast<size_t>(absl::GetFlag(FLAGS_max_pools));
+  options.names.max_categories_per_pool =
+      static_cast<size_t>(absl::GetFlag(FLAGS_max_categories_per_pool));
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
@@ -288,6 +307,19 @@ absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
   return endpoint;
 }
 
+// --isolate_scopes: checks the routing rules and gives the engine the scope keys.
+absl::Status IsolateScopesFromFlags(const auth::Authorizer* authorizer,
+                                    engine::EngineOptions* options) {
+  if (!absl::GetFlag(FLAGS_isolate_scopes)) return absl::OkStatus();
+  if (authorizer == nullptr) {
+    return absl::InvalidArgumentError("--isolate_scopes needs --tokens_file");
+  }
+  auto scopes = std::make_shared<const auth::TokenScopes>(authorizer->entries());
+  RETURN_IF_ERROR(service::CheckRoutesIsolated(*scopes, options->routes));
+  options->names.scope_of = service::ScopeOfCategory(std::move(scopes));
+  return absl::OkStatus();
+}
+
 // Health is NOT_SERVING and LogStore/Admin calls get UNAVAILABLE until the store is
 // open; then SERVING until a signal starts draining.
 absl::Status Serve(const sigset_t& signals) {
@@ -295,6 +327,7 @@ absl::Status Serve(const sigset_t& signals) {
   ASSIGN_OR_RETURN(service::ServerTls tls, TlsFromFlags(absl::GetFlag(FLAGS_listen)));
   ASSIGN_OR_RETURN(std::unique_ptr<auth::Authorizer> authorizer, AuthorizerFromFlags());
   ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
+  RETURN_IF_ERROR(IsolateScopesFromFlags(authorizer.get(), &options));
   std::unique_ptr<engine::LogEngine> engine;  // Outlives the server and the endpoint.
   metrics::RpcMetrics rpc_metrics;
   service::ServerOptions server_options;
