@@ -21,6 +21,9 @@ class DictionaryLifecycleTest : public ::testing::Test {
     options_.store.path = FreshTestDir();
     options_.auto_trainer.min_bytes_multiple = 8;  // 8 x 4 KiB = 32 KiB.
     options_.default_pool_options.set_dictionary_bytes(4096);
+    // Most tests follow records written before training as they were stored;
+    // RecordsStoredBeforeTheFirstDictionaryAreReencoded turns this back on.
+    options_.recompress_first_dictionary = false;
     Reopen();
   }
 
@@ -83,6 +86,54 @@ TEST_F(DictionaryLifecycleTest, TooLittleDataIsFailedPrecondition) {
   request.set_pool("missing");
   EXPECT_EQ(engine_->TrainDictionary(request).status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(Dictionaries().empty());
+}
+
+// Issue 17: the first `pools` a user sees after a bulk append shows what the pool's
+// first dictionary does: the records stored before it are re-encoded in the background.
+// Later dictionaries do not start a job by themselves.
+TEST_F(DictionaryLifecycleTest, RecordsStoredBeforeTheFirstDictionaryAreReencoded) {
+  options_.recompress_first_dictionary = true;
+  Reopen();
+  std::vector<std::string> lines = codec::SyntheticLogLines(600, 9);
+  std::vector<std::string> ids = AppendLines("app", lines);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("app", absl::Seconds(60)));
+  const uint32_t first = engine_->GetPool("app")->active_dictionary_id();
+  ASSERT_NE(first, 0u);
+  v1::RecompressRequest request;
+  request.set_pool("app");
+  auto job = engine_->GetRecompressStatus(request);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::RecompressStatus::DONE) << job->error();
+  EXPECT_EQ(job->target_dictionary_id(), first);
+  EXPECT_GT(job->records_rewritten(), 0u);  // Written before the dictionary existed.
+  EXPECT_LT(job->bytes_after(), job->bytes_before());
+  EXPECT_EQ(FrameDictionary(ids.front()), first);
+  std::vector<v1::DictionaryInfo> dicts = Dictionaries();
+  ASSERT_EQ(dicts.size(), 1u);
+  EXPECT_EQ(dicts[0].records(), 600u);  // Every record now references it.
+  v1::PoolInfo pool = *engine_->GetPool("app");
+  // The pool's ratio is the dictionary's (stored as they were: 1.09x; now 2.8x).
+  EXPECT_GT(pool.stats().raw_bytes(), 2 * pool.stats().stored_bytes());
+  ExpectAllReadBack(ids, lines);
+
+  // A later dictionary is governed by the dictionary policy: no job of its own.
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  train.set_activate(true);
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("app");
+  activate.set_id(trained->dictionary().id());
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  auto after = engine_->GetRecompressStatus(request);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->target_dictionary_id(), first);
+  EXPECT_EQ(FrameDictionary(ids.front()), first);
+  Reopen();
+  ExpectAllReadBack(ids, lines);
 }
 
 TEST_F(DictionaryLifecycleTest, FullLifecycleKeepsEveryRecordReadable) {

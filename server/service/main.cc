@@ -67,6 +67,10 @@ ABSL_FLAG(int, grpc_idle_threads, 32,
 ABSL_FLAG(bool, auto_train, true,
           "train and activate a first dictionary for a pool once it holds "
           "--auto_train_min_multiple x its dictionary size");
+ABSL_FLAG(bool, recompress_first_dictionary, true,
+          "when automatic training activates a pool's first dictionary, re-encode the "
+          "records the pool stored before it in the background (throttled by "
+          "--recompress_records_per_second)");
 ABSL_FLAG(int, auto_train_min_multiple, 8,
           "automatic first training starts at this many times the dictionary size");
 ABSL_FLAG(double, activation_min_gain, 0.03,
@@ -168,6 +172,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.max_multiget_ids = static_cast<size_t>(max_ids);
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
+  options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
   options.dictionaries.sample_budget_multiple = absl::GetFlag(FLAGS_sample_budget_multiple);
   options.dictionaries.auto_full_dictionaries =
