@@ -30,6 +30,9 @@ ABSL_FLAG(std::string, pool, "",
           "scan: every record of this pool; dict, recompress: the pool");
 ABSL_FLAG(std::string, from, "", "scan: start at this record id (inclusive)");
 ABSL_FLAG(uint64_t, limit, 0, "scan: at most this many records (0: all)");
+ABSL_FLAG(bool, keep_cr, false,
+          "append: keep each line's bytes exactly as they are; by default one '\\r' "
+          "at the end of a line (CRLF files) is not part of the record");
 ABSL_FLAG(int64_t, batch_records, 1000, "append: records per AppendBatch call");
 ABSL_FLAG(int64_t, batch_bytes, 4 << 20, "append: payload bytes per AppendBatch call");
 ABSL_FLAG(int, level, 0, "pool create/update: zstd compression level (0: unchanged)");
@@ -70,8 +73,11 @@ Usage: dictlog [--server=HOST:PORT] [--tls_ca=PEM [--tls_cert=PEM --tls_key=PEM]
                [--token_file=FILE] COMMAND [ARGS] [FLAGS]
 
 Commands:
-  append --category=C [FILE|-]   append each line of FILE (or stdin) as one record;
-                                 prints each record's id as soon as it is stored
+  append --category=C [FILE|-] [--keep_cr]
+                                 append each line of FILE (or stdin) as one record
+                                 (without its '\n', nor the '\r' of a CRLF line
+                                 unless --keep_cr); prints each record's id as
+                                 soon as it is stored
   get ID...                      print the payloads of records (--format=json for
                                  id, category and payload)
   scan --category=C|--pool=P [--from=ID] [--limit=N]
@@ -168,6 +174,7 @@ int main(int argc, char** argv) {
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
   options.detach = absl::GetFlag(FLAGS_detach);
   options.status = absl::GetFlag(FLAGS_status);
+  options.keep_cr = absl::GetFlag(FLAGS_keep_cr);
   options.progress = isatty(STDERR_FILENO) != 0;
 
   dictlog::client::ClientOptions client_options;
@@ -194,6 +201,7 @@ int main(int argc, char** argv) {
     std::cerr << "dictlog: " << status.message() << "\n";
     return 2;
   }
+  if (dictlog::cli::IsReported(status)) return 1;
   std::cerr << "dictlog: " << status << '\n';
   return 1;
 }
