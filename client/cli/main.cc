@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "common/help_flags.h"
-#include "absl/flags/usage.h"
+#include "common/command_line.h"
+#include "common/home_path.h"
+#include "grpcpp/grpcpp.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "client/cli/commands.h"
@@ -106,7 +106,10 @@ Commands:
                                  directory (absolute path) on the server's machine;
                                  restore: dictlogd --data_dir=DIR
 
-Exit status: 0 success, 1 an operation failed, 2 usage error.
+Path flags may start with ~/ (the home directory), except backup's --out (a path on
+the server). --version prints the versions of dictlog and gRPC.
+Exit status: 0 success (--help, --version too), 1 an operation failed, 2 usage error
+(unknown flags and malformed flag values included).
 Examples:
   dictlog append --category=HDFS ../shared/data/loghub/HDFS.log
   dictlog get HDFS/1 HDFS/2
@@ -115,9 +118,13 @@ Examples:
 }  // namespace
 
 int main(int argc, char** argv) {
-  dictlog::SetHelp("client/cli/main.cc", kUsage);
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> positional = dictlog::ParseCommandLine(
+      argc, argv, {"client/cli/main.cc", kUsage, {{"gRPC", grpc::Version()}}});
   std::vector<std::string> args(positional.begin() + 1, positional.end());
+  dictlog::ExpandHomeInFlags({&FLAGS_tls_ca, &FLAGS_tls_cert, &FLAGS_tls_key,
+                              &FLAGS_token_file});
+  // backup's --out names a directory on the server's machine: not ours to expand.
+  if (args.empty() || args[0] != "backup") dictlog::ExpandHomeInFlags({&FLAGS_out});
 
   dictlog::cli::CommandOptions options;
   const std::string format = absl::GetFlag(FLAGS_format);

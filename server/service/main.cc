@@ -13,8 +13,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "common/help_flags.h"
-#include "absl/flags/usage.h"
+#include "common/command_line.h"
+#include "common/home_path.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -24,6 +24,7 @@
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
+#include "server/service/build_info.h"
 #include "server/service/dictlog_server.h"
 #include "server/service/engine_metrics.h"
 #include "server/service/server_config.h"
@@ -309,11 +310,20 @@ absl::Status Serve(const sigset_t& signals) {
 }  // namespace dictlog
 
 int main(int argc, char** argv) {
-  dictlog::SetHelp("server/service/main.cc", 
-      "the dictlog server: stores small log records, compressed with per-pool zstd "
-      "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
-      "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]");
-  absl::ParseCommandLine(argc, argv);
+  dictlog::ParseCommandLine(
+      argc, argv,
+      {"server/service/main.cc",
+       "the dictlog server: stores small log records, compressed with per-pool zstd "
+       "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
+       "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]\n"
+       "Path flags may start with ~/ (the home directory). --version prints the "
+       "versions of dictlog, zstd, gRPC and RocksDB.",
+       dictlog::service::ServerLibraries()});
+  dictlog::ExpandHomeInFlags({&FLAGS_data_dir, &FLAGS_config, &FLAGS_port_file,
+                              &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca,
+                              &FLAGS_tokens_file, &FLAGS_metrics_port_file});
+  std::printf("dictlogd: %s\n",
+              dictlog::VersionLine("dictlogd", dictlog::service::ServerLibraries()).c_str());
   absl::SetMutexDeadlockDetectionMode(absl::GetFlag(FLAGS_mutex_deadlock_detection)
                                           ? absl::OnDeadlockCycle::kAbort
                                           : absl::OnDeadlockCycle::kIgnore);
