@@ -3,6 +3,7 @@
 // rollback, import, re-compression, gc, and restarts in between.
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "server/codec/dictionary_format.h"
@@ -247,6 +248,15 @@ TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_NE(imported->id(), 99999u);
   EXPECT_TRUE(imported->active());
+  // Issue 17: the answer says the id was reassigned, and why.
+  EXPECT_EQ(imported->imported_id(), 99999u);
+  EXPECT_FALSE(imported->import_existing());
+  EXPECT_NE(imported->import_note().find(absl::StrCat("the file's dictionary id 99999 is "
+                                                      "stored as ", imported->id(), ": ")),
+            std::string::npos)
+      << imported->import_note();
+  EXPECT_NE(imported->import_note().find("assigns every dictionary id itself"),
+            std::string::npos);
   v1::GetDictionaryRequest get;
   get.set_id(imported->id());
   auto exported = engine_->GetDictionary(get);
@@ -263,6 +273,69 @@ TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {
   EXPECT_EQ(engine_->ImportDictionary(request).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(Dictionaries().size(), 1u);
+}
+
+// Issue 17: importing the same file twice (or a dictionary exported from the pool, with
+// its id, or the same content under another id) returns the dictionary the pool has.
+TEST_F(DictionaryLifecycleTest, ImportingIdenticalContentReturnsTheExistingDictionary) {
+  options_.auto_train = false;
+  Reopen();
+  AppendLines("imp", codec::SyntheticLogLines(50, 4));
+  AppendLines("other", codec::SyntheticLogLines(50, 4));
+  const std::string offline =
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 5), 4096, 36337);
+  v1::ImportDictionaryRequest request;
+  request.set_pool("imp");
+  request.set_content(offline);
+  auto first = engine_->ImportDictionary(request);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->active());
+
+  request.set_activate(true);  // The same file again, now to activate it.
+  auto again = engine_->ImportDictionary(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->id(), first->id());
+  EXPECT_TRUE(again->active());
+  EXPECT_TRUE(again->import_existing());
+  EXPECT_EQ(again->imported_id(), 36337u);
+  EXPECT_NE(again->import_note().find(absl::StrCat("identical (but for its id 36337) to "
+                                                   "dictionary ", first->id(), " of pool imp")),
+            std::string::npos)
+      << again->import_note();
+  EXPECT_EQ(engine_->GetPool("imp")->active_dictionary_id(), first->id());
+
+  v1::GetDictionaryRequest get;  // Exported (with the server's id) and re-imported.
+  get.set_id(first->id());
+  auto exported = engine_->GetDictionary(get);
+  ASSERT_TRUE(exported.ok());
+  request.set_content(exported->content());
+  request.set_activate(false);
+  auto round_trip = engine_->ImportDictionary(request);
+  ASSERT_TRUE(round_trip.ok());
+  EXPECT_EQ(round_trip->id(), first->id());
+  EXPECT_TRUE(round_trip->import_existing());
+  EXPECT_EQ(Dictionaries().size(), 1u);
+
+  // Another pool gets its own copy; different content is a new dictionary.
+  request.set_pool("other");
+  request.set_content(offline);
+  auto other = engine_->ImportDictionary(request);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->id(), first->id());
+  EXPECT_FALSE(other->import_existing());
+  request.set_pool("imp");
+  request.set_content(
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 6), 4096, 36337));
+  auto different = engine_->ImportDictionary(request);
+  ASSERT_TRUE(different.ok());
+  EXPECT_FALSE(different->import_existing());
+  EXPECT_EQ(Dictionaries().size(), 3u);
+  Reopen();  // Still found after a restart (the look-up reads the store).
+  request.set_content(offline);
+  auto after_restart = engine_->ImportDictionary(request);
+  ASSERT_TRUE(after_restart.ok());
+  EXPECT_EQ(after_restart->id(), first->id());
+  EXPECT_EQ(Dictionaries().size(), 3u);
 }
 
 // Found by tests/fuzz (crashes/dictionary_import): zstd loads a dictionary whose
