@@ -10,7 +10,8 @@
 // it (`printf %s "$TOKEN" | sha256sum`). ROLE is reader, writer or admin. A pattern
 // is a category name or a prefix ending in '*'; without patterns every category is
 // allowed. Admin tokens cannot be limited to categories (Admin RPCs act on pools).
-// Only digests are kept in memory; nothing here ever prints a token.
+// Only digests are kept in memory; errors name the line number, never a field of the
+// file (a token written in the wrong place would otherwise be printed).
 //
 // Thread safety: plain values and free functions; Grant is immutable once parsed.
 #ifndef DICTLOG_SERVER_AUTH_TOKEN_FILE_H_

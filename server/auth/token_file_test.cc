@@ -45,7 +45,7 @@ TEST(ParseTokenFileTest, RejectsBadLinesNamingTheLineButNeverTheToken) {
       {"short reader", "at least 16"},
       {"reader-token-0123456789", "expected TOKEN ROLE"},
       {"reader-token-0123456789 reader a b", "expected TOKEN ROLE"},
-      {"reader-token-0123456789 owner", "unknown role \"owner\""},
+      {"reader-token-0123456789 owner", "unknown role (reader, writer or admin)"},
       {"reader-token-0123456789 reader we*b", "bad category pattern"},
       {"reader-token-0123456789 reader web,,api", "bad category pattern"},
       {"reader-token-0123456789 admin web*", "admin token cannot be limited"},
@@ -62,6 +62,28 @@ TEST(ParseTokenFileTest, RejectsBadLinesNamingTheLineButNeverTheToken) {
     EXPECT_EQ(entries.status().code(), absl::StatusCode::kInvalidArgument) << c.text;
     EXPECT_THAT(entries.status().message(), HasSubstr(c.message)) << c.text;
     EXPECT_THAT(entries.status().message(), ::testing::Not(HasSubstr("token-0123")));
+  }
+}
+
+// A line whose fields are out of order (a token where the role or the patterns go, a
+// space inside a token) must not print the secret in the error either.
+TEST(ParseTokenFileTest, ErrorsNeverEchoAnyFieldOfTheFile) {
+  const std::string secret = "s3cret-0123456789-abcdef";
+  for (const std::string& text : {
+           "reader-token-0123456789 " + secret,
+           "reader " + secret,
+           "reader-token-0123456789 reader " + secret + "*x",
+           "reader-token-0123456789 reader ," + secret,
+           "sha256:" + secret + " reader",
+           secret + "\x01 reader",
+       }) {
+    absl::StatusOr<std::vector<TokenEntry>> entries = ParseTokenFile(text);
+    ASSERT_FALSE(entries.ok()) << text;
+    EXPECT_THAT(entries.status().message(), HasSubstr("line 1")) << text;
+    EXPECT_THAT(entries.status().message(), ::testing::Not(HasSubstr("s3cret")))
+        << entries.status();
+    EXPECT_THAT(entries.status().message(), ::testing::Not(HasSubstr("reader-token")))
+        << entries.status();
   }
 }
 

@@ -50,6 +50,12 @@ struct EngineOptions {
   size_t max_batch_records = 10000;
   // Most ids in one MultiGet. Default 10,000.
   size_t max_multiget_ids = 10000;
+  // Largest ImportDictionary content, checked before it is parsed. Default 1 MiB
+  // (pool::kMaxDictionaryBytes, the largest dictionary training makes).
+  size_t max_import_dictionary_bytes = pool::kMaxDictionaryBytes;
+  // Backup writes only into new directories strictly inside this directory (see
+  // backup_root.h). Default empty: Backup is FAILED_PRECONDITION.
+  std::string backup_root;
   // Memory budget of decoded dictionaries (active ones are pinned). Default 256 MiB.
   dictionary::DictionaryCacheOptions dictionary_cache;
   // Dictionary training, activation threshold and sample budget.

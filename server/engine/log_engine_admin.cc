@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "server/engine/backup_root.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
@@ -161,6 +162,12 @@ absl::StatusOr<v1::GetDictionaryResponse> LogEngine::GetDictionary(
 
 absl::StatusOr<v1::DictionaryInfo> LogEngine::ImportDictionary(
     const v1::ImportDictionaryRequest& request) {
+  if (request.content().size() > options_.max_import_dictionary_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dictionary of ", request.content().size(),
+        " bytes exceeds --max_import_dictionary_bytes=",
+        options_.max_import_dictionary_bytes));
+  }
   return manager_->Import(request.pool(), request.content(), request.activate());
 }
 
@@ -189,8 +196,9 @@ bool LogEngine::WaitForAutoTrainingForTest(absl::Duration timeout) {
 absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& request) {
   const absl::Time start = absl::Now();
   v1::BackupResponse response;
-  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(request.dir()));
-  response.set_dir(std::filesystem::path(request.dir()).lexically_normal().string());
+  ASSIGN_OR_RETURN(std::string dir, ConfineBackupDir(options_.backup_root, request.dir()));
+  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(dir));
+  response.set_dir(std::move(dir));
   response.set_sequence_number(sequence);
   std::error_code error;
   for (const auto& entry :

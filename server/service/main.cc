@@ -5,14 +5,17 @@
 // metrics are served on --metrics_listen.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/ascii.h"
 #include "common/command_line.h"
 #include "common/home_path.h"
 #include "absl/strings/match.h"
@@ -53,6 +56,9 @@ ABSL_FLAG(bool, sync_writes, false,
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
+ABSL_FLAG(int64_t, max_import_dictionary_bytes, 1 << 20,
+          "largest dictionary ImportDictionary accepts, in bytes (larger: "
+          "INVALID_ARGUMENT before it is parsed)");
 ABSL_FLAG(int, max_request_bytes, 64 << 20,
           "largest gRPC request message, in bytes (larger: RESOURCE_EXHAUSTED)");
 ABSL_FLAG(int, max_concurrent_streams, 100,
@@ -89,6 +95,10 @@ ABSL_FLAG(int64_t, dictionary_cache_bytes, 256 << 20,
           "others are rebuilt from stored bytes when needed");
 ABSL_FLAG(double, recompress_records_per_second, 50000,
           "throttle of background re-compression");
+ABSL_FLAG(std::string, backup_root, "",
+          "Backup (`dictlog backup --out=DIR`) writes only new directories strictly "
+          "inside this directory (after resolving .. and symbolic links; elsewhere: "
+          "PERMISSION_DENIED); empty: backups are off (FAILED_PRECONDITION)");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound port to this file once serving (for tests)");
 ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
@@ -117,6 +127,15 @@ ABSL_FLAG(int, shutdown_grace_seconds, 10,
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port serving Prometheus metrics at GET /metrics (port 0 picks a free "
           "port); empty: off");
+ABSL_FLAG(std::string, metrics_token_file, "",
+          "file holding the bearer token scrapes of --metrics_listen must send "
+          "(`Authorization: Bearer TOKEN`; at least 16 printable characters, "
+          "surrounding whitespace ignored); empty: no authentication");
+ABSL_FLAG(int, metrics_max_connections, 4,
+          "scrape connections served at once; more get 503");
+ABSL_FLAG(double, metrics_request_timeout_seconds, 5,
+          "total time a scrape connection may take, from accept to the last byte "
+          "sent");
 ABSL_FLAG(std::string, metrics_port_file, "",
           "if set, write the metrics endpoint's bound port to this file (for tests)");
 ABSL_FLAG(bool, mutex_deadlock_detection, false,
@@ -165,12 +184,15 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   const int64_t max_record = absl::GetFlag(FLAGS_max_record_bytes);
   const int64_t max_batch = absl::GetFlag(FLAGS_max_batch_records);
   const int64_t max_ids = absl::GetFlag(FLAGS_max_multiget_ids);
-  if (max_record < 0 || max_batch <= 0 || max_ids <= 0) {
+  const int64_t max_import = absl::GetFlag(FLAGS_max_import_dictionary_bytes);
+  if (max_record < 0 || max_batch <= 0 || max_ids <= 0 || max_import <= 0) {
     return absl::InvalidArgumentError("limits must be positive");
   }
   options.max_record_bytes = static_cast<size_t>(max_record);
   options.max_batch_records = static_cast<size_t>(max_batch);
   options.max_multiget_ids = static_cast<size_t>(max_ids);
+  options.max_import_dictionary_bytes = static_cast<size_t>(max_import);
+  options.backup_root = absl::GetFlag(FLAGS_backup_root);
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
   options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
@@ -222,15 +244,47 @@ absl::StatusOr<std::unique_ptr<auth::Authorizer>> AuthorizerFromFlags() {
   return auth::Authorizer::FromFile(absl::GetFlag(FLAGS_tokens_file));
 }
 
+// The endpoint's options from the --metrics_* flags; reads --metrics_token_file.
+absl::StatusOr<metrics::HttpEndpointOptions> MetricsOptionsFromFlags() {
+  metrics::HttpEndpointOptions options;
+  options.max_connections = absl::GetFlag(FLAGS_metrics_max_connections);
+  const double timeout = absl::GetFlag(FLAGS_metrics_request_timeout_seconds);
+  if (options.max_connections <= 0 || !(timeout > 0)) {
+    return absl::InvalidArgumentError(
+        "--metrics_max_connections and --metrics_request_timeout_seconds must be "
+        "positive");
+  }
+  options.request_deadline = absl::Seconds(timeout);
+  const std::string path = absl::GetFlag(FLAGS_metrics_token_file);
+  if (path.empty()) return options;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  options.bearer_token = std::string(absl::StripAsciiWhitespace(text.str()));
+  const bool printable = std::all_of(options.bearer_token.begin(),
+                                     options.bearer_token.end(),
+                                     [](char c) { return c > ' ' && c < 127; });
+  if (options.bearer_token.size() < 16 || !printable) {  // Never print the file.
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": the metrics token needs at least 16 printable characters, no spaces"));
+  }
+  return options;
+}
+
 // Serves GET /metrics on --metrics_listen, or nothing when it is empty.
 absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
     const service::DictlogServer& server, const metrics::RpcMetrics& rpc) {
   const std::string listen = absl::GetFlag(FLAGS_metrics_listen);
   if (listen.empty()) return nullptr;
+  ASSIGN_OR_RETURN(metrics::HttpEndpointOptions options, MetricsOptionsFromFlags());
   ASSIGN_OR_RETURN(std::unique_ptr<metrics::HttpEndpoint> endpoint,
-                   metrics::HttpEndpoint::Start(listen, [&server, &rpc] {
-                     return service::RenderMetrics(server.engine_slot(), rpc);
-                   }));
+                   metrics::HttpEndpoint::Start(
+                       listen,
+                       [&server, &rpc] {
+                         return service::RenderMetrics(server.engine_slot(), rpc);
+                       },
+                       std::move(options)));
   if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
     RETURN_IF_ERROR(
         WritePortFile(absl::GetFlag(FLAGS_metrics_port_file), endpoint->port()));
@@ -321,7 +375,8 @@ int main(int argc, char** argv) {
        dictlog::service::ServerLibraries()});
   dictlog::ExpandHomeInFlags({&FLAGS_data_dir, &FLAGS_config, &FLAGS_port_file,
                               &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca,
-                              &FLAGS_tokens_file, &FLAGS_metrics_port_file});
+                              &FLAGS_tokens_file, &FLAGS_metrics_port_file,
+                              &FLAGS_metrics_token_file, &FLAGS_backup_root});
   std::printf("dictlogd: %s\n",
               dictlog::VersionLine("dictlogd", dictlog::service::ServerLibraries()).c_str());
   absl::SetMutexDeadlockDetectionMode(absl::GetFlag(FLAGS_mutex_deadlock_detection)
