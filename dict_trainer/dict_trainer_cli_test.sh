@@ -120,9 +120,30 @@ run --out="$work/x.dict" --id=5 "$work/app.log"
 expect_code 2 "a reserved id"
 [[ ! -e "$work/x.dict" ]] || fail "x.dict written on a usage error"
 
-# 5. --help explains the usage.
-"$trainer" --help >"$work/help" 2>&1 || true
-expect_in "$work/help" "Usage: dict_trainer --out=FILE"
-expect_in "$work/help" "Exit status"
+# Flag errors are usage errors too (issue 17).
+run --out="$work/x.dict" --size=-1 "$work/app.log"
+expect_code 2 "a negative --size"
+expect_in "$work/stderr" "--size=-1"
+run --out="$work/x.dict" --frobnicate "$work/app.log"
+expect_code 2 "an unknown flag"
+expect_in "$work/stderr" "unknown flag --frobnicate"
+
+# 5. --help explains the usage, and exits 0; --version names dictlog's and zstd's.
+run --help
+expect_code 0 "--help"
+expect_in "$work/stdout" "Usage: dict_trainer --out=FILE"
+expect_in "$work/stdout" "Exit status"
+run --version
+expect_code 0 "--version"
+expect_in "$work/stdout" "dict_trainer (dictlog "
+expect_in "$work/stdout" "): zstd 1."
+
+# 6. A leading ~/ in --out is the home directory (the shell leaves it after --out=).
+mkdir -p "$work/home"
+code=0
+HOME="$work/home" "$trainer" '--out=~/app.dict' "$work/app.log" >"$work/stdout" \
+  2>"$work/stderr" || code=$?
+expect_code 0 "--out=~/app.dict"
+[[ -s "$work/home/app.dict" ]] || fail "--out=~/app.dict not written to \$HOME"
 
 echo PASS

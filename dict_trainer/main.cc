@@ -12,13 +12,12 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "common/help_flags.h"
-#include "absl/flags/usage.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "common/command_line.h"
+#include "common/home_path.h"
 #include "common/status_macros.h"
 #include "dict_trainer/files.h"
 #include "dict_trainer/progress_line.h"
@@ -63,9 +62,12 @@ records with no dictionary (or with --baseline) and with the new dictionary, the
 candidate's compression and decompression speed (MB = 1e6 bytes of payload), and the
 gain: candidate ratio / baseline ratio - 1.
 
-Exit status: 0 success; 1 training or writing failed (e.g. too little data: the
-message says how much is needed); 2 usage error (no --out, no INPUT, an unreadable
-input or baseline, a bad flag value).
+--out and --baseline may start with ~/ (the home directory). --version prints the
+versions of dictlog and zstd.
+
+Exit status: 0 success (--help, --version too); 1 training or writing failed (e.g.
+too little data: the message says how much is needed); 2 usage error (no --out, no
+INPUT, an unreadable input or baseline, an unknown flag or a bad flag value).
 
 Example:
   dict_trainer --out=hdfs.dict ../shared/data/loghub/HDFS.log)";
@@ -153,8 +155,10 @@ Progress StageProgress(ProgressLine* progress) {
 }
 
 int Main(int argc, char** argv) {
-  SetHelp("dict_trainer/main.cc", kUsage);
-  const std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  const std::vector<char*> args =
+      ParseCommandLine(argc, argv, {"dict_trainer/main.cc", kUsage,
+                                    {{"zstd", ZSTD_versionString()}}});
+  ExpandHomeInFlags({&FLAGS_out, &FLAGS_baseline});
   const std::vector<std::string> inputs(args.begin() + 1, args.end());
   const std::string out = absl::GetFlag(FLAGS_out);
   if (out.empty()) return UsageError("--out=FILE is required");

@@ -81,10 +81,22 @@ grep -q -- "--op must be get or multiget" "$work/err" || fail "bad --op message:
 [[ $? -eq 2 ]] || fail "bad --dist must be a usage error"
 "$bench" frobnicate >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "unknown command must be a usage error"
+"$bench" read --server="$server" --frobnicate >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "an unknown flag must be a usage error"
+"$bench" read --server="$server" --concurrency=many >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "a malformed flag value must be a usage error"
 set -e
-"$bench" --help >"$work/help" 2>&1 || true  # absl's --help exits 1.
+"$bench" --help >"$work/help"  # Exits 0.
 grep -q -- "--concurrency" "$work/help" || fail "--help lists the flags"
 grep -q "dictlog-bench read --server" "$work/help" || fail "--help shows the usage"
+"$bench" --version | grep -q "^dictlog-bench (dictlog .*): gRPC 1\." || fail "--version"
+
+# A leading ~/ in a path flag is the home directory.
+mkdir -p "$work/home"
+printf 'HDFS/1\n' >"$work/home/one.ids"
+HOME="$work/home" "$bench" read --server="$server" '--ids=~/one.ids' --max_ops=5 \
+  --concurrency=1 '--json=~/one.json' >/dev/null 2>&1 || fail "--ids=~/one.ids"
+[[ -s "$work/home/one.json" ]] || fail "--json=~/one.json not written to \$HOME"
 
 stop_server
 echo "dictlog_bench_test: all checks passed"

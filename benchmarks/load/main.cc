@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/time/time.h"
 #include "benchmarks/load/options.h"
 #include "benchmarks/load/report.h"
 #include "benchmarks/load/runner.h"
 #include "client/security_files.h"
-#include "common/help_flags.h"
+#include "common/command_line.h"
+#include "common/home_path.h"
+#include "grpcpp/grpcpp.h"
 
 ABSL_FLAG(std::string, server, "", "host:port of the dictlog server (required)");
 ABSL_FLAG(std::string, dir, "", "load: directory whose *.log files are appended, one "
@@ -69,8 +70,10 @@ Usage:
       by status code) on stdout, and as JSON with --json; --mix adds Appends of
       single records (reported apart)
 
-Only --server receives traffic. Exit status: 0 success (read: even with failed
-calls, which the report counts), 1 the run failed, 2 usage error.
+Only --server receives traffic. Path flags may start with ~/ (the home directory).
+Exit status: 0 success (read: even with failed calls, which the report counts;
+--help and --version too), 1 the run failed, 2 usage error (unknown flags and
+malformed flag values included).
 Example:
   dictlog-bench load --server=127.0.0.1:7070 --dir=../shared/data/loghub
   dictlog-bench read --server=127.0.0.1:7070 --ids=dictlog-bench.ids \
@@ -164,8 +167,11 @@ int Read() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  dictlog::SetHelp("benchmarks/load/main.cc", kUsage);
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> positional = dictlog::ParseCommandLine(
+      argc, argv, {"benchmarks/load/main.cc", kUsage, {{"gRPC", grpc::Version()}}});
+  dictlog::ExpandHomeInFlags({&FLAGS_dir, &FLAGS_ids_out, &FLAGS_ids, &FLAGS_json,
+                              &FLAGS_tls_ca, &FLAGS_tls_cert, &FLAGS_tls_key,
+                              &FLAGS_token_file});
   const std::string command = positional.size() == 2 ? positional[1] : "";
   if (command == "load") return Load();
   if (command == "read") return Read();

@@ -14,12 +14,13 @@ namespace {
 
 constexpr size_t kGetChunk = 1000;
 constexpr char kUsagePayload[] = "dictlog.cli/usage";
+constexpr char kReportedPayload[] = "dictlog.cli/reported";
 
 absl::Status Usage(absl::string_view message) { return UsageError(message); }
 
 absl::Status AppendStream(const client::Client& client, std::istream& in,
                           const CommandOptions& options, std::ostream& out) {
-  LineBatcher batcher(in, options.batch_records, options.batch_bytes);
+  LineBatcher batcher(in, options.batch_records, options.batch_bytes, options.keep_cr);
   std::vector<std::string> lines;
   std::vector<v1::RecordToAppend> records;
   while (batcher.Next(&lines)) {
@@ -86,7 +87,7 @@ absl::Status Get(const client::Client& client, const std::vector<std::string>& a
         continue;
       }
       io.err << "dictlog: " << ids[i] << ": " << results[i].status() << '\n';
-      if (first_error.ok()) first_error = results[i].status();
+      if (first_error.ok()) first_error = Reported(results[i].status());
     }
   }
   return first_error;
@@ -160,6 +161,15 @@ bool IsUsageError(const absl::Status& status) {
 absl::Status UsageError(absl::string_view message) {
   absl::Status status = absl::InvalidArgumentError(message);
   status.SetPayload(kUsagePayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsReported(const absl::Status& status) {
+  return status.GetPayload(kReportedPayload).has_value();
+}
+
+absl::Status Reported(absl::Status status) {
+  status.SetPayload(kReportedPayload, absl::Cord("1"));
   return status;
 }
 

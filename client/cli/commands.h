@@ -39,6 +39,7 @@ struct CommandOptions {
   bool detach = false;      // recompress: start and return without waiting
   bool status = false;      // recompress: only print the job's status
   bool progress = false;    // show a live progress line on io.err (a terminal)
+  bool keep_cr = false;     // append: keep a line's trailing '\r' (CRLF input)
 };
 
 struct CommandIo {
@@ -57,6 +58,11 @@ absl::Status RunCommand(const client::Client& client, const std::vector<std::str
 bool IsUsageError(const absl::Status& status);
 // An INVALID_ARGUMENT that IsUsageError recognises.
 absl::Status UsageError(absl::string_view message);
+// True for errors RunCommand has already reported on io.err (e.g. per id): the caller
+// only sets the exit status, without printing them again.
+bool IsReported(const absl::Status& status);
+// `status`, marked for IsReported.
+absl::Status Reported(absl::Status status);
 // Writes `bytes` to `path` atomically (a temporary file renamed over it).
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
 

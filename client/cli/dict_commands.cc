@@ -91,6 +91,8 @@ absl::Status Import(const client::Client& client, const std::vector<std::string>
   request.set_content(content.str());
   request.set_activate(options.activate);
   ASSIGN_OR_RETURN(v1::DictionaryInfo info, client.ImportDictionary(request));
+  // What became of the file's id (reassigned, or an identical dictionary returned).
+  if (!info.import_note().empty()) io.err << info.import_note() << '\n';
   return Print(info, options.format, io.out);
 }
 

@@ -8,6 +8,7 @@ bool LineBatcher::Next(std::vector<std::string>* batch) {
   while (batch->size() < max_records_) {
     if (!has_pending_) {
       if (!std::getline(in_, pending_)) break;
+      if (!keep_cr_ && !pending_.empty() && pending_.back() == '\r') pending_.pop_back();
       has_pending_ = true;
     }
     if (!batch->empty() && bytes + pending_.size() > max_bytes_) break;

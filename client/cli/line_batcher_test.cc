@@ -8,19 +8,33 @@ namespace dictlog::cli {
 namespace {
 
 std::vector<std::vector<std::string>> AllBatches(const std::string& text, size_t records,
-                                                 size_t bytes) {
+                                                 size_t bytes, bool keep_cr = false) {
   std::istringstream in(text);
-  LineBatcher batcher(in, records, bytes);
+  LineBatcher batcher(in, records, bytes, keep_cr);
   std::vector<std::vector<std::string>> batches;
   std::vector<std::string> batch;
   while (batcher.Next(&batch)) batches.push_back(batch);
   return batches;
 }
 
-TEST(LineBatcherTest, KeepsEveryByteButTheNewlines) {
-  auto batches = AllBatches("a\r\n\nb\tc\nlast-without-newline", 10, 1000);
+TEST(LineBatcherTest, KeepCrKeepsEveryByteButTheNewlines) {
+  auto batches =
+      AllBatches("a\r\n\nb\tc\r\r\n\r\nmid\rdle\nlast-without-newline\r", 10, 1000, true);
   ASSERT_EQ(batches.size(), 1u);
-  EXPECT_EQ(batches[0], (std::vector<std::string>{"a\r", "", "b\tc", "last-without-newline"}));
+  EXPECT_EQ(batches[0], (std::vector<std::string>{"a\r", "", "b\tc\r\r", "\r", "mid\rdle",
+                                                  "last-without-newline\r"}));
+}
+
+// Issue 17: loghub's files end lines with CRLF; by default a record does not keep the
+// '\r' (only one, and only at the end of a line).
+TEST(LineBatcherTest, StripsOneTrailingCrByDefault) {
+  auto batches =
+      AllBatches("a\r\n\nb\tc\r\r\n\r\nmid\rdle\nlast-without-newline\r", 10, 1000);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0], (std::vector<std::string>{"a", "", "b\tc\r", "", "mid\rdle",
+                                                  "last-without-newline"}));
+  auto by_bytes = AllBatches("aaa\r\nbbbb\r\n", 100, 7);  // Counted without the '\r'.
+  ASSERT_EQ(by_bytes.size(), 1u);
 }
 
 TEST(LineBatcherTest, BoundsBatchesByCountAndBytes) {

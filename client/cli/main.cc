@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "common/help_flags.h"
-#include "absl/flags/usage.h"
+#include "common/command_line.h"
+#include "common/home_path.h"
+#include "grpcpp/grpcpp.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "client/cli/commands.h"
@@ -33,6 +33,9 @@ ABSL_FLAG(std::string, pool, "",
           "scan: every record of this pool; dict, recompress: the pool");
 ABSL_FLAG(std::string, from, "", "scan: start at this record id (inclusive)");
 ABSL_FLAG(uint64_t, limit, 0, "scan: at most this many records (0: all)");
+ABSL_FLAG(bool, keep_cr, false,
+          "append: keep each line's bytes exactly as they are; by default one '\\r' "
+          "at the end of a line (CRLF files) is not part of the record");
 ABSL_FLAG(int64_t, batch_records, 1000, "append: records per AppendBatch call");
 ABSL_FLAG(int64_t, batch_bytes, 4 << 20, "append: payload bytes per AppendBatch call");
 ABSL_FLAG(int, level, 0, "pool create/update: zstd compression level (0: unchanged)");
@@ -73,8 +76,11 @@ Usage: dictlog [--server=HOST:PORT] [--tls_ca=PEM [--tls_cert=PEM --tls_key=PEM]
                [--tls_server_name=NAME] [--token_file=FILE] COMMAND [ARGS] [FLAGS]
 
 Commands:
-  append --category=C [FILE|-]   append each line of FILE (or stdin) as one record;
-                                 prints each record's id as soon as it is stored
+  append --category=C [FILE|-] [--keep_cr]
+                                 append each line of FILE (or stdin) as one record
+                                 (without its '\n', nor the '\r' of a CRLF line
+                                 unless --keep_cr); prints each record's id as
+                                 soon as it is stored
   get ID...                      print the payloads of records (--format=json for
                                  id, category and payload)
   scan --category=C|--pool=P [--from=ID] [--limit=N]
@@ -106,7 +112,10 @@ Commands:
   health                         print SERVING if the server's grpc.health.v1 check
                                  says so, else exit 1 (a probe; needs no token)
 
-Exit status: 0 success, 1 an operation failed, 2 usage error.
+Path flags may start with ~/ (the home directory), except backup's --out (a path on
+the server). --version prints the versions of dictlog and gRPC.
+Exit status: 0 success (--help, --version too), 1 an operation failed, 2 usage error
+(unknown flags and malformed flag values included).
 Examples:
   dictlog append --category=HDFS ../shared/data/loghub/HDFS.log
   dictlog get HDFS/1 HDFS/2
@@ -115,9 +124,13 @@ Examples:
 }  // namespace
 
 int main(int argc, char** argv) {
-  dictlog::SetHelp("client/cli/main.cc", kUsage);
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> positional = dictlog::ParseCommandLine(
+      argc, argv, {"client/cli/main.cc", kUsage, {{"gRPC", grpc::Version()}}});
   std::vector<std::string> args(positional.begin() + 1, positional.end());
+  dictlog::ExpandHomeInFlags({&FLAGS_tls_ca, &FLAGS_tls_cert, &FLAGS_tls_key,
+                              &FLAGS_token_file});
+  // backup's --out names a directory on the server's machine: not ours to expand.
+  if (args.empty() || args[0] != "backup") dictlog::ExpandHomeInFlags({&FLAGS_out});
 
   dictlog::cli::CommandOptions options;
   const std::string format = absl::GetFlag(FLAGS_format);
@@ -174,6 +187,7 @@ int main(int argc, char** argv) {
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
   options.detach = absl::GetFlag(FLAGS_detach);
   options.status = absl::GetFlag(FLAGS_status);
+  options.keep_cr = absl::GetFlag(FLAGS_keep_cr);
   options.progress = isatty(STDERR_FILENO) != 0;
 
   dictlog::client::ClientOptions client_options;
@@ -201,6 +215,7 @@ int main(int argc, char** argv) {
     std::cerr << "dictlog: " << status.message() << "\n";
     return 2;
   }
+  if (dictlog::cli::IsReported(status)) return 1;
   std::cerr << "dictlog: " << status << '\n';
   return 1;
 }

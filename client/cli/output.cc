@@ -139,17 +139,23 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
 
 std::string DictionaryJson(const v1::DictionaryInfo& info) {
   const v1::DictionaryEvaluation& e = info.evaluation();
+  std::string import;  // Only ImportDictionary's answer says what became of the id.
+  if (!info.import_note().empty()) {
+    import = absl::StrFormat(",\"imported_id\":%d,\"import_existing\":%s,\"import_note\":%s",
+                             info.imported_id(), info.import_existing() ? "true" : "false",
+                             JsonString(info.import_note()));
+  }
   return absl::StrFormat(
       "{\"id\":%d,\"pool\":%s,\"mode\":%s,\"size_bytes\":%d,\"created_unix_ms\":%d,"
       "\"active\":%s,"
       "\"records\":%d,\"source\":%s,\"evaluated_ratio\":%.4f,\"baseline_ratio\":%.4f,"
       "\"gain\":%.4f,\"samples_used\":%d,\"samples_excluded\":%d,"
-      "\"train_seconds\":%.3f}",
+      "\"train_seconds\":%.3f%s}",
       info.id(), JsonString(info.pool()), JsonString(ModeName(info.mode())),
       info.size_bytes(), info.created_unix_ms(),
       info.active() ? "true" : "false", info.records(), JsonString(info.source()),
       e.ratio(), e.baseline_ratio(), e.gain(), e.samples_used(), e.samples_excluded(),
-      e.train_seconds());
+      e.train_seconds(), import);
 }
 
 std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos) {

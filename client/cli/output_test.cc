@@ -31,6 +31,20 @@ TEST(OutputTest, RecordJsonFallsBackToBase64ForBinaryPayloads) {
             R"({"id":"HDFS/1","category":"HDFS","payload_base64":"/wA="})");
 }
 
+// Issue 17: an import's answer says what became of the file's id; listings do not.
+TEST(OutputTest, DictionaryJsonHasTheImportFieldsOnlyForAnImport) {
+  v1::DictionaryInfo info;
+  info.set_id(32770);
+  EXPECT_EQ(DictionaryJson(info).find("import"), std::string::npos);
+  info.set_imported_id(36337);
+  info.set_import_note("the file's dictionary id 36337 is stored as 32770: why");
+  const std::string json = DictionaryJson(info);
+  EXPECT_NE(json.find(R"(,"imported_id":36337,"import_existing":false,"import_note":)"
+                      R"("the file's dictionary id 36337 is stored as 32770: why"})"),
+            std::string::npos)
+      << json;
+}
+
 TEST(OutputTest, PoolsTableHasRatiosAndTotal) {
   v1::PoolInfo a, b;
   a.set_name("HDFS");

@@ -1,11 +1,16 @@
 #include "server/dictionary/auto_trainer.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace dictlog::dictionary {
 
-AutoTrainer::AutoTrainer(DictionaryManager* manager, AutoTrainerOptions options)
-    : manager_(manager), options_(options), thread_([this] { Run(); }) {}
+AutoTrainer::AutoTrainer(DictionaryManager* manager, AutoTrainerOptions options,
+                         FirstDictionaryCallback on_first_dictionary)
+    : manager_(manager),
+      options_(options),
+      on_first_dictionary_(std::move(on_first_dictionary)),
+      thread_([this] { Run(); }) {}
 
 AutoTrainer::~AutoTrainer() {
   {
@@ -66,6 +71,10 @@ void AutoTrainer::Run() {
     } else {
       std::fprintf(stderr, "dictlogd: pool '%s': automatic training failed: %s\n",
                    pool.c_str(), result.status().ToString().c_str());
+    }
+    // Only pools without a dictionary are queued: an activation here is the first.
+    if (result.ok() && result->activated() && on_first_dictionary_) {
+      on_first_dictionary_(pool);
     }
     absl::MutexLock lock(&mu_);
     if (!result.ok()) {

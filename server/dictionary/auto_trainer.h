@@ -3,7 +3,9 @@
 // min_bytes_multiple x its dictionary size (and min_records records) is queued, and one
 // background thread trains and, if the gain is enough, activates a dictionary for it.
 // A pool whose training fails or does not activate is tried again once its raw bytes
-// have doubled.
+// have doubled. When a first dictionary is activated, the trainer calls
+// `on_first_dictionary` (the engine starts a background re-encode of the records the pool
+// stored before it, so the pool's ratio shows what its dictionary does).
 //
 // Thread safety: Notify and WaitIdle may be called from any thread. The destructor
 // lets a training in progress finish, then stops the thread.
@@ -11,6 +13,7 @@
 #define DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_
 
 #include <deque>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -41,8 +44,14 @@ struct AutoTrainerStats {
 
 class AutoTrainer {
  public:
-  // `manager` is borrowed and must outlive the trainer.
-  AutoTrainer(DictionaryManager* manager, AutoTrainerOptions options);
+  // Called on the trainer's thread with the name of a pool whose first dictionary was
+  // just activated, before the trainer counts as idle again.
+  using FirstDictionaryCallback = std::function<void(const std::string& pool)>;
+
+  // `manager` is borrowed and must outlive the trainer; `on_first_dictionary` may be
+  // empty, and what it uses must outlive the trainer too.
+  AutoTrainer(DictionaryManager* manager, AutoTrainerOptions options,
+              FirstDictionaryCallback on_first_dictionary = nullptr);
   AutoTrainer(const AutoTrainer&) = delete;
   AutoTrainer& operator=(const AutoTrainer&) = delete;
   ~AutoTrainer();
@@ -59,6 +68,7 @@ class AutoTrainer {
 
   DictionaryManager* const manager_;
   const AutoTrainerOptions options_;
+  const FirstDictionaryCallback on_first_dictionary_;
 
   mutable absl::Mutex mu_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);

@@ -219,6 +219,35 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Activate(absl::string_view
   return ActivateLocked(*pool, id);
 }
 
+absl::StatusOr<uint32_t> DictionaryManager::FindIdentical(const pool::Pool& pool,
+                                                          const std::string& content) const {
+  std::vector<uint32_t> candidates;  // Same pool, same size: worth reading.
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, record] : records_) {
+      if (record.pool_id() == pool.id() && record.size_bytes() == content.size()) {
+        candidates.push_back(id);
+      }
+    }
+  }
+  for (uint32_t id : candidates) {
+    ASSIGN_OR_RETURN(std::string stored, store_->DictionaryContent(id));
+    StoreLE32(LoadLE32(content, 4), &stored, 4);  // Compare all but the id.
+    if (stored == content) return id;
+  }
+  return 0;
+}
+
+absl::StatusOr<v1::DictionaryInfo> DictionaryManager::ImportedInfo(const pool::Pool& pool,
+                                                                   uint32_t id,
+                                                                   bool activate) {
+  absl::MutexLock lock(&mu_);
+  if (activate) return ActivateLocked(pool, id);
+  auto it = records_.find(id);
+  if (it == records_.end()) return absl::NotFoundError(absl::StrCat("no dictionary ", id));
+  return InfoLocked(it->second);
+}
+
 absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view pool_name,
                                                              std::string content,
                                                              bool activate) {
@@ -227,6 +256,20 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view p
   if (content.size() < 8 || LoadLE32(content, 0) != kDictionaryMagic) {
     return absl::InvalidArgumentError(
         "not a zstd dictionary (missing the dictionary magic number)");
+  }
+  const uint32_t file_id = LoadLE32(content, 4);
+  absl::MutexLock import_lock(&import_mu_);
+  ASSIGN_OR_RETURN(const uint32_t existing, FindIdentical(*pool, content));
+  if (existing != 0) {
+    ASSIGN_OR_RETURN(v1::DictionaryInfo info, ImportedInfo(*pool, existing, activate));
+    info.set_imported_id(file_id);
+    info.set_import_existing(true);
+    info.set_import_note(absl::StrCat(
+        "identical (but for its id ", file_id, ") to dictionary ", existing, " of pool ",
+        pool->name(), ", stored on ", absl::FormatTime("%Y-%m-%d %H:%M:%S UTC",
+        absl::FromUnixMillis(info.created_unix_ms()), absl::UTCTimeZone()),
+        ": nothing new stored"));
+    return info;
   }
   storage::DictionaryRecord record;
   record.set_id(AllocateId());
@@ -245,9 +288,17 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view p
   record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
   record.set_source("import");
   RETURN_IF_ERROR(Add(record));
-  absl::MutexLock lock(&mu_);
-  if (activate) return ActivateLocked(*pool, record.id());
-  return InfoLocked(records_[record.id()]);
+  ASSIGN_OR_RETURN(v1::DictionaryInfo info, ImportedInfo(*pool, record.id(), activate));
+  info.set_imported_id(file_id);
+  if (file_id != record.id()) {
+    info.set_import_note(absl::StrCat(
+        "the file's dictionary id ", file_id, " is stored as ", record.id(),
+        ": the server assigns every dictionary id itself, so that an id names one "
+        "dictionary for good (record frames refer to it, and ids are never reused)"));
+  } else {
+    info.set_import_note(absl::StrCat("stored as dictionary ", record.id()));
+  }
+  return info;
 }
 
 absl::StatusOr<v1::DictionaryInfo> DictionaryManager::InfoLocked(

@@ -64,9 +64,12 @@ class DictionaryManager {
   // another pool.
   absl::StatusOr<v1::DictionaryInfo> Activate(absl::string_view pool, uint32_t id)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Stores `content` (a standard zstd dictionary) for `pool` under a new id.
+  // Stores `content` (a standard zstd dictionary) for `pool` under a new id, or, if
+  // the pool has a dictionary identical to it but for the id, returns that one and
+  // stores nothing. Either way, `activate` activates the result, and the info says
+  // what became of the content's id (imported_id, import_existing, import_note).
   absl::StatusOr<v1::DictionaryInfo> Import(absl::string_view pool, std::string content,
-                                            bool activate) ABSL_LOCKS_EXCLUDED(mu_);
+                                            bool activate) ABSL_LOCKS_EXCLUDED(mu_, import_mu_);
   // Every dictionary (of one pool if `pool` is not empty), by id.
   absl::StatusOr<std::vector<v1::DictionaryInfo>> List(absl::string_view pool) const
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -97,6 +100,13 @@ class DictionaryManager {
   absl::StatusOr<std::vector<std::string>> Sample(const pool::Pool& pool,
                                                   size_t budget_bytes) const;
   uint32_t AllocateId() ABSL_LOCKS_EXCLUDED(mu_);
+  // The id of `pool`'s dictionary equal to `content` but for the id bytes, if any.
+  absl::StatusOr<uint32_t> FindIdentical(const pool::Pool& pool,
+                                         const std::string& content) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Import's info for the dictionary `id` (activated with `activate`).
+  absl::StatusOr<v1::DictionaryInfo> ImportedInfo(const pool::Pool& pool, uint32_t id,
+                                                  bool activate) ABSL_LOCKS_EXCLUDED(mu_);
   // Persists the dictionary and makes it decodable.
   absl::Status Add(storage::DictionaryRecord record) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::DictionaryInfo> ActivateLocked(const pool::Pool& pool, uint32_t id)
@@ -110,6 +120,9 @@ class DictionaryManager {
   const DictionaryManagerOptions options_;
 
   absl::Mutex write_gate_;
+  // Held by Import from its look-up of identical content to its store: two imports of
+  // the same content store one dictionary. Taken before mu_.
+  absl::Mutex import_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
   // Metadata of every dictionary (content left empty: the store has it).
   std::map<uint32_t, storage::DictionaryRecord> records_ ABSL_GUARDED_BY(mu_);

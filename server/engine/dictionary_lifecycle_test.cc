@@ -3,6 +3,7 @@
 // rollback, import, re-compression, gc, and restarts in between.
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "common/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,6 +23,9 @@ class DictionaryLifecycleTest : public ::testing::Test {
     options_.store.path = FreshTestDir();
     options_.auto_trainer.min_bytes_multiple = 8;  // 8 x 4 KiB = 32 KiB.
     options_.default_pool_options.set_dictionary_bytes(4096);
+    // Most tests follow records written before training as they were stored;
+    // RecordsStoredBeforeTheFirstDictionaryAreReencoded turns this back on.
+    options_.recompress_first_dictionary = false;
     Reopen();
   }
 
@@ -84,6 +88,54 @@ TEST_F(DictionaryLifecycleTest, TooLittleDataIsFailedPrecondition) {
   request.set_pool("missing");
   EXPECT_EQ(engine_->TrainDictionary(request).status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(Dictionaries().empty());
+}
+
+// Issue 17: the first `pools` a user sees after a bulk append shows what the pool's
+// first dictionary does: the records stored before it are re-encoded in the background.
+// Later dictionaries do not start a job by themselves.
+TEST_F(DictionaryLifecycleTest, RecordsStoredBeforeTheFirstDictionaryAreReencoded) {
+  options_.recompress_first_dictionary = true;
+  Reopen();
+  std::vector<std::string> lines = codec::SyntheticLogLines(600, 9);
+  std::vector<std::string> ids = AppendLines("app", lines);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("app", absl::Seconds(60)));
+  const uint32_t first = engine_->GetPool("app")->active_dictionary_id();
+  ASSERT_NE(first, 0u);
+  v1::RecompressRequest request;
+  request.set_pool("app");
+  auto job = engine_->GetRecompressStatus(request);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::RecompressStatus::DONE) << job->error();
+  EXPECT_EQ(job->target_dictionary_id(), first);
+  EXPECT_GT(job->records_rewritten(), 0u);  // Written before the dictionary existed.
+  EXPECT_LT(job->bytes_after(), job->bytes_before());
+  EXPECT_EQ(FrameDictionary(ids.front()), first);
+  std::vector<v1::DictionaryInfo> dicts = Dictionaries();
+  ASSERT_EQ(dicts.size(), 1u);
+  EXPECT_EQ(dicts[0].records(), 600u);  // Every record now references it.
+  v1::PoolInfo pool = *engine_->GetPool("app");
+  // The pool's ratio is the dictionary's (stored as they were: 1.09x; now 2.8x).
+  EXPECT_GT(pool.stats().raw_bytes(), 2 * pool.stats().stored_bytes());
+  ExpectAllReadBack(ids, lines);
+
+  // A later dictionary is governed by the dictionary policy: no job of its own.
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  train.set_activate(true);
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("app");
+  activate.set_id(trained->dictionary().id());
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  auto after = engine_->GetRecompressStatus(request);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->target_dictionary_id(), first);
+  EXPECT_EQ(FrameDictionary(ids.front()), first);
+  Reopen();
+  ExpectAllReadBack(ids, lines);
 }
 
 TEST_F(DictionaryLifecycleTest, FullLifecycleKeepsEveryRecordReadable) {
@@ -197,6 +249,15 @@ TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_NE(imported->id(), 99999u);
   EXPECT_TRUE(imported->active());
+  // Issue 17: the answer says the id was reassigned, and why.
+  EXPECT_EQ(imported->imported_id(), 99999u);
+  EXPECT_FALSE(imported->import_existing());
+  EXPECT_NE(imported->import_note().find(absl::StrCat("the file's dictionary id 99999 is "
+                                                      "stored as ", imported->id(), ": ")),
+            std::string::npos)
+      << imported->import_note();
+  EXPECT_NE(imported->import_note().find("assigns every dictionary id itself"),
+            std::string::npos);
   v1::GetDictionaryRequest get;
   get.set_id(imported->id());
   auto exported = engine_->GetDictionary(get);
@@ -213,6 +274,69 @@ TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {
   EXPECT_EQ(engine_->ImportDictionary(request).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(Dictionaries().size(), 1u);
+}
+
+// Issue 17: importing the same file twice (or a dictionary exported from the pool, with
+// its id, or the same content under another id) returns the dictionary the pool has.
+TEST_F(DictionaryLifecycleTest, ImportingIdenticalContentReturnsTheExistingDictionary) {
+  options_.auto_train = false;
+  Reopen();
+  AppendLines("imp", codec::SyntheticLogLines(50, 4));
+  AppendLines("other", codec::SyntheticLogLines(50, 4));
+  const std::string offline =
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 5), 4096, 36337);
+  v1::ImportDictionaryRequest request;
+  request.set_pool("imp");
+  request.set_content(offline);
+  auto first = engine_->ImportDictionary(request);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->active());
+
+  request.set_activate(true);  // The same file again, now to activate it.
+  auto again = engine_->ImportDictionary(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->id(), first->id());
+  EXPECT_TRUE(again->active());
+  EXPECT_TRUE(again->import_existing());
+  EXPECT_EQ(again->imported_id(), 36337u);
+  EXPECT_NE(again->import_note().find(absl::StrCat("identical (but for its id 36337) to "
+                                                   "dictionary ", first->id(), " of pool imp")),
+            std::string::npos)
+      << again->import_note();
+  EXPECT_EQ(engine_->GetPool("imp")->active_dictionary_id(), first->id());
+
+  v1::GetDictionaryRequest get;  // Exported (with the server's id) and re-imported.
+  get.set_id(first->id());
+  auto exported = engine_->GetDictionary(get);
+  ASSERT_TRUE(exported.ok());
+  request.set_content(exported->content());
+  request.set_activate(false);
+  auto round_trip = engine_->ImportDictionary(request);
+  ASSERT_TRUE(round_trip.ok());
+  EXPECT_EQ(round_trip->id(), first->id());
+  EXPECT_TRUE(round_trip->import_existing());
+  EXPECT_EQ(Dictionaries().size(), 1u);
+
+  // Another pool gets its own copy; different content is a new dictionary.
+  request.set_pool("other");
+  request.set_content(offline);
+  auto other = engine_->ImportDictionary(request);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->id(), first->id());
+  EXPECT_FALSE(other->import_existing());
+  request.set_pool("imp");
+  request.set_content(
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 6), 4096, 36337));
+  auto different = engine_->ImportDictionary(request);
+  ASSERT_TRUE(different.ok());
+  EXPECT_FALSE(different->import_existing());
+  EXPECT_EQ(Dictionaries().size(), 3u);
+  Reopen();  // Still found after a restart (the look-up reads the store).
+  request.set_content(offline);
+  auto after_restart = engine_->ImportDictionary(request);
+  ASSERT_TRUE(after_restart.ok());
+  EXPECT_EQ(after_restart->id(), first->id());
+  EXPECT_EQ(Dictionaries().size(), 3u);
 }
 
 // An import larger than max_import_dictionary_bytes is refused before it is parsed

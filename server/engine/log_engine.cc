@@ -58,14 +58,30 @@ absl::Status LogEngine::OpenDictionaries() {
   ASSIGN_OR_RETURN(manager_, dictionary::DictionaryManager::Load(
                                  store_.get(), registry_.get(), &dictionaries_,
                                  options_.dictionaries));
-  if (options_.auto_train) {
-    auto_trainer_ =
-        std::make_unique<dictionary::AutoTrainer>(manager_.get(), options_.auto_trainer);
-  }
   ASSIGN_OR_RETURN(recompressor_, dictionary::Recompressor::Load(
                                       store_.get(), registry_.get(), &dictionaries_,
                                       manager_.get(), options_.recompressor));
+  if (!options_.auto_train) return absl::OkStatus();
+  dictionary::AutoTrainer::FirstDictionaryCallback on_first_dictionary;
+  if (options_.recompress_first_dictionary) {
+    on_first_dictionary = [this](const std::string& pool) { RecompressFirst(pool); };
+  }
+  auto_trainer_ = std::make_unique<dictionary::AutoTrainer>(
+      manager_.get(), options_.auto_trainer, std::move(on_first_dictionary));
   return absl::OkStatus();
+}
+
+void LogEngine::RecompressFirst(const std::string& pool) {
+  absl::StatusOr<v1::RecompressStatus> job = recompressor_->Start(pool);
+  if (job.ok()) {
+    std::fprintf(stderr,
+                 "dictlogd: pool '%s': re-encoding with its first dictionary the "
+                 "records stored before it (of %llu)\n",
+                 pool.c_str(), static_cast<unsigned long long>(job->records_total()));
+  } else {
+    std::fprintf(stderr, "dictlogd: pool '%s': re-encoding before its first dictionary "
+                 "failed to start: %s\n", pool.c_str(), job.status().ToString().c_str());
+  }
 }
 
 absl::Status LogEngine::RecoverBlockTails() {

@@ -66,6 +66,10 @@ struct EngineOptions {
   // Train and activate a first dictionary in the background. Default on.
   bool auto_train = true;
   dictionary::AutoTrainerOptions auto_trainer;
+  // When automatic training activates a pool's first dictionary, re-encode the records
+  // the pool stored before it in the background (a Recompressor job, throttled like
+  // any). Default on.
+  bool recompress_first_dictionary = true;
   dictionary::RecompressorOptions recompressor;
 };
 
@@ -191,6 +195,8 @@ class LogEngine {
 
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
   absl::Status OpenDictionaries();
+  // Starts the background re-encode of what `pool` stored before its first dictionary.
+  void RecompressFirst(const std::string& pool);
   absl::Status RecoverBlockTails();
   // Append's write, once validated; `request` (may be null) is written with it.
   absl::StatusOr<std::vector<std::string>> AppendOnce(
@@ -240,8 +246,9 @@ class LogEngine {
   InFlightRequests in_flight_requests_;
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
-  std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;  // Null if auto_train is off.
   std::unique_ptr<dictionary::Recompressor> recompressor_;
+  // Null if auto_train is off. After recompressor_: it starts jobs there.
+  std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;
 };
 
 }  // namespace dictlog::engine

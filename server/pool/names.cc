@@ -1,5 +1,7 @@
 #include "server/pool/names.h"
 
+#include <limits>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
@@ -41,8 +43,12 @@ absl::StatusOr<RecordId> ParseRecordId(absl::string_view id) {
   parsed.pool = std::string(pool);
   const bool all_digits =
       !digits.empty() && digits.find_first_not_of("0123456789") == absl::string_view::npos;
-  if (!all_digits || digits[0] == '0' || !absl::SimpleAtoi(digits, &parsed.seq)) {
+  if (!all_digits || digits[0] == '0') {
     return malformed("seq must be a decimal number >= 1 without leading zeros");
+  }
+  if (!absl::SimpleAtoi(digits, &parsed.seq)) {  // Only an overflow is left.
+    return malformed(absl::StrCat("seq overflows: the largest is ",
+                                  std::numeric_limits<uint64_t>::max()));
   }
   return parsed;
 }

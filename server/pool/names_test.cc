@@ -37,5 +37,20 @@ TEST(NamesTest, MalformedIdsAreInvalidArgument) {
   }
 }
 
+// Issue 17: a seq past 2^64-1 is a decimal number without leading zeros; the error
+// says it overflows.
+TEST(NamesTest, OverflowingSeqSaysItOverflows) {
+  for (const char* big : {"HDFS/18446744073709551616", "HDFS/99999999999999999999"}) {
+    absl::Status status = ParseRecordId(big).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << big;
+    EXPECT_NE(status.message().find("overflows: the largest is 18446744073709551615"),
+              std::string::npos)
+        << status;
+    EXPECT_EQ(status.message().find("leading zeros"), std::string::npos) << status;
+  }
+  EXPECT_NE(ParseRecordId("HDFS/007").status().message().find("leading zeros"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dictlog::pool

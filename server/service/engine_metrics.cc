@@ -3,7 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_replace.h"
+#include "server/service/build_info.h"
 
 namespace dictlog::service {
 namespace {
@@ -164,6 +166,18 @@ void RenderRocksDb(const engine::LogEngine& engine, TextWriter* out) {
   }
 }
 
+// dictlog_build_info{version,zstd,grpc,rocksdb} 1: what this server runs with.
+void RenderBuildInfo(TextWriter* out) {
+  Labels labels = {{"version", kDictlogVersion}};
+  for (const LibraryVersion& library : ServerLibraries()) {
+    labels.emplace_back(absl::AsciiStrToLower(library.name), library.version);
+  }
+  out->Family("dictlog_build_info", "gauge",
+              "1, labelled with dictlog's version and the run-time versions of zstd, "
+              "gRPC and RocksDB.");
+  out->Sample("dictlog_build_info", labels, 1);
+}
+
 }  // namespace
 
 void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
@@ -177,6 +191,7 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
 
 std::string RenderMetrics(const EngineSlot& engine, const metrics::RpcMetrics& rpc) {
   TextWriter out;
+  RenderBuildInfo(&out);
   out.Family("dictlog_store_open", "gauge",
              "1 once the store is open and calls are served, 0 while it opens.");
   out.Sample("dictlog_store_open", {}, engine.ready() ? 1 : 0);

@@ -1,8 +1,14 @@
 #include "server/service/engine_metrics.h"
 
+#include <zstd.h>
+
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/command_line.h"
 #include "common/test_dir.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "rocksdb/version.h"
 
 namespace dictlog::service {
 namespace {
@@ -14,6 +20,19 @@ TEST(EngineMetricsTest, EmptySlotRendersOnlyRpcMetricsAndStoreClosed) {
   EXPECT_TRUE(absl::StrContains(text, "\ndictlog_store_open 0\n")) << text;
   EXPECT_TRUE(absl::StrContains(text, "dictlog_appended_records_total 0\n"));
   EXPECT_FALSE(absl::StrContains(text, "dictlog_pool_records"));
+}
+
+// Issue 17: the versions the server runs with, as a metric (also while it opens).
+TEST(EngineMetricsTest, BuildInfoNamesTheRunTimeVersions) {
+  EngineSlot slot;
+  metrics::RpcMetrics rpc;
+  const std::string text = RenderMetrics(slot, rpc);
+  const std::string expected = absl::StrCat(
+      "\ndictlog_build_info{version=\"", kDictlogVersion, "\",zstd=\"", ZSTD_versionString(),
+      "\",grpc=\"", grpc::Version(), "\",rocksdb=\"", rocksdb::GetRocksVersionAsString(),
+      "\"} 1\n");
+  EXPECT_TRUE(absl::StrContains(text, expected)) << expected << text;
+  EXPECT_TRUE(absl::StrContains(text, "# TYPE dictlog_build_info gauge\n"));
 }
 
 TEST(EngineMetricsTest, PoolsCacheAndRocksDbFromARealEngine) {

@@ -15,9 +15,9 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "common/help_flags.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
+#include "common/command_line.h"
+#include "common/home_path.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -28,6 +28,7 @@
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
+#include "server/service/build_info.h"
 #include "server/service/dictlog_server.h"
 #include "server/service/engine_metrics.h"
 #include "server/service/scope_isolation.h"
@@ -81,6 +82,10 @@ ABSL_FLAG(int, grpc_idle_threads, 32,
 ABSL_FLAG(bool, auto_train, true,
           "train and activate a first dictionary for a pool once it holds "
           "--auto_train_min_multiple x its dictionary size");
+ABSL_FLAG(bool, recompress_first_dictionary, true,
+          "when automatic training activates a pool's first dictionary, re-encode the "
+          "records the pool stored before it in the background (throttled by "
+          "--recompress_records_per_second)");
 ABSL_FLAG(int, auto_train_min_multiple, 8,
           "automatic first training starts at this many times the dictionary size");
 ABSL_FLAG(double, activation_min_gain, 0.03,
@@ -209,6 +214,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       static_cast<size_t>(absl::GetFlag(FLAGS_max_categories_per_pool));
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
+  options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
   options.dictionaries.sample_budget_multiple = absl::GetFlag(FLAGS_sample_budget_multiple);
   options.dictionaries.auto_full_dictionaries =
@@ -391,11 +397,21 @@ absl::Status Serve(const sigset_t& signals) {
 }  // namespace dictlog
 
 int main(int argc, char** argv) {
-  dictlog::SetHelp("server/service/main.cc", 
-      "the dictlog server: stores small log records, compressed with per-pool zstd "
-      "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
-      "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]");
-  absl::ParseCommandLine(argc, argv);
+  dictlog::ParseCommandLine(
+      argc, argv,
+      {"server/service/main.cc",
+       "the dictlog server: stores small log records, compressed with per-pool zstd "
+       "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
+       "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]\n"
+       "Path flags may start with ~/ (the home directory). --version prints the "
+       "versions of dictlog, zstd, gRPC and RocksDB.",
+       dictlog::service::ServerLibraries()});
+  dictlog::ExpandHomeInFlags({&FLAGS_data_dir, &FLAGS_config, &FLAGS_port_file,
+                              &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca,
+                              &FLAGS_tokens_file, &FLAGS_metrics_port_file,
+                              &FLAGS_metrics_token_file, &FLAGS_backup_root});
+  std::printf("dictlogd: %s\n",
+              dictlog::VersionLine("dictlogd", dictlog::service::ServerLibraries()).c_str());
   absl::SetMutexDeadlockDetectionMode(absl::GetFlag(FLAGS_mutex_deadlock_detection)
                                           ? absl::OnDeadlockCycle::kAbort
                                           : absl::OnDeadlockCycle::kIgnore);

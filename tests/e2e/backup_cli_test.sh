@@ -17,7 +17,8 @@ start_server
   >/dev/null
 for category in HDFS Spark; do
   "$dictlog" --server="$server" append --category=$category "$logs/$category.log" >/dev/null
-  sed -e '$a\' "$logs/$category.log" >"$work/$category.expected"
+  # Records are the lines without '\n' (nor the '\r' of the file's CRLF line ends).
+  sed -e 's/\r$//' "$logs/$category.log" | sed -e '$a\' >"$work/$category.expected"
 done
 "$dictlog" --server="$server" dict train --pool=HDFS --activate >/dev/null
 

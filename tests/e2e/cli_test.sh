@@ -9,10 +9,12 @@ work="${TEST_TMPDIR}/cli"
 rm -rf "$work" && mkdir -p "$work"
 source "${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}/tests/e2e/server_lib.sh"
 
-# The CLI prints one record a line; eight loghub files lack a final newline.
+# The CLI prints one record a line; eight loghub files lack a final newline. Their
+# lines end with CRLF: records do not keep the '\r' (unless --keep_cr, below).
 for file in "$logs"/*.log; do
-  sed -e '$a\' "$file" >"$work/$(basename "$file" .log).expected"
+  sed -e 's/\r$//' "$file" | sed -e '$a\' >"$work/$(basename "$file" .log).expected"
 done
+grep -q $'\r$' "$logs/HDFS.log" || fail "the loghub files were expected to end lines with CRLF"
 
 check_all() {
   for file in "$logs"/*.log; do
@@ -60,6 +62,14 @@ grep -q '^HDFS .* 2000 ' "$work/pools.txt" || fail "pools table lacks HDFS with 
 for pool in "${block_pools[@]}"; do
   grep -q "^$pool .* block 2048 " "$work/pools.txt" || fail "pools table: $pool in block mode"
 done
+# --keep_cr keeps every byte of a line: the file round-trips exactly.
+"$dictlog" --server="$server" append --category=HDFS-crlf --keep_cr "$logs/HDFS.log" \
+  >"$work/crlf.ids"
+"$dictlog" --server="$server" scan --category=HDFS-crlf | cmp - <(sed -e '$a\' "$logs/HDFS.log") ||
+  fail "--keep_cr: records differ from the file's bytes"
+printf 'a\r\nb\r\r\nc\rd\n' | "$dictlog" --server="$server" append --category=cr - >/dev/null
+"$dictlog" --server="$server" scan --category=cr | cmp - <(printf 'a\nb\r\nc\rd\n') ||
+  fail "one trailing \\r is stripped by default, nothing else"
 json=$("$dictlog" --server="$server" get --format=json stdin/2)
 [[ "$json" == '{"id":"stdin/2","category":"stdin","payload":"two"}' ]] || fail "get json: $json"
 
@@ -85,9 +95,56 @@ done
 [[ $? -eq 1 ]] || fail "changing storage_mode must fail"
 grep -q FAILED_PRECONDITION "$work/mode_err" || fail "storage_mode change: $(cat "$work/mode_err")"
 "$dictlog" --server="$server" get HDFS/999999 2>"$work/err"; code=$?
-set -e
 [[ $code -eq 1 ]] || fail "missing record exit code $code"
-grep -q NOT_FOUND "$work/err" || fail "missing record should say NOT_FOUND"
+[[ $(grep -c NOT_FOUND "$work/err") -eq 1 ]] ||
+  fail "a missing record's error is printed once: $(cat "$work/err")"
+"$dictlog" --server="$server" get HDFS/1 HDFS/999998 HDFS/999999 2>"$work/err" >/dev/null
+[[ $? -eq 1 && $(wc -l <"$work/err") -eq 2 ]] || fail "one line per missing id: $(cat "$work/err")"
+"$dictlog" --server="$server" get HDFS/99999999999999999999 2>"$work/err"; code=$?
+[[ $code -eq 1 ]] || fail "overflowing seq exit code $code"
+grep -q "seq overflows" "$work/err" || fail "an overflowing seq says so: $(cat "$work/err")"
+grep -q "leading zeros" "$work/err" && fail "not a leading-zeros problem: $(cat "$work/err")"
+
+# Flag errors are usage errors (2); --help and --version succeed (0).
+"$dictlog" --server="$server" scan --category=HDFS --limit=-1 >/dev/null 2>"$work/err"
+[[ $? -eq 2 ]] || fail "--limit=-1 must exit 2"
+grep -q -- "--limit=-1" "$work/err" || fail "--limit=-1 message: $(cat "$work/err")"
+"$dictlog" --server="$server" --frobnicate pools >/dev/null 2>"$work/err"
+[[ $? -eq 2 ]] || fail "an unknown flag must exit 2"
+grep -q "unknown flag --frobnicate" "$work/err" || fail "unknown flag message: $(cat "$work/err")"
+"$dictlog" --server="$server" --timeout_seconds pools >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "a flag without its value must exit 2"
+for binary in "$dictlog" "$dictlogd"; do
+  "$binary" --help >"$work/help" 2>&1 || fail "$binary --help must exit 0"
+  grep -q "Usage:" "$work/help" || fail "$binary --help: $(head -3 "$work/help")"
+  "$binary" --frobnicate >/dev/null 2>&1
+  [[ $? -eq 2 ]] || fail "$binary: an unknown flag must exit 2"
+done
+"$dictlog" --version >"$work/version" || fail "dictlog --version must exit 0"
+grep -qx "dictlog (dictlog [0-9.]*): gRPC 1\.[0-9.]*" "$work/version" ||
+  fail "dictlog --version: $(cat "$work/version")"
+"$dictlogd" --version >"$work/version" || fail "dictlogd --version must exit 0"
+grep -qx "dictlogd (dictlog [0-9.]*): zstd 1\.[0-9.]*, gRPC 1\.[0-9.]*, RocksDB [0-9.]*" \
+  "$work/version" || fail "dictlogd --version: $(cat "$work/version")"
+grep -q "^dictlogd: dictlogd (dictlog [0-9.]*): zstd" "$work/server.log" ||
+  fail "dictlogd logs its versions at start"
+set -e
+
+# A leading ~/ in a path flag is the home directory (README's --token_file=~/...): the
+# shell does not expand it after --flag=.
+home="$work/home"
+mkdir -p "$home"
+printf 'some-token-0123456789\n' >"$home/.dictlog-token"
+[[ $(HOME="$home" "$dictlog" --server="$server" '--token_file=~/.dictlog-token' get stdin/1) \
+  == one ]] || fail "--token_file=~/.dictlog-token"
+HOME="$home" "$dictlog" --server="$server" get --frame '--out=~/one.zst' stdin/1 2>/dev/null
+[[ -s "$home/one.zst" ]] || fail "--out=~/one.zst not written to \$HOME"
+HOME="$home" "$dictlogd" --listen=127.0.0.1:0 '--data_dir=~/store' '--port_file=~/port' \
+  >"$work/home_server.log" 2>&1 &
+home_pid=$!
+for _ in $(seq 1 300); do [[ -s "$home/port" ]] && break; sleep 0.1; done
+kill -TERM "$home_pid"; wait "$home_pid" || fail "dictlogd with ~/ paths: $(cat "$work/home_server.log")"
+[[ -s "$home/port" && -d "$home/store" ]] || fail "dictlogd did not expand ~/ in its path flags"
 
 stop_server
 start_server

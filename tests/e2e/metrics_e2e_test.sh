@@ -63,7 +63,8 @@ for category in HDFS Apache OpenSSH; do
     >"$work/$category.ids"
   records=$((records + $(wc -l <"$work/$category.ids")))
   # Payload bytes: the file without its line ends.
-  bytes=$((bytes + $(tr -d '\n' <"$logs/$category.log" | wc -c)))
+  # Payload bytes: without the '\n' and the '\r' of the file's CRLF line ends.
+  bytes=$((bytes + $(sed -e 's/\r$//' "$logs/$category.log" | tr -d '\n' | wc -c)))
 done
 head -n 100 "$work/HDFS.ids" | xargs "$dictlog" --server="$server" get >/dev/null
 "$dictlog" --server="$server" pool show NoSuchPool >/dev/null 2>&1 && fail "absent pool shown"
