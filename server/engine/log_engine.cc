@@ -13,16 +13,15 @@
 namespace dictlog::engine {
 namespace {
 
-constexpr size_t kScanChunkRecords = 256;
-
 absl::Status ValidateOptions(const EngineOptions& options) {
   if (options.max_record_bytes > codec::kMaxRecordBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_record_bytes ", options.max_record_bytes, " exceeds the format limit ",
         codec::kMaxRecordBytes));
   }
-  if (options.max_batch_records == 0 || options.max_multiget_ids == 0) {
-    return absl::InvalidArgumentError("batch limits must be positive");
+  if (options.max_batch_records == 0 || options.max_multiget_ids == 0 ||
+      options.max_response_bytes == 0) {
+    return absl::InvalidArgumentError("batch and response limits must be positive");
   }
   return pool::ValidatePoolOptions(options.default_pool_options);
 }
@@ -300,20 +299,28 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
   }
   std::vector<absl::StatusOr<v1::Record>> results;
   results.reserve(ids.size());
+  block::ByteBudget budget(options_.max_response_bytes);
   for (size_t start = 0; start < ids.size(); start += kReadChunkIds) {
+    if (budget.exhausted()) {
+      results.resize(ids.size(), budget.ExhaustedError());
+      break;
+    }
     if (interrupt) RETURN_IF_ERROR(interrupt());
-    MultiGetChunk(ids.subspan(start, kReadChunkIds), &results);
+    MultiGetChunk(ids.subspan(start, kReadChunkIds), &budget, &results);
   }
   return results;
 }
 
-void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
+void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
                               std::vector<absl::StatusOr<v1::Record>>* all) const {
   const size_t base = all->size();
   all->resize(base + ids.size(), absl::UnknownError("not read"));
   absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
-  std::vector<size_t> positions;
-  std::vector<store::RecordRef> refs;
+  std::vector<size_t> positions;            // Of the ids that name a pool.
+  std::vector<store::RecordRef> refs;       // Their records, one per position.
+  std::vector<size_t> distinct_of;          // Index into `distinct`, per position.
+  std::vector<store::RecordRef> distinct;   // Each record once.
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> distinct_index;
   std::vector<std::shared_ptr<pool::Pool>> pools;
   for (size_t i = 0; i < ids.size(); ++i) {
     absl::StatusOr<pool::RecordId> parsed = pool::ParseRecordId(ids[i]);
@@ -323,31 +330,41 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
       results[i] = pool.status();
       continue;
     }
+    const store::RecordRef ref{(*pool)->id(), parsed->seq};
+    auto [it, added] = distinct_index.try_emplace({ref.pool_id, ref.seq}, distinct.size());
+    if (added) distinct.push_back(ref);
     positions.push_back(i);
-    refs.push_back({(*pool)->id(), parsed->seq});
+    refs.push_back(ref);
+    distinct_of.push_back(it->second);
     pools.push_back(*std::move(pool));
   }
-  std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(refs);
+  std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(distinct);
   std::vector<size_t> found;  // Indexes into refs of the values read.
   std::vector<absl::string_view> encoded;
   for (size_t j = 0; j < refs.size(); ++j) {
     const size_t i = positions[j];
-    if (absl::IsNotFound(values[j].status())) {
+    const absl::StatusOr<std::string>& value = values[distinct_of[j]];
+    if (absl::IsNotFound(value.status())) {
       results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
-    } else if (!values[j].ok()) {
-      results[i] = values[j].status();
+    } else if (!value.ok()) {
+      results[i] = value.status();
     } else {
       found.push_back(j);
-      encoded.push_back(*values[j]);
+      encoded.push_back(*value);
     }
   }
   // In request order: grouping by dictionary did not pay in dict_bench (RESULTS.md).
   std::vector<store::RecordRef> found_refs;
   for (size_t j : found) found_refs.push_back(refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      block::DecodeStored(*store_, dictionaries_, found_refs, encoded);
+      block::DecodeStored(*store_, dictionaries_, found_refs, encoded, budget);
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
+    if (absl::IsResourceExhausted(decoded[k].status())) {
+      // Not read: neither is any later id of the call.
+      for (size_t i = positions[j]; i < ids.size(); ++i) results[i] = decoded[k].status();
+      return;
+    }
     pools[j]->CountReads(1);
     results[positions[j]] = ToRecord(*pools[j], refs[j].seq, std::move(decoded[k]));
   }
@@ -381,8 +398,10 @@ absl::Status LogEngine::Scan(
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
     if (interrupt) RETURN_IF_ERROR(interrupt());
-    ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
-                     store_->ScanRecords(pool->id(), seq, kScanChunkRecords));
+    ASSIGN_OR_RETURN(
+        std::vector<store::ScannedRecord> chunk,
+        store_->ScanRecords(pool->id(), seq, kScanChunkRecords, kScanChunkBytes));
+    if (chunk.empty()) break;
     std::vector<store::RecordRef> refs;
     std::vector<absl::string_view> values;
     for (const store::ScannedRecord& scanned : chunk) {
@@ -396,17 +415,23 @@ absl::Status LogEngine::Scan(
       values.push_back(scanned.value);
       --remaining;
     }
+    block::ByteBudget budget(kScanChunkBytes);
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        block::DecodeStored(*store_, dictionaries_, refs, values);
+        block::DecodeStored(*store_, dictionaries_, refs, values, &budget);
     std::vector<v1::Record> out;
     for (size_t k = 0; k < refs.size(); ++k) {
+      if (absl::IsResourceExhausted(decoded[k].status())) {
+        // Past the chunk's bytes: the next chunk starts with this record.
+        seq = refs[k].seq;
+        remaining += refs.size() - k;
+        break;
+      }
       ASSIGN_OR_RETURN(v1::Record record,
                        ToRecord(*pool, refs[k].seq, std::move(decoded[k])));
       out.push_back(std::move(record));
     }
     pool->CountReads(out.size());
     if (!out.empty()) RETURN_IF_ERROR(sink(std::move(out)));
-    if (chunk.size() < kScanChunkRecords) break;
   }
   return absl::OkStatus();
 }

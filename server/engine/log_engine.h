@@ -21,6 +21,7 @@
 #include "absl/types/span.h"
 #include "proto/dictlog.pb.h"
 #include "server/block/block_sealer.h"
+#include "server/block/byte_budget.h"
 #include "server/codec/record_codec.h"
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
@@ -50,6 +51,11 @@ struct EngineOptions {
   size_t max_batch_records = 10000;
   // Most ids in one MultiGet. Default 10,000.
   size_t max_multiget_ids = 10000;
+  // Most payload bytes one MultiGet returns; duplicated ids count every time. Checked
+  // against each record's stored size before it is decoded; the ids past it get a
+  // RESOURCE_EXHAUSTED result each (ask again for them). The first record of a call
+  // is always answered. Default 64 MiB.
+  size_t max_response_bytes = 64 << 20;
   // Memory budget of decoded dictionaries (active ones are pinned). Default 256 MiB.
   dictionary::DictionaryCacheOptions dictionary_cache;
   // Dictionary training, activation threshold and sample budget.
@@ -79,6 +85,11 @@ class LogEngine {
  public:
   // Ids MultiGet reads (one RocksDB MultiGet, one decode batch) between interrupts.
   static constexpr size_t kReadChunkIds = 1024;
+  // Records of one Scan chunk (one sink call), and their payload bytes: a chunk holds
+  // at most kScanChunkRecords records and kScanChunkBytes bytes of stored values and of
+  // payloads, or one record larger than that.
+  static constexpr size_t kScanChunkRecords = 256;
+  static constexpr size_t kScanChunkBytes = 4 << 20;
 
   // Opens the store and loads pools. INVALID_ARGUMENT for bad options.
   static absl::StatusOr<std::unique_ptr<LogEngine>> Open(EngineOptions options);
@@ -98,11 +109,12 @@ class LogEngine {
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
   // more than max_multiget_ids. Reads in chunks of kReadChunkIds ids, asking
-  // `interrupt` before each.
+  // `interrupt` before each. Past max_response_bytes, the result of the first record
+  // that does not fit and of every later id is RESOURCE_EXHAUSTED (not read).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
       absl::Span<const std::string> ids, const Interrupt& interrupt = nullptr) const;
-  // Passes the matching records to `sink` in append order, in chunks, until the end
-  // or the limit; stops early and returns sink's error if sink fails, or
+  // Passes the matching records to `sink` in append order, in chunks (see
+  // kScanChunkBytes), until the end or the limit; stops early and returns sink's error if sink fails, or
   // `interrupt`'s, asked before each chunk is read.
   absl::Status Scan(const ScanSpec& spec,
                     const std::function<absl::Status(std::vector<v1::Record>)>& sink,
@@ -203,8 +215,9 @@ class LogEngine {
     std::string value;
   };
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
-  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.
-  void MultiGetChunk(absl::Span<const std::string> ids,
+  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id. Each
+  // distinct record is read once, however often it is asked for.
+  void MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
                      std::vector<absl::StatusOr<v1::Record>>* results) const;
   absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
                                     absl::string_view value) const;
