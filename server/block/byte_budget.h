@@ -33,6 +33,11 @@ class ByteBudget {
 
   // True once a record was refused: every later one is refused too.
   bool exhausted() const { return exhausted_; }
+  // Refuses every later record (a caller that refused one without asking Take).
+  void Exhaust() { exhausted_ = true; }
+  // Bytes left; whether a record was admitted (if not, the next one is, whatever its size).
+  uint64_t remaining() const { return remaining_; }
+  bool admitted_any() const { return admitted_any_; }
 
   // The result of a record the budget refused: RESOURCE_EXHAUSTED, ask again.
   absl::Status ExhaustedError() const {

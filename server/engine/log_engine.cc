@@ -1,5 +1,6 @@
 #include "server/engine/log_engine.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/container/flat_hash_map.h"
@@ -311,17 +312,11 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
   return results;
 }
 
-void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
-                              std::vector<absl::StatusOr<v1::Record>>* all) const {
-  const size_t base = all->size();
-  all->resize(base + ids.size(), absl::UnknownError("not read"));
-  absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
-  std::vector<size_t> positions;            // Of the ids that name a pool.
-  std::vector<store::RecordRef> refs;       // Their records, one per position.
-  std::vector<size_t> distinct_of;          // Index into `distinct`, per position.
-  std::vector<store::RecordRef> distinct;   // Each record once.
+LogEngine::ChunkRefs LogEngine::ResolveIds(
+    absl::Span<const std::string> ids,
+    absl::Span<absl::StatusOr<v1::Record>> results) const {
+  ChunkRefs chunk;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> distinct_index;
-  std::vector<std::shared_ptr<pool::Pool>> pools;
   for (size_t i = 0; i < ids.size(); ++i) {
     absl::StatusOr<pool::RecordId> parsed = pool::ParseRecordId(ids[i]);
     absl::StatusOr<std::shared_ptr<pool::Pool>> pool =
@@ -331,19 +326,66 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       continue;
     }
     const store::RecordRef ref{(*pool)->id(), parsed->seq};
-    auto [it, added] = distinct_index.try_emplace({ref.pool_id, ref.seq}, distinct.size());
-    if (added) distinct.push_back(ref);
-    positions.push_back(i);
-    refs.push_back(ref);
-    distinct_of.push_back(it->second);
-    pools.push_back(*std::move(pool));
+    auto [it, added] =
+        distinct_index.try_emplace({ref.pool_id, ref.seq}, chunk.distinct.size());
+    if (added) chunk.distinct.push_back(ref);
+    chunk.positions.push_back(i);
+    chunk.refs.push_back(ref);
+    chunk.distinct_of.push_back(it->second);
+    chunk.pools.push_back(*std::move(pool));
   }
-  std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(distinct);
-  std::vector<size_t> found;  // Indexes into refs of the values read.
+  return chunk;
+}
+
+std::vector<absl::StatusOr<std::string>> LogEngine::ReadWithinBudget(
+    absl::Span<const store::RecordRef> refs, const block::ByteBudget& budget) const {
+  // A stored value is at most its payload plus a header byte and a category index, or
+  // (a block entry) at most 21 bytes of header, category index, block and entry number.
+  constexpr uint64_t kMostStoredOverhead = 24;
+  constexpr size_t kLeastReadIds = 16;
+  const uint64_t most_record = std::max<uint64_t>(options_.max_record_bytes, 1);
+  uint64_t allowance = budget.remaining();  // Payload bytes the budget can still take.
+  bool first = !budget.admitted_any();      // The first record is taken whatever its size.
+  uint64_t stored = 0;
+  std::vector<absl::StatusOr<std::string>> values;
+  values.reserve(refs.size());
+  for (size_t start = 0; start < refs.size() && stored <= allowance;) {
+    const size_t n = std::min(
+        refs.size() - start,
+        std::max<size_t>(kLeastReadIds, (allowance - stored) / most_record));
+    for (absl::StatusOr<std::string>& value :
+         store_->MultiGetRecords(refs.subspan(start, n))) {
+      if (value.ok()) {
+        if (first) allowance += value->size();
+        first = false;
+        stored += value->size();
+        allowance += kMostStoredOverhead;
+      }
+      values.push_back(std::move(value));
+    }
+    start += n;
+  }
+  return values;
+}
+
+void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
+                              std::vector<absl::StatusOr<v1::Record>>* all) const {
+  const size_t base = all->size();
+  all->resize(base + ids.size(), absl::UnknownError("not read"));
+  absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
+  const ChunkRefs chunk = ResolveIds(ids, results);
+  const std::vector<absl::StatusOr<std::string>> values =
+      ReadWithinBudget(chunk.distinct, *budget);
+  std::vector<size_t> found;  // Indexes into chunk.refs of the values read.
   std::vector<absl::string_view> encoded;
-  for (size_t j = 0; j < refs.size(); ++j) {
-    const size_t i = positions[j];
-    const absl::StatusOr<std::string>& value = values[distinct_of[j]];
+  size_t cut = chunk.refs.size();  // The first ref left unread: past the budget.
+  for (size_t j = 0; j < chunk.refs.size() && cut == chunk.refs.size(); ++j) {
+    const size_t i = chunk.positions[j];
+    if (chunk.distinct_of[j] >= values.size()) {
+      cut = j;
+      continue;
+    }
+    const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
     if (absl::IsNotFound(value.status())) {
       results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
     } else if (!value.ok()) {
@@ -355,19 +397,23 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   }
   // In request order: grouping by dictionary did not pay in dict_bench (RESULTS.md).
   std::vector<store::RecordRef> found_refs;
-  for (size_t j : found) found_refs.push_back(refs[j]);
+  for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
       block::DecodeStored(*store_, dictionaries_, found_refs, encoded, budget);
+  size_t exhausted_from = cut < chunk.refs.size() ? chunk.positions[cut] : ids.size();
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
     if (absl::IsResourceExhausted(decoded[k].status())) {
-      // Not read: neither is any later id of the call.
-      for (size_t i = positions[j]; i < ids.size(); ++i) results[i] = decoded[k].status();
-      return;
+      exhausted_from = chunk.positions[j];
+      break;
     }
-    pools[j]->CountReads(1);
-    results[positions[j]] = ToRecord(*pools[j], refs[j].seq, std::move(decoded[k]));
+    chunk.pools[j]->CountReads(1);
+    results[chunk.positions[j]] =
+        ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
   }
+  if (exhausted_from < ids.size()) budget->Exhaust();
+  // Neither the refused record nor any later id of the call is answered.
+  for (size_t i = exhausted_from; i < ids.size(); ++i) results[i] = budget->ExhaustedError();
 }
 
 absl::Status LogEngine::Scan(

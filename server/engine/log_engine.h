@@ -215,6 +215,22 @@ class LogEngine {
     std::string value;
   };
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
+  // The ids of a MultiGet chunk that name a pool, and their records.
+  struct ChunkRefs {
+    std::vector<size_t> positions;           // Into the chunk's ids.
+    std::vector<store::RecordRef> refs;      // One per position.
+    std::vector<std::shared_ptr<pool::Pool>> pools;  // One per position.
+    std::vector<size_t> distinct_of;         // Index into `distinct`, per position.
+    std::vector<store::RecordRef> distinct;  // Each record once, by first occurrence.
+  };
+  // Resolves ids to records; sets the results of those naming no pool.
+  ChunkRefs ResolveIds(absl::Span<const std::string> ids,
+                       absl::Span<absl::StatusOr<v1::Record>> results) const;
+  // The stored values of a prefix of `refs`, read in order in batches small enough
+  // that what is held stays near what `budget` can still take: reading stops once the
+  // values read are more than it can take (every later record would be refused).
+  std::vector<absl::StatusOr<std::string>> ReadWithinBudget(
+      absl::Span<const store::RecordRef> refs, const block::ByteBudget& budget) const;
   // MultiGet's work on ids (at most kReadChunkIds); appends one result per id. Each
   // distinct record is read once, however often it is asked for.
   void MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,

@@ -77,6 +77,20 @@ TEST_F(ResponseBudgetTest, RecordsFillTheBudgetExactlyAndTheNextIsAskedAgain) {
   EXPECT_EQ(rest[1]->payload(), Incompressible(3000, 4));
 }
 
+TEST_F(ResponseBudgetTest, ManyDistinctRecordsStopTheReadsPastTheBudget) {
+  // More records than one read batch (16): the reads stop at the budget, and every id
+  // after the first refused one (errors too) is asked again.
+  std::vector<std::string> ids;
+  for (uint32_t i = 0; i < 40; ++i) ids.push_back(AppendOne("r", Incompressible(3000, i)));
+  ids.push_back("bad");
+  const auto results = MultiGet(ids);
+  ASSERT_EQ(AnsweredThenExhausted(results), 3u);
+  EXPECT_EQ(results[1]->payload(), Incompressible(3000, 1));
+  const auto rest = MultiGet({ids.begin() + 37, ids.end()});
+  ASSERT_EQ(AnsweredThenExhausted({rest.begin(), rest.begin() + 3}), 3u);
+  EXPECT_EQ(rest[3].status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(ResponseBudgetTest, CompressedRecordsCountTheirDecodedSize) {
   const std::string id = AppendOne("z", std::string(3001, 'z'));  // Stored tiny.
   EXPECT_EQ(AnsweredThenExhausted(MultiGet({id, id, id, id})), 2u);
