@@ -87,9 +87,10 @@ class LogEngine {
   static constexpr size_t kReadChunkIds = 1024;
   // Records of one Scan chunk (one sink call), and their payload bytes: a chunk holds
   // at most kScanChunkRecords records and kScanChunkBytes bytes of stored values and of
-  // payloads, or one record larger than that.
+  // payloads, or one record larger than that. 2 MiB: a message (with up to 256 ids and
+  // categories) fits the 4 MiB a gRPC client receives by default.
   static constexpr size_t kScanChunkRecords = 256;
-  static constexpr size_t kScanChunkBytes = 4 << 20;
+  static constexpr size_t kScanChunkBytes = 2 << 20;
 
   // Opens the store and loads pools. INVALID_ARGUMENT for bad options.
   static absl::StatusOr<std::unique_ptr<LogEngine>> Open(EngineOptions options);
