@@ -42,7 +42,7 @@ Client::Client(const ClientOptions& options)
                          ? ""
                          : "Bearer " + options.security.token) {
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(options.max_message_bytes);
+  args.SetMaxReceiveMessageSize(options.max_receive_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
   if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   if (!options.security.tls_server_name.empty()) {
@@ -181,6 +181,34 @@ absl::StatusOr<v1::Record> Client::Get(absl::string_view id) const {
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGet(
+    absl::Span<const std::string> ids) const {
+  ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::Record>> results, MultiGetOnce(ids));
+  // Positions (into ids) the server has not answered yet, in order.
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (absl::IsResourceExhausted(results[i].status())) pending.push_back(i);
+  }
+  while (!pending.empty()) {
+    std::vector<std::string> again;
+    again.reserve(pending.size());
+    for (size_t i : pending) again.push_back(ids[i]);
+    ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::Record>> answers, MultiGetOnce(again));
+    if (answers.size() != pending.size()) {
+      return absl::InternalError(absl::StrCat("MultiGet of ", pending.size(),
+                                              " ids returned ", answers.size(), " results"));
+    }
+    std::vector<size_t> still;
+    for (size_t k = 0; k < pending.size(); ++k) {
+      if (absl::IsResourceExhausted(answers[k].status())) still.push_back(pending[k]);
+      results[pending[k]] = std::move(answers[k]);
+    }
+    if (still.size() == pending.size()) break;  // No progress: leave them exhausted.
+    pending = std::move(still);
+  }
+  return results;
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
     absl::Span<const std::string> ids) const {
   v1::MultiGetRequest request;
   for (const std::string& id : ids) request.add_ids(id);

@@ -12,7 +12,8 @@
 // CANCELLED (which a server shutting down gives calls it accepted but never started),
 // up to ClientOptions::append_attempts attempts, each with its own deadline. The
 // server stores such an append once and answers every attempt with the same ids
-// (docs/api.md "Retries"). Other calls are not retried.
+// (docs/api.md "Retries"). Other calls are not retried. MultiGet asks again for the
+// ids a call answered RESOURCE_EXHAUSTED (past the server's --max_response_bytes).
 #ifndef DICTLOG_CLIENT_CLIENT_H_
 #define DICTLOG_CLIENT_CLIENT_H_
 
@@ -51,8 +52,12 @@ struct ClientOptions {
   std::string server = "127.0.0.1:7070";
   // Deadline of each unary call. Default 30 s.
   absl::Duration timeout = absl::Seconds(30);
-  // Largest message sent or received. Default 64 MiB.
+  // Largest message sent. Default 64 MiB (the server's default --max_request_bytes).
   int max_message_bytes = 64 << 20;
+  // Largest message received. Default 128 MiB: the largest response of a server with
+  // default limits is a MultiGet of 64 MiB of payloads (--max_response_bytes) plus
+  // up to 10,000 ids, categories and per-id error messages (a few MiB at most).
+  int max_receive_bytes = 128 << 20;
   // Default false: clients of the same server with the same options share one
   // connection (gRPC's global subchannel pool). True: this client (and its copies) gets
   // a connection of its own, e.g. to spread a load test over several.
@@ -92,7 +97,11 @@ class Client {
       absl::string_view request_id = {}) const;
 
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
-  // One result per id, in order: a record or that id's own error.
+  // One result per id, in order: a record or that id's own error. The server answers
+  // at most --max_response_bytes of payloads per call and the rest of the ids
+  // RESOURCE_EXHAUSTED each: MultiGet asks again for exactly those, in order, each
+  // call with its own deadline, until all are answered (a call that answers none of
+  // them ends it, leaving them RESOURCE_EXHAUSTED). A failed call fails it all.
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
       absl::Span<const std::string> ids) const;
   // Calls `visit` for each record in order; stops and returns its error if it fails.
@@ -142,6 +151,9 @@ class Client {
   // request id).
   template <typename Response, typename Invoke>
   absl::StatusOr<Response> Retried(Invoke invoke) const;
+  // One MultiGet call: one result per id, in order.
+  absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetOnce(
+      absl::Span<const std::string> ids) const;
 
   absl::Duration timeout_;
   int append_attempts_;

@@ -176,7 +176,8 @@ class Worker {
   }
 
   // Get of one id or MultiGet of options.batch ids; a failed id in a MultiGet is
-  // counted here, a failed call is returned.
+  // counted here, a failed call is returned. Client::MultiGet asks again for ids past
+  // the server's response budget (RESOURCE_EXHAUSTED per id), within this one op.
   absl::Status Read() {
     if (options_.op == ReadOp::kGet) {
       absl::StatusOr<v1::Record> record = client_.Get(ids_[sampler_.Sample(rng_)]);

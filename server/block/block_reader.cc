@@ -1,9 +1,11 @@
 #include "server/block/block_reader.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/codec/batch_decoder.h"
 #include "server/codec/block_format.h"
 
@@ -21,6 +23,8 @@ class BlockSet {
     if (added) keys_.push_back(key);
     return it->second;
   }
+
+  bool empty() const { return keys_.empty(); }
 
   // Reads and decodes every block.
   void Load(const store::Store& store, const codec::DictionaryLookup& dictionaries) {
@@ -47,22 +51,33 @@ class BlockSet {
     }
   }
 
+  // The payload size of entry `view.block_entry` of block `index`.
+  absl::StatusOr<uint64_t> EntrySize(size_t index, const codec::RecordView& view) const {
+    ASSIGN_OR_RETURN(absl::string_view payload, Payload(index, view));
+    return payload.size();
+  }
+
   // Entry `entry` of block `index`, with the entry's category.
   absl::StatusOr<DecodedRecord> Entry(size_t index, const codec::RecordView& view) const {
+    ASSIGN_OR_RETURN(absl::string_view payload, Payload(index, view));
+    DecodedRecord record;
+    record.category_index = view.category_index;
+    record.payload.assign(payload.data(), payload.size());
+    return record;
+  }
+
+ private:
+  absl::StatusOr<absl::string_view> Payload(size_t index,
+                                            const codec::RecordView& view) const {
     const absl::StatusOr<Block>& block = blocks_[index];
     if (!block.ok()) return block.status();
     if (view.block_entry >= block->payloads.size()) {
       return absl::DataLossError(absl::StrCat("its block has ", block->payloads.size(),
                                               " entries, not entry ", view.block_entry));
     }
-    DecodedRecord record;
-    record.category_index = view.category_index;
-    const absl::string_view payload = block->payloads[view.block_entry];
-    record.payload.assign(payload.data(), payload.size());
-    return record;
+    return block->payloads[view.block_entry];
   }
 
- private:
   struct Block {
     std::string content;
     std::vector<absl::string_view> payloads;  // Into content.
@@ -91,41 +106,56 @@ class BlockSet {
 
 std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
     const store::Store& store, const codec::DictionaryLookup& dictionaries,
-    absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values) {
+    absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
+    ByteBudget* budget) {
   std::vector<absl::StatusOr<DecodedRecord>> results(values.size(),
                                                      absl::UnknownError("not decoded"));
-  std::vector<codec::RecordView> singles;
-  std::vector<size_t> single_positions;
-  struct PendingEntry {
-    size_t position;
-    size_t block;
+  // What each value is: a single record (decoded alone) or a block entry.
+  struct Parsed {
     codec::RecordView view;
+    bool entry = false;
+    size_t block = 0;
   };
-  std::vector<PendingEntry> entries;
+  std::vector<std::optional<Parsed>> parsed(values.size());
   BlockSet blocks;
   for (size_t i = 0; i < values.size(); ++i) {
     absl::StatusOr<codec::RecordView> view = codec::ParseRecord(values[i]);
     if (!view.ok()) {
       results[i] = view.status();
     } else if (view->encoding != codec::Encoding::kBlockEntry) {
-      singles.push_back(*view);
-      single_positions.push_back(i);
+      parsed[i] = Parsed{*view};
     } else if (view->block_back >= refs[i].seq) {
       results[i] = absl::DataLossError("stored block entry points before its pool");
     } else {
       const size_t block = blocks.Add({refs[i].pool_id, refs[i].seq - view->block_back});
-      entries.push_back({i, block, *view});
+      parsed[i] = Parsed{*view, true, block};
+    }
+  }
+  // Blocks are small (their entries are under the pool's block_bytes, at most 64 KiB):
+  // they are decoded to learn their entries' sizes.
+  if (!blocks.empty()) blocks.Load(store, dictionaries);
+  std::vector<codec::RecordView> singles;
+  std::vector<size_t> single_positions;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!parsed[i].has_value()) continue;
+    const Parsed& p = *parsed[i];
+    absl::StatusOr<uint64_t> size =
+        p.entry ? blocks.EntrySize(p.block, p.view) : p.view.content_size;
+    if (!size.ok()) {
+      results[i] = size.status();
+    } else if (budget != nullptr && !budget->Take(*size)) {
+      results[i] = budget->ExhaustedError();
+    } else if (p.entry) {
+      results[i] = blocks.Entry(p.block, p.view);
+    } else {
+      singles.push_back(p.view);
+      single_positions.push_back(i);
     }
   }
   std::vector<absl::StatusOr<DecodedRecord>> decoded =
       codec::DecodeParsedBatch(singles, dictionaries);
   for (size_t k = 0; k < singles.size(); ++k) {
     results[single_positions[k]] = std::move(decoded[k]);
-  }
-  if (entries.empty()) return results;
-  blocks.Load(store, dictionaries);
-  for (const PendingEntry& entry : entries) {
-    results[entry.position] = blocks.Entry(entry.block, entry.view);
   }
   return results;
 }

@@ -1,5 +1,6 @@
 #include "server/engine/log_engine.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/container/flat_hash_map.h"
@@ -14,16 +15,15 @@
 namespace dictlog::engine {
 namespace {
 
-constexpr size_t kScanChunkRecords = 256;
-
 absl::Status ValidateOptions(const EngineOptions& options) {
   if (options.max_record_bytes > codec::kMaxRecordBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_record_bytes ", options.max_record_bytes, " exceeds the format limit ",
         codec::kMaxRecordBytes));
   }
-  if (options.max_batch_records == 0 || options.max_multiget_ids == 0) {
-    return absl::InvalidArgumentError("batch limits must be positive");
+  if (options.max_batch_records == 0 || options.max_multiget_ids == 0 ||
+      options.max_response_bytes == 0) {
+    return absl::InvalidArgumentError("batch and response limits must be positive");
   }
   return pool::ValidatePoolOptions(options.default_pool_options);
 }
@@ -333,21 +333,23 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
   }
   std::vector<absl::StatusOr<v1::Record>> results;
   results.reserve(ids.size());
+  block::ByteBudget budget(options_.max_response_bytes);
   for (size_t start = 0; start < ids.size(); start += kReadChunkIds) {
+    if (budget.exhausted()) {
+      results.resize(ids.size(), budget.ExhaustedError());
+      break;
+    }
     if (interrupt) RETURN_IF_ERROR(interrupt());
-    MultiGetChunk(ids.subspan(start, kReadChunkIds), &results);
+    MultiGetChunk(ids.subspan(start, kReadChunkIds), &budget, &results);
   }
   return results;
 }
 
-void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
-                              std::vector<absl::StatusOr<v1::Record>>* all) const {
-  const size_t base = all->size();
-  all->resize(base + ids.size(), absl::UnknownError("not read"));
-  absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
-  std::vector<size_t> positions;
-  std::vector<store::RecordRef> refs;
-  std::vector<std::shared_ptr<pool::Pool>> pools;
+LogEngine::ChunkRefs LogEngine::ResolveIds(
+    absl::Span<const std::string> ids,
+    absl::Span<absl::StatusOr<v1::Record>> results) const {
+  ChunkRefs chunk;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> distinct_index;
   for (size_t i = 0; i < ids.size(); ++i) {
     absl::StatusOr<pool::RecordId> parsed = pool::ParseRecordId(ids[i]);
     absl::StatusOr<std::shared_ptr<pool::Pool>> pool =
@@ -356,34 +358,95 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
       results[i] = pool.status();
       continue;
     }
-    positions.push_back(i);
-    refs.push_back({(*pool)->id(), parsed->seq});
-    pools.push_back(*std::move(pool));
+    const store::RecordRef ref{(*pool)->id(), parsed->seq};
+    auto [it, added] =
+        distinct_index.try_emplace({ref.pool_id, ref.seq}, chunk.distinct.size());
+    if (added) chunk.distinct.push_back(ref);
+    chunk.positions.push_back(i);
+    chunk.refs.push_back(ref);
+    chunk.distinct_of.push_back(it->second);
+    chunk.pools.push_back(*std::move(pool));
   }
-  std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(refs);
-  std::vector<size_t> found;  // Indexes into refs of the values read.
+  return chunk;
+}
+
+std::vector<absl::StatusOr<std::string>> LogEngine::ReadWithinBudget(
+    absl::Span<const store::RecordRef> refs, const block::ByteBudget& budget) const {
+  // A stored value is at most its payload plus a header byte and a category index, or
+  // (a block entry) at most 21 bytes of header, category index, block and entry number.
+  constexpr uint64_t kMostStoredOverhead = 24;
+  constexpr size_t kLeastReadIds = 16;
+  const uint64_t most_record = std::max<uint64_t>(options_.max_record_bytes, 1);
+  uint64_t allowance = budget.remaining();  // Payload bytes the budget can still take.
+  bool first = !budget.admitted_any();      // The first record is taken whatever its size.
+  uint64_t stored = 0;
+  std::vector<absl::StatusOr<std::string>> values;
+  values.reserve(refs.size());
+  for (size_t start = 0; start < refs.size() && stored <= allowance;) {
+    const size_t n = std::min(
+        refs.size() - start,
+        std::max<size_t>(kLeastReadIds, (allowance - stored) / most_record));
+    for (absl::StatusOr<std::string>& value :
+         store_->MultiGetRecords(refs.subspan(start, n))) {
+      if (value.ok()) {
+        if (first) allowance += value->size();
+        first = false;
+        stored += value->size();
+        allowance += kMostStoredOverhead;
+      }
+      values.push_back(std::move(value));
+    }
+    start += n;
+  }
+  return values;
+}
+
+void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
+                              std::vector<absl::StatusOr<v1::Record>>* all) const {
+  const size_t base = all->size();
+  all->resize(base + ids.size(), absl::UnknownError("not read"));
+  absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
+  const ChunkRefs chunk = ResolveIds(ids, results);
+  const std::vector<absl::StatusOr<std::string>> values =
+      ReadWithinBudget(chunk.distinct, *budget);
+  std::vector<size_t> found;  // Indexes into chunk.refs of the values read.
   std::vector<absl::string_view> encoded;
-  for (size_t j = 0; j < refs.size(); ++j) {
-    const size_t i = positions[j];
-    if (absl::IsNotFound(values[j].status())) {
+  size_t cut = chunk.refs.size();  // The first ref left unread: past the budget.
+  for (size_t j = 0; j < chunk.refs.size() && cut == chunk.refs.size(); ++j) {
+    const size_t i = chunk.positions[j];
+    if (chunk.distinct_of[j] >= values.size()) {
+      cut = j;
+      continue;
+    }
+    const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
+    if (absl::IsNotFound(value.status())) {
       results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
-    } else if (!values[j].ok()) {
-      results[i] = values[j].status();
+    } else if (!value.ok()) {
+      results[i] = value.status();
     } else {
       found.push_back(j);
-      encoded.push_back(*values[j]);
+      encoded.push_back(*value);
     }
   }
   // In request order: grouping by dictionary did not pay in dict_bench (RESULTS.md).
   std::vector<store::RecordRef> found_refs;
-  for (size_t j : found) found_refs.push_back(refs[j]);
+  for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      block::DecodeStored(*store_, dictionaries_, found_refs, encoded);
+      block::DecodeStored(*store_, dictionaries_, found_refs, encoded, budget);
+  size_t exhausted_from = cut < chunk.refs.size() ? chunk.positions[cut] : ids.size();
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
-    pools[j]->CountReads(1);
-    results[positions[j]] = ToRecord(*pools[j], refs[j].seq, std::move(decoded[k]));
+    if (absl::IsResourceExhausted(decoded[k].status())) {
+      exhausted_from = chunk.positions[j];
+      break;
+    }
+    chunk.pools[j]->CountReads(1);
+    results[chunk.positions[j]] =
+        ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
   }
+  if (exhausted_from < ids.size()) budget->Exhaust();
+  // Neither the refused record nor any later id of the call is answered.
+  for (size_t i = exhausted_from; i < ids.size(); ++i) results[i] = budget->ExhaustedError();
 }
 
 absl::Status LogEngine::Scan(
@@ -420,8 +483,10 @@ absl::Status LogEngine::Scan(
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
     if (interrupt) RETURN_IF_ERROR(interrupt());
-    ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
-                     store_->ScanRecords(pool->id(), seq, kScanChunkRecords));
+    ASSIGN_OR_RETURN(
+        std::vector<store::ScannedRecord> chunk,
+        store_->ScanRecords(pool->id(), seq, kScanChunkRecords, kScanChunkBytes));
+    if (chunk.empty()) break;
     std::vector<store::RecordRef> refs;
     std::vector<absl::string_view> values;
     for (const store::ScannedRecord& scanned : chunk) {
@@ -435,17 +500,23 @@ absl::Status LogEngine::Scan(
       values.push_back(scanned.value);
       --remaining;
     }
+    block::ByteBudget budget(kScanChunkBytes);
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        block::DecodeStored(*store_, dictionaries_, refs, values);
+        block::DecodeStored(*store_, dictionaries_, refs, values, &budget);
     std::vector<v1::Record> out;
     for (size_t k = 0; k < refs.size(); ++k) {
+      if (absl::IsResourceExhausted(decoded[k].status())) {
+        // Past the chunk's bytes: the next chunk starts with this record.
+        seq = refs[k].seq;
+        remaining += refs.size() - k;
+        break;
+      }
       ASSIGN_OR_RETURN(v1::Record record,
                        ToRecord(*pool, refs[k].seq, std::move(decoded[k])));
       out.push_back(std::move(record));
     }
     pool->CountReads(out.size());
     if (!out.empty()) RETURN_IF_ERROR(sink(std::move(out)));
-    if (chunk.size() < kScanChunkRecords) break;
   }
   return absl::OkStatus();
 }

@@ -21,6 +21,7 @@
 #include "absl/types/span.h"
 #include "proto/dictlog.pb.h"
 #include "server/block/block_sealer.h"
+#include "server/block/byte_budget.h"
 #include "server/codec/record_codec.h"
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
@@ -51,6 +52,11 @@ struct EngineOptions {
   size_t max_batch_records = 10000;
   // Most ids in one MultiGet. Default 10,000.
   size_t max_multiget_ids = 10000;
+  // Most payload bytes one MultiGet returns; duplicated ids count every time. Checked
+  // against each record's stored size before it is decoded; the ids past it get a
+  // RESOURCE_EXHAUSTED result each (ask again for them). The first record of a call
+  // is always answered. Default 64 MiB.
+  size_t max_response_bytes = 64 << 20;
   // Largest ImportDictionary content, checked before it is parsed. Default 1 MiB
   // (pool::kMaxDictionaryBytes, the largest dictionary training makes).
   size_t max_import_dictionary_bytes = pool::kMaxDictionaryBytes;
@@ -92,6 +98,12 @@ class LogEngine {
  public:
   // Ids MultiGet reads (one RocksDB MultiGet, one decode batch) between interrupts.
   static constexpr size_t kReadChunkIds = 1024;
+  // Records of one Scan chunk (one sink call), and their payload bytes: a chunk holds
+  // at most kScanChunkRecords records and kScanChunkBytes bytes of stored values and of
+  // payloads, or one record larger than that. 2 MiB: a message (with up to 256 ids and
+  // categories) fits the 4 MiB a gRPC client receives by default.
+  static constexpr size_t kScanChunkRecords = 256;
+  static constexpr size_t kScanChunkBytes = 2 << 20;
 
   // Opens the store and loads pools. INVALID_ARGUMENT for bad options.
   static absl::StatusOr<std::unique_ptr<LogEngine>> Open(EngineOptions options);
@@ -115,11 +127,12 @@ class LogEngine {
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
   // more than max_multiget_ids. Reads in chunks of kReadChunkIds ids, asking
-  // `interrupt` before each.
+  // `interrupt` before each. Past max_response_bytes, the result of the first record
+  // that does not fit and of every later id is RESOURCE_EXHAUSTED (not read).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
       absl::Span<const std::string> ids, const Interrupt& interrupt = nullptr) const;
-  // Passes the matching records to `sink` in append order, in chunks, until the end
-  // or the limit; stops early and returns sink's error if sink fails, or
+  // Passes the matching records to `sink` in append order, in chunks (see
+  // kScanChunkBytes), until the end or the limit; stops early and returns sink's error if sink fails, or
   // `interrupt`'s, asked before each chunk is read.
   absl::Status Scan(const ScanSpec& spec,
                     const std::function<absl::Status(std::vector<v1::Record>)>& sink,
@@ -227,8 +240,25 @@ class LogEngine {
     std::string value;
   };
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
-  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.
-  void MultiGetChunk(absl::Span<const std::string> ids,
+  // The ids of a MultiGet chunk that name a pool, and their records.
+  struct ChunkRefs {
+    std::vector<size_t> positions;           // Into the chunk's ids.
+    std::vector<store::RecordRef> refs;      // One per position.
+    std::vector<std::shared_ptr<pool::Pool>> pools;  // One per position.
+    std::vector<size_t> distinct_of;         // Index into `distinct`, per position.
+    std::vector<store::RecordRef> distinct;  // Each record once, by first occurrence.
+  };
+  // Resolves ids to records; sets the results of those naming no pool.
+  ChunkRefs ResolveIds(absl::Span<const std::string> ids,
+                       absl::Span<absl::StatusOr<v1::Record>> results) const;
+  // The stored values of a prefix of `refs`, read in order in batches small enough
+  // that what is held stays near what `budget` can still take: reading stops once the
+  // values read are more than it can take (every later record would be refused).
+  std::vector<absl::StatusOr<std::string>> ReadWithinBudget(
+      absl::Span<const store::RecordRef> refs, const block::ByteBudget& budget) const;
+  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id. Each
+  // distinct record is read once, however often it is asked for.
+  void MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
                      std::vector<absl::StatusOr<v1::Record>>* results) const;
   absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
                                     absl::string_view value) const;

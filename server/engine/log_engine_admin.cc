@@ -1,4 +1,5 @@
 // LogEngine's administrative calls: pools, dictionaries, re-compression, frames.
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -51,7 +52,12 @@ absl::StatusOr<v1::VerifyResponse> LogEngine::Verify(
     ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(request.pool()));
     pools.push_back(std::move(pool));
   }
-  const size_t max_listed = request.max_listed() == 0 ? 100 : request.max_listed();
+  // The response must stay well under a client's receive limit whatever a caller asks:
+  // an entry is an id and one error message (a few hundred bytes).
+  constexpr size_t kMostListed = 10000;
+  const size_t max_listed = request.max_listed() == 0
+                                ? 100
+                                : std::min<size_t>(request.max_listed(), kMostListed);
   v1::VerifyResponse response;
   for (const std::shared_ptr<pool::Pool>& pool : pools) {
     absl::Status status = VerifyPool(*pool, max_listed, cancelled, &response);
@@ -72,7 +78,8 @@ absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,
   while (true) {
     if (cancelled()) return absl::CancelledError("Verify cancelled");
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
-                     store_->ScanRecords(pool.id(), seq, kChunk));
+                     store_->ScanRecords(pool.id(), seq, kChunk, kScanChunkBytes));
+    if (chunk.empty()) return absl::OkStatus();
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
         block::DecodeScanned(*store_, dictionaries_, pool.id(), chunk);
     for (size_t i = 0; i < chunk.size(); ++i) {
@@ -87,7 +94,6 @@ absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,
         corrupt->set_error(status.ToString());
       }
     }
-    if (chunk.size() < kChunk) return absl::OkStatus();
     seq = chunk.back().seq + 1;
   }
 }

@@ -58,6 +58,9 @@ ABSL_FLAG(bool, sync_writes, false,
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
+ABSL_FLAG(int64_t, max_response_bytes, 64 << 20,
+          "most payload bytes one MultiGet returns (duplicated ids count each time); "
+          "the ids past it get a RESOURCE_EXHAUSTED result each, to ask again for");
 ABSL_FLAG(int64_t, max_import_dictionary_bytes, 1 << 20,
           "largest dictionary ImportDictionary accepts, in bytes (larger: "
           "INVALID_ARGUMENT before it is parsed)");
@@ -196,10 +199,13 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   const int64_t max_record = absl::GetFlag(FLAGS_max_record_bytes);
   const int64_t max_batch = absl::GetFlag(FLAGS_max_batch_records);
   const int64_t max_ids = absl::GetFlag(FLAGS_max_multiget_ids);
+  const int64_t max_response = absl::GetFlag(FLAGS_max_response_bytes);
   const int64_t max_import = absl::GetFlag(FLAGS_max_import_dictionary_bytes);
-  if (max_record < 0 || max_batch <= 0 || max_ids <= 0 || max_import <= 0) {
+  if (max_record < 0 || max_batch <= 0 || max_ids <= 0 || max_response <= 0 ||
+      max_import <= 0) {
     return absl::InvalidArgumentError("limits must be positive");
   }
+  options.max_response_bytes = static_cast<size_t>(max_response);
   options.max_record_bytes = static_cast<size_t>(max_record);
   options.max_batch_records = static_cast<size_t>(max_batch);
   options.max_multiget_ids = static_cast<size_t>(max_ids);

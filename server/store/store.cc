@@ -571,15 +571,18 @@ absl::StatusOr<std::vector<ScannedRecord>> Store::LatestRecords(uint32_t pool_id
 
 absl::StatusOr<std::vector<ScannedRecord>> Store::ScanRecords(uint32_t pool_id,
                                                               uint64_t from_seq,
-                                                              size_t max_records) const {
+                                                              size_t max_records,
+                                                              size_t max_bytes) const {
   std::vector<ScannedRecord> out;
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), records_));
-  for (it->Seek(RecordKey(pool_id, from_seq)); it->Valid() && out.size() < max_records;
-       it->Next()) {
+  size_t bytes = 0;
+  for (it->Seek(RecordKey(pool_id, from_seq));
+       it->Valid() && out.size() < max_records && bytes < max_bytes; it->Next()) {
     ASSIGN_OR_RETURN(const uint64_t seq, SeqInPool(*it, pool_id));
     if (seq == 0) break;  // Past the pool's records.
     out.push_back({seq, it->value().ToString()});
+    bytes += out.back().value.size();
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "scanning records"));
   return out;

@@ -210,10 +210,12 @@ class Store {
   // One result per ref, in order; NOT_FOUND for absent records.
   std::vector<absl::StatusOr<std::string>> MultiGetRecords(
       absl::Span<const RecordRef> refs) const;
-  // Up to `max_records` records of pool `pool_id` with seq >= from_seq, in seq order.
-  absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(uint32_t pool_id,
-                                                         uint64_t from_seq,
-                                                         size_t max_records) const;
+  // Up to `max_records` records of pool `pool_id` with seq >= from_seq, in seq order;
+  // stops after the record that brings their stored values to `max_bytes` or more
+  // (default: no byte limit), so at least one is returned if any exists.
+  absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(
+      uint32_t pool_id, uint64_t from_seq, size_t max_records,
+      size_t max_bytes = SIZE_MAX) const;
   // Up to `max_records` of the pool's newest records with seq < before_seq, newest
   // first.
   absl::StatusOr<std::vector<ScannedRecord>> LatestRecords(uint32_t pool_id,

@@ -36,6 +36,8 @@ class ServerProcess {
   absl::StatusOr<int> WaitForExit();
 
   const std::string& address() const { return address_; }
+  // The server's process id while it runs (e.g. to read /proc/<pid>/status); -1 if not.
+  pid_t pid() const { return pid_; }
 
  private:
   const std::string binary_;
