@@ -14,6 +14,8 @@ namespace dictlog::engine {
 namespace {
 
 constexpr size_t kScanChunkRecords = 256;
+// Times DecodeRead reads failed records again while gc keeps retiring dictionaries.
+constexpr int kMaxRereads = 8;
 
 absl::Status ValidateOptions(const EngineOptions& options) {
   if (options.max_record_bytes > codec::kMaxRecordBytes) {
@@ -251,10 +253,49 @@ absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
   return pool;
 }
 
-absl::StatusOr<v1::Record> LogEngine::Decode(const pool::Pool& pool, uint64_t seq,
-                                             absl::string_view value) const {
-  return ToRecord(pool, seq,
-                  block::DecodeOne(*store_, dictionaries_, {pool.id(), seq}, value));
+std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
+    absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
+    uint64_t read_at) const {
+  std::vector<absl::StatusOr<codec::DecodedRecord>> decoded;
+  if (values.size() == 1) {  // Get: without the batch machinery.
+    decoded.push_back(block::DecodeOne(*store_, ReadLookup(), refs[0], values[0]));
+  } else {
+    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values);
+  }
+  for (int reread = 0; reread < kMaxRereads; ++reread) {
+    const uint64_t now = manager_->RetiredGeneration();
+    if (now == read_at) break;  // A failure is not gc's doing.
+    read_at = now;
+    std::vector<size_t> failed;
+    std::vector<store::RecordRef> again;
+    for (size_t i = 0; i < decoded.size(); ++i) {
+      if (decoded[i].ok()) continue;
+      failed.push_back(i);
+      again.push_back(refs[i]);
+    }
+    if (failed.empty()) break;
+    std::vector<absl::StatusOr<std::string>> fresh = store_->MultiGetRecords(again);
+    std::vector<store::RecordRef> fresh_refs;
+    std::vector<absl::string_view> fresh_values;
+    std::vector<size_t> positions;
+    for (size_t k = 0; k < failed.size(); ++k) {
+      if (!fresh[k].ok()) continue;  // Records are never deleted: keep the first error.
+      fresh_refs.push_back(again[k]);
+      fresh_values.push_back(*fresh[k]);
+      positions.push_back(failed[k]);
+    }
+    std::vector<absl::StatusOr<codec::DecodedRecord>> redecoded =
+        block::DecodeStored(*store_, ReadLookup(), fresh_refs, fresh_values);
+    for (size_t k = 0; k < positions.size(); ++k) {
+      decoded[positions[k]] = std::move(redecoded[k]);
+    }
+  }
+  return decoded;
+}
+
+void LogEngine::SetLookupHookForTest(LookupHook::Hook hook) {
+  lookup_hook_ =
+      hook ? std::make_unique<LookupHook>(&dictionaries_, std::move(hook)) : nullptr;
 }
 
 absl::StatusOr<v1::Record> LogEngine::ToRecord(
@@ -287,9 +328,13 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
 }
 
 absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
+  const uint64_t read_at = manager_->RetiredGeneration();
   ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
   stored.pool->CountReads(1);
-  return Decode(*stored.pool, stored.seq, stored.value);
+  const store::RecordRef ref{stored.pool->id(), stored.seq};
+  const absl::string_view value = stored.value;
+  return ToRecord(*stored.pool, stored.seq,
+                  std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]));
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
@@ -327,6 +372,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
     refs.push_back({(*pool)->id(), parsed->seq});
     pools.push_back(*std::move(pool));
   }
+  const uint64_t read_at = manager_->RetiredGeneration();
   std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords(refs);
   std::vector<size_t> found;  // Indexes into refs of the values read.
   std::vector<absl::string_view> encoded;
@@ -345,7 +391,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids,
   std::vector<store::RecordRef> found_refs;
   for (size_t j : found) found_refs.push_back(refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      block::DecodeStored(*store_, dictionaries_, found_refs, encoded);
+      DecodeRead(found_refs, encoded, read_at);
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
     pools[j]->CountReads(1);
@@ -381,6 +427,7 @@ absl::Status LogEngine::Scan(
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
     if (interrupt) RETURN_IF_ERROR(interrupt());
+    const uint64_t read_at = manager_->RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->ScanRecords(pool->id(), seq, kScanChunkRecords));
     std::vector<store::RecordRef> refs;
@@ -397,7 +444,7 @@ absl::Status LogEngine::Scan(
       --remaining;
     }
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        block::DecodeStored(*store_, dictionaries_, refs, values);
+        DecodeRead(refs, values, read_at);
     std::vector<v1::Record> out;
     for (size_t k = 0; k < refs.size(); ++k) {
       ASSIGN_OR_RETURN(v1::Record record,

@@ -27,6 +27,7 @@
 #include "server/dictionary/dictionary_cache.h"
 #include "server/dictionary/recompressor.h"
 #include "server/engine/append_input.h"
+#include "server/engine/lookup_hook.h"
 #include "server/engine/request_ids.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
@@ -159,6 +160,12 @@ class LogEngine {
   // Waits for automatic training to go idle (tests, benchmarks). True if it did.
   bool WaitForAutoTrainingForTest(absl::Duration timeout);
   bool WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout);
+  // Reads (Get, MultiGet, Scan, Verify, GetFrame) call `hook` with the ids of each
+  // dictionary lookup, after they read the stored values and before they look the
+  // dictionaries up (lookup_hook.h). Null removes it. Set it while no read runs.
+  void SetLookupHookForTest(LookupHook::Hook hook);
+  dictionary::DictionaryManager& DictionaryManagerForTest() { return *manager_; }
+  dictionary::Recompressor& RecompressorForTest() { return *recompressor_; }
 
   const EngineOptions& options() const { return options_; }
 
@@ -206,8 +213,18 @@ class LogEngine {
   // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.
   void MultiGetChunk(absl::Span<const std::string> ids,
                      std::vector<absl::StatusOr<v1::Record>>* results) const;
-  absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
-                                    absl::string_view value) const;
+  // The value of each ref (as the store held it after RetiredGeneration() returned
+  // `read_at`), decoded. A record that fails while a gc has retired dictionaries since
+  // is read again and decoded again (its frame may have been re-compressed away from a
+  // dictionary that gc then retired), a bounded number of times.
+  std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeRead(
+      absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
+      uint64_t read_at) const;
+  // The lookup reads decode with: the cache, or the test's hook around it.
+  const codec::DictionaryLookup& ReadLookup() const {
+    if (lookup_hook_ != nullptr) return *lookup_hook_;
+    return dictionaries_;
+  }
   // The record for a decode result: id, category name, payload; errors name the id.
   absl::StatusOr<v1::Record> ToRecord(const pool::Pool& pool, uint64_t seq,
                                       absl::StatusOr<codec::DecodedRecord> decoded) const;
@@ -218,6 +235,7 @@ class LogEngine {
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
   dictionary::DictionaryCache dictionaries_;  // Loads through store_.
   block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
+  std::unique_ptr<LookupHook> lookup_hook_;    // Tests only; borrows dictionaries_.
   InFlightRequests in_flight_requests_;
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
