@@ -126,7 +126,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::Append(
   if (!absl::IsNotFound(earlier.status())) return earlier.status();
   store::RequestWrite request;
   request.request_id = std::string(request_id);
-  request.entry.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  request.entry.set_created_unix_ms(absl::ToUnixMillis(store_->Now()));
   request.entry.set_fingerprint(fingerprint);
   return AppendOnce(records, &request);
 }
