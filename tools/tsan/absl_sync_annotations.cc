@@ -4,10 +4,12 @@
 // by them as a race. Only in `--config=tsan` builds (bazel/system:absl depends on this
 // then). The link wraps (-Wl,--wrap, see BUILD.bazel) each call from dictlog's code to
 // these functions: a lock is an acquire of the mutex's address, an unlock a release;
-// waits release, then acquire again; Notify releases the notification's address,
-// a successful wait acquires it. Readers' locks are modelled like writers' (readers
-// then synchronize with each other too: it can hide a race between two readers, never
-// invent one).
+// waits release, then acquire again; Notify releases the notification's address, a
+// successful wait acquires it. A wait's Condition is evaluated by abseil with the mutex
+// held, on the waiting thread or on one that unlocks: it is wrapped so that each
+// evaluation acquires the mutex's address first and releases it after. Readers' locks
+// are modelled like writers' (readers then synchronize with each other too: that can
+// hide a race between two readers, never invent one).
 //
 // Thread safety: as the wrapped functions.
 #include <sanitizer/tsan_interface.h>
@@ -22,6 +24,30 @@ using absl::Duration;
 using absl::Mutex;
 using absl::Notification;
 using absl::Time;
+
+namespace {
+
+// A Condition evaluated as if under the mutex (abseil holds it then).
+class HeldCondition {
+ public:
+  HeldCondition(Mutex* mu, const Condition& condition)
+      : mu_(mu), condition_(&condition), held_(&HeldCondition::Eval, this) {}
+  const Condition& get() const { return held_; }
+
+ private:
+  static bool Eval(HeldCondition* self) {
+    __tsan_acquire(self->mu_);
+    const bool result = self->condition_->Eval();
+    __tsan_release(self->mu_);
+    return result;
+  }
+
+  Mutex* const mu_;
+  const Condition* const condition_;
+  const Condition held_;
+};
+
+}  // namespace
 
 // Name of the real function (__real_X) and of its wrapper (__wrap_X), X mangled.
 #define DICTLOG_REAL(x) __real_##x
@@ -66,38 +92,44 @@ DICTLOG_TRY_LOCK(_ZN4absl7debian35Mutex7TryLockEv)
 DICTLOG_TRY_LOCK(_ZN4absl7debian35Mutex13ReaderTryLockEv)
 
 DICTLOG_LOCK_WHEN(void, _ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE) {
-  DICTLOG_REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(mu, c);
+  DICTLOG_REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)
+      (mu, HeldCondition(mu, c).get());
   __tsan_acquire(mu);
 }
 DICTLOG_LOCK_WHEN(void, _ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE) {
-  DICTLOG_REAL(_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE)(mu, c);
+  DICTLOG_REAL(_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE)
+      (mu, HeldCondition(mu, c).get());
   __tsan_acquire(mu);
 }
 DICTLOG_LOCK_WHEN(bool, _ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE,
                   Duration d) {
   const bool r = DICTLOG_REAL(
-      _ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE)(mu, c, d);
+      _ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE)
+      (mu, HeldCondition(mu, c).get(), d);
   __tsan_acquire(mu);
   return r;
 }
 DICTLOG_LOCK_WHEN(bool, _ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE,
                   Time t) {
   const bool r = DICTLOG_REAL(
-      _ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE)(mu, c, t);
+      _ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE)
+      (mu, HeldCondition(mu, c).get(), t);
   __tsan_acquire(mu);
   return r;
 }
 
 DICTLOG_AWAIT(void, _ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE) {
   __tsan_release(mu);
-  DICTLOG_REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(mu, c);
+  DICTLOG_REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)
+      (mu, HeldCondition(mu, c).get());
   __tsan_acquire(mu);
 }
 DICTLOG_AWAIT(bool, _ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE,
               Duration d) {
   __tsan_release(mu);
   const bool r = DICTLOG_REAL(
-      _ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)(mu, c, d);
+      _ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE)
+      (mu, HeldCondition(mu, c).get(), d);
   __tsan_acquire(mu);
   return r;
 }
@@ -105,7 +137,8 @@ DICTLOG_AWAIT(bool, _ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionEN
               Time t) {
   __tsan_release(mu);
   const bool r = DICTLOG_REAL(
-      _ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)(mu, c, t);
+      _ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE)
+      (mu, HeldCondition(mu, c).get(), t);
   __tsan_acquire(mu);
   return r;
 }
