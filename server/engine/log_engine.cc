@@ -257,7 +257,7 @@ std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
     uint64_t read_at) const {
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded;
-  if (values.size() == 1) {  // Get: without the batch machinery.
+  if (values.size() == 1) {  // Without the batch machinery.
     decoded.push_back(block::DecodeOne(*store_, ReadLookup(), refs[0], values[0]));
   } else {
     decoded = block::DecodeStored(*store_, ReadLookup(), refs, values);
@@ -333,8 +333,13 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
   stored.pool->CountReads(1);
   const store::RecordRef ref{stored.pool->id(), stored.seq};
   const absl::string_view value = stored.value;
-  return ToRecord(*stored.pool, stored.seq,
-                  std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]));
+  // The common case without DecodeRead's vector; a failure goes through it.
+  absl::StatusOr<codec::DecodedRecord> decoded =
+      block::DecodeOne(*store_, ReadLookup(), ref, value);
+  if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
+    decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
+  }
+  return ToRecord(*stored.pool, stored.seq, std::move(decoded));
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
