@@ -118,6 +118,9 @@ ABSL_FLAG(std::string, metrics_port_file, "",
 ABSL_FLAG(bool, mutex_deadlock_detection, false,
           "check every absl::Mutex acquisition for lock-order cycles (Debian's abseil "
           "does by default: ~2.5% of the server's CPU under MultiGet load); for debugging");
+ABSL_FLAG(int, open_delay_ms_for_test, 0,
+          "tests only: wait this long after binding, before opening the store, so the "
+          "NOT_SERVING phase can be observed");
 ABSL_FLAG(std::string, open_gate_file_for_test, "",
           "tests only: after binding, wait until this file exists before opening the "
           "store, so the NOT_SERVING phase lasts as long as the test needs");
@@ -271,6 +274,7 @@ absl::Status Serve(const sigset_t& signals) {
   std::printf("dictlogd: listening on port %d, opening the store in %s\n", server->port(),
               absl::GetFlag(FLAGS_data_dir).c_str());
   std::fflush(stdout);
+  absl::SleepFor(absl::Milliseconds(absl::GetFlag(FLAGS_open_delay_ms_for_test)));
   // Polled: the test creates the file when it has seen what it needed.
   for (const std::string gate = absl::GetFlag(FLAGS_open_gate_file_for_test);
        !gate.empty() && !std::filesystem::exists(gate);) {
