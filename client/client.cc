@@ -1,5 +1,7 @@
 #include "client/client.h"
 
+#include <google/protobuf/unknown_field_set.h>
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -43,6 +45,9 @@ Client::Client(const ClientOptions& options)
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
   if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (!options.security.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options.security.tls_server_name);
+  }
   channel_ = grpc::CreateCustomChannel(options.server, ChannelCredentials(options.security),
                                       args);
   store_ = v1::LogStore::NewStub(channel_);
@@ -61,6 +66,42 @@ absl::Status Client::WaitForConnected(absl::Duration timeout) const {
           " (channel state ", static_cast<int>(state), ")"));
     }
   }
+}
+
+absl::StatusOr<bool> Client::CheckHealth() const {
+  // grpc.health.v1 through the generic stub: HealthCheckRequest{service: ""} is the
+  // empty message; the response's field 1 is the status (1 SERVING, 2 NOT_SERVING).
+  grpc::GenericStub stub(channel_);
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  grpc::CompletionQueue queue;
+  grpc::Slice empty("", 0);
+  grpc::ByteBuffer request(&empty, 1), response;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call = stub.PrepareUnaryCall(
+      &context, "/grpc.health.v1.Health/Check", request, &queue);
+  call->StartCall();
+  grpc::Status status;
+  call->Finish(&response, &status, &queue);
+  void* tag = nullptr;
+  bool ok = false;
+  queue.Next(&tag, &ok);
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
+  }
+  if (!status.ok()) return FromGrpcStatus(status);
+  std::string bytes;
+  std::vector<grpc::Slice> slices;
+  if (!response.Dump(&slices).ok()) return absl::DataLossError("unreadable health answer");
+  for (const grpc::Slice& s : slices) bytes.append(s.begin(), s.end());
+  google::protobuf::UnknownFieldSet fields;
+  if (!fields.ParseFromString(bytes)) return absl::DataLossError("bad health answer");
+  for (int i = 0; i < fields.field_count(); ++i) {
+    const google::protobuf::UnknownField& field = fields.field(i);
+    if (field.number() == 1 && field.type() == google::protobuf::UnknownField::TYPE_VARINT) {
+      return field.varint() == 1;
+    }
+  }
+  return false;
 }
 
 void Client::SetDeadline(grpc::ClientContext* context) const {

@@ -40,6 +40,10 @@ struct ClientSecurity {
   std::string private_key_pem;
   // Sent as "authorization: Bearer <token>" with every call. Default empty: none.
   std::string token;
+  // The name the server certificate must carry, when it differs from the host of
+  // ClientOptions::server (e.g. a probe connecting to 127.0.0.1). Default empty: the
+  // host.
+  std::string tls_server_name;
 };
 
 struct ClientOptions {
@@ -73,6 +77,10 @@ class Client {
   // if it is not ready within `timeout`. Calls do not need it: a load generator uses it
   // so that connecting is not measured.
   absl::Status WaitForConnected(absl::Duration timeout) const;
+
+  // grpc.health.v1 Check of the whole server (service ""): true if SERVING, false if
+  // NOT_SERVING (or UNKNOWN); the call's error otherwise. Needs no token.
+  absl::StatusOr<bool> CheckHealth() const;
 
   // Appends one record; returns its id. `request_id` empty: a new random one.
   absl::StatusOr<std::string> Append(absl::string_view category,

@@ -59,6 +59,29 @@ def drain_grace(flags):
     return default_drain_grace()
 
 
+def help_default(flag):
+    """A dictlogd flag's default, as `dictlogd --help` prints it."""
+    out = subprocess.run([DICTLOGD, "--help"], capture_output=True, text=True).stdout
+    match = re.search(r"--%s \(.*?\);\s+default: (\S+?);" % flag, out, re.S)
+    if not match:
+        raise AssertionError(f"dictlogd --help lists no --{flag} default")
+    return match.group(1).strip('"')
+
+
+def flag_or_default(flags, name):
+    return flags[name] if name in flags else help_default(name)
+
+
+def memory_quantity(text):
+    """Bytes of a Kubernetes memory quantity (512Mi, 2Gi, 1G, 1073741824)."""
+    units = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+             "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+    match = re.fullmatch(r"(\d+)([A-Za-z]*)", str(text))
+    if not match or match.group(2) not in units:
+        raise AssertionError(f"memory quantity {text!r}")
+    return int(match.group(1)) * units[match.group(2)]
+
+
 def listen_host_port(flags):
     host, _, port = flags["listen"].rpartition(":")
     return host.strip("[]"), int(port)
@@ -124,6 +147,14 @@ def stage_packages(stage):
 
 def instructions(stage, name):
     return [arguments for instruction, arguments in stage[1] if instruction == name]
+
+
+def image_argv(stage):
+    """The command the image runs without arguments: ENTRYPOINT + CMD (exec form)."""
+    entrypoint = instructions(stage, "ENTRYPOINT")
+    cmd = instructions(stage, "CMD")
+    return ((json.loads(entrypoint[-1]) if entrypoint else []),
+            (json.loads(cmd[-1]) if cmd else []))
 
 
 # --- Debian packages of the libraries the binaries link ------------------------------
@@ -243,6 +274,116 @@ def config_pools(name, contents):
     if name.endswith(".json"):
         return {pool["name"] for pool in json.loads(contents).get("pools", [])}
     return set(re.findall(r'pools\s*\{\s*name:\s*"([^"]+)"', contents))
+
+
+# --- TLS material and running dictlogd with a deployment file's flags ---------------
+
+def make_pki(directory, server_names):
+    """A CA and a server certificate for `server_names` (DNS) and 127.0.0.1, made with
+    openssl. Returns {"ca.crt": PEM, "tls.crt": PEM, "tls.key": PEM}."""
+    key_opts = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-days", "1"]
+    run = lambda *args: subprocess.run(["openssl", *args], cwd=directory, check=True,
+                                       capture_output=True)
+    run("req", "-x509", *key_opts, "-keyout", "ca.key", "-out", "ca.crt",
+        "-subj", "/CN=deploy-test-ca")
+    run("req", *key_opts, "-keyout", "tls.key", "-out", "tls.csr", "-subj", "/CN=dictlogd")
+    sans = ",".join([f"DNS:{n}" for n in server_names] + ["IP:127.0.0.1"])
+    with open(os.path.join(directory, "tls.ext"), "w") as f:
+        f.write(f"subjectAltName={sans}\nextendedKeyUsage=serverAuth\n")
+    run("x509", "-req", "-days", "1", "-in", "tls.csr", "-CA", "ca.crt", "-CAkey",
+        "ca.key", "-set_serial", "7", "-extfile", "tls.ext", "-out", "tls.crt")
+    return {name: open(os.path.join(directory, name)).read()
+            for name in ("ca.crt", "tls.crt", "tls.key")}
+
+
+def rewrite_paths(value, root):
+    """An absolute path (or a flag's value holding one) moved under `root`."""
+    return re.sub(r"(^|=)(/[^\s,]*)", lambda m: m.group(1) + root + m.group(2), value)
+
+
+class Served:
+    """The Bazel-built dictlogd run with a deployment file's flags: every absolute path
+    is moved under a temp dir (`files` maps those paths to contents to write first),
+    --listen and --metrics_listen become 127.0.0.1 port 0. A context manager like
+    Dictlogd; `address` and `metrics_port` are set once it serves."""
+
+    def __init__(self, flags, files):
+        self._work = tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR"))
+        self.root = self._work.name
+        self._flags, self._files = dict(flags), files
+        self.address = self.metrics_port = None
+
+    def path(self, absolute):
+        return self.root + absolute
+
+    def __enter__(self):
+        for path, contents in self._files.items():
+            os.makedirs(os.path.dirname(self.path(path)), exist_ok=True)
+            with open(self.path(path), "w") as f:
+                f.write(contents)
+        flags = {k: rewrite_paths(v, self.root) for k, v in self._flags.items()}
+        for key in ("data_dir", "backup_root"):
+            if key in flags:
+                os.makedirs(flags[key], exist_ok=True)
+        port_file = os.path.join(self.root, "port")
+        flags["listen"], flags["port_file"] = "127.0.0.1:0", port_file
+        if "metrics_listen" in flags:
+            flags["metrics_listen"] = "127.0.0.1:0"
+            flags["metrics_port_file"] = os.path.join(self.root, "metrics_port")
+        self._log = open(os.path.join(self.root, "dictlogd.log"), "w+")
+        self._process = subprocess.Popen(
+            [DICTLOGD] + [f"--{k}={v}" for k, v in flags.items()],
+            stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self._process.poll() is None:
+            if os.path.exists(port_file):  # Renamed into place once serving.
+                with open(port_file) as f:
+                    self.address = f"127.0.0.1:{f.read().strip()}"
+                if "metrics_port_file" in flags:
+                    with open(flags["metrics_port_file"]) as f:
+                        self.metrics_port = int(f.read())
+                break
+            time.sleep(0.1)
+        return self
+
+    def run(self, argv):
+        """A command (a probe, the CLI) with its absolute paths moved under the temp
+        dir and its --server pointed at this dictlogd."""
+        moved = [argv[0]] + [rewrite_paths(a, self.root) for a in argv[1:]]
+        moved = [f"--server={self.address}" if a.startswith("--server=") else a
+                 for a in moved]
+        if os.path.basename(moved[0]) == "dictlog":
+            moved[0] = DICTLOG
+        return subprocess.run(moved, capture_output=True, text=True)
+
+    def scrape(self, token):
+        """(status line, body) of GET /metrics, with `token` if not None."""
+        import socket
+        with socket.create_connection(("127.0.0.1", self.metrics_port), timeout=10) as s:
+            header = f"Authorization: Bearer {token}\r\n" if token is not None else ""
+            s.sendall(f"GET /metrics HTTP/1.1\r\nHost: x\r\n{header}\r\n".encode())
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        head, _, body = data.decode().partition("\r\n\r\n")
+        return head.split("\r\n")[0], body
+
+    def stop(self, timeout):
+        if self._process.poll() is None:
+            self._process.terminate()
+        return self._process.wait(timeout=timeout)
+
+    def log(self):
+        self._log.seek(0)
+        return self._log.read()
+
+    def __exit__(self, *unused):
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._log.close()
+        self._work.cleanup()
 
 
 class Dictlogd:

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Checks the deploy/ files against each other and against the real binaries.
 
-Kubernetes manifests (every YAML under deploy/k8s), the systemd unit and the Dockerfile
-are parsed and their fields that matter are compared with what dictlogd does: its drain
+Kubernetes manifests (every YAML under deploy/k8s), the systemd unit (and its insecure
+drop-in) and the Dockerfile are parsed and their fields that matter are compared with what dictlogd does: its drain
 grace (read from `dictlogd --help`, or a --shutdown_grace_seconds in the manifests),
 its data directory and port (the flags each file passes), the shared libraries it links
 (ldd, mapped to Debian packages with dpkg), and the build packages in the Makefile. The
 ConfigMap's config file is given to the Bazel-built dictlogd, which must serve with it
 (on 127.0.0.1 port 0, data under $TEST_TMPDIR), create the pools it declares, route
 a record of each rule's category to the rule's pool and exit 0 on SIGTERM.
+Each file is secure by default (TLS, a tokens file, --sync_writes, --backup_root): the
+StatefulSet's and the unit's flags are run by the real dictlogd with test certificates
+and tokens in place of the mounted Secrets / credentials, and the StatefulSet's exec
+probes (`dictlog health` with TLS) must pass against it, plaintext calls and
+token-less scrapes must fail. The memory limit must cover the caches and gRPC quota.
 Run: bazel test //deploy:all
 """
 import json
@@ -20,15 +25,30 @@ import tempfile
 import unittest
 
 from deploy.deploy_files import (
-    DICTLOG, DICTLOGD, Dictlogd, config_pools, config_routes, dependency_closure,
-    dockerfile_stages, drain_grace, flag_values, installed_packages, instructions,
-    labels_match, linked_library_paths, listen_host_port, load_k8s_documents,
-    makefile_packages, owning_packages, parse_unit, read, stage_packages,
-    systemd_seconds)
+    DICTLOG, DICTLOGD, Dictlogd, Served, config_pools, config_routes,
+    dependency_closure, dockerfile_stages, drain_grace, flag_or_default, flag_values,
+    image_argv, installed_packages, instructions, labels_match, linked_library_paths,
+    listen_host_port, load_k8s_documents, make_pki, makefile_packages, memory_quantity,
+    owning_packages, parse_unit, read, stage_packages, systemd_seconds)
 
 # Packages the Makefile installs for tests only; the image build does not need them.
 TEST_ONLY_PACKAGES = {"python3-yaml", "python3-grpcio", "python3-protobuf",
-                      "python3-zstandard", "prometheus"}
+                      "python3-zstandard", "prometheus", "python3-venv"}
+# Memory beyond the configured caches and the gRPC quota: RocksDB's memtables (2 x 64
+# MiB for each busy column family) and the process itself.
+MEMORY_OVERHEAD = 384 << 20
+TEST_TOKEN = "deploy-test-admin-token-0123456789"
+METRICS_TOKEN = "deploy-test-metrics-token-0123456789"
+
+
+def check_secure_by_default(test, flags):
+    """TLS, tokens, synced writes and confined backups, no --insecure."""
+    for flag in ("tls_cert", "tls_key", "tokens_file", "backup_root"):
+        test.assertTrue(flags.get(flag), f"--{flag} is set")
+    test.assertNotIn(flags.get("insecure", "false"), ("true", "1"), "no --insecure")
+    test.assertEqual(flags.get("sync_writes"), "true", "--sync_writes=true")
+
+
 UNIT_HARDENING = {
     "NoNewPrivileges": {"yes", "true"},
     "ProtectSystem": {"strict"},
@@ -43,8 +63,8 @@ class DockerfileTest(unittest.TestCase):
     def setUpClass(cls):
         cls.stages = dockerfile_stages(read("deploy/Dockerfile"))
         cls.build, cls.runtime = cls.stages[0], cls.stages[-1]
-        cls.entrypoint = json.loads(instructions(cls.runtime, "ENTRYPOINT")[-1])
-        cls.flags = flag_values(cls.entrypoint[1:])
+        cls.entrypoint, cls.cmd = image_argv(cls.runtime)
+        cls.flags = flag_values(cls.entrypoint[1:] + cls.cmd)
 
     def test_multi_stage_on_bookworm(self):
         self.assertGreaterEqual(len(self.stages), 2, "build and runtime stages")
@@ -90,10 +110,12 @@ class DockerfileTest(unittest.TestCase):
             self.assertTrue(match and match.group(1) == user,
                             f"USER {user} is the uid useradd creates")
 
-    def test_plaintext_off_loopback_is_asked_for(self):
-        # dictlogd refuses plaintext on a non-loopback address without --insecure.
-        self.assertTrue("tls_cert" in self.flags or self.flags.get("insecure") == "true",
-                        "TLS or --insecure=true (docs/security.md)")
+    def test_secure_by_default(self):
+        check_secure_by_default(self, self.flags)
+        # The opt-in to plaintext replaces CMD, so the flags must not be in ENTRYPOINT.
+        self.assertEqual(len(self.entrypoint), 1, "flags go in CMD, not ENTRYPOINT")
+        volumes = " ".join(instructions(self.runtime, "VOLUME")).split()
+        self.assertIn(self.flags["backup_root"], volumes)
 
     def test_entrypoint_serves_volume_and_exposed_port(self):
         self.assertEqual(os.path.basename(self.entrypoint[0]), "dictlogd")
@@ -121,10 +143,54 @@ class SystemdUnitTest(unittest.TestCase):
         values = cls.service.get(key)
         return values[-1] if values else default
 
-    def test_plaintext_off_loopback_is_asked_for(self):
-        # dictlogd refuses plaintext on a non-loopback address without --insecure.
-        self.assertTrue("tls_cert" in self.flags or self.flags.get("insecure") == "true",
-                        "TLS or --insecure=true (docs/security.md)")
+    def credentials(self):
+        """{name: source path} of LoadCredential=."""
+        return dict(v.split(":", 1) for v in self.service.get("LoadCredential", []))
+
+    def test_secure_by_default(self):
+        check_secure_by_default(self, self.flags)
+        credentials = self.credentials()
+        for flag in ("tls_cert", "tls_key", "tokens_file"):
+            value = self.flags[flag]
+            self.assertTrue(value.startswith("%d/"), f"--{flag} is a credential (%d)")
+            self.assertTrue(credentials.get(value[3:], "").startswith("/etc/dictlog/"),
+                            f"--{flag}: LoadCredential from /etc/dictlog")
+        self.assertIn(self.flags["backup_root"], self.writable())
+
+    def test_unit_flags_serve_tls_with_tokens(self):
+        # The credentials as systemd would hand them over, the rest of the flags as is.
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as pki:
+            material = make_pki(pki, ["localhost"])
+        material["tokens"] = f"{TEST_TOKEN} admin\n"
+        credentials = self.credentials()
+        flags = {k: v.replace("%d/", "/run/credentials/") for k, v in self.flags.items()}
+        files = {"/run/credentials/" + name: material[os.path.basename(source)]
+                 for name, source in credentials.items()}
+        files["/ca.crt"] = material["ca.crt"]
+        files["/token"] = TEST_TOKEN
+        with Served(flags, files) as server:
+            self.assertTrue(server.address, "dictlogd did not serve:\n" + server.log())
+            self.assertIn("TLS, bearer tokens", server.log())
+            pools = server.run(["dictlog", "--server=x", "--tls_ca=/ca.crt",
+                                "--tls_server_name=localhost", "--token_file=/token",
+                                "pools"])
+            self.assertEqual(pools.returncode, 0, pools.stderr)
+            self.assertEqual(server.stop(drain_grace(self.flags) + 30), 0)
+
+    def test_insecure_drop_in_is_explicit(self):
+        drop_in = parse_unit(read("deploy/systemd/dictlogd-insecure.conf"))["Service"]
+        starts = drop_in.get("ExecStart", [])
+        self.assertEqual(starts[0], "", "ExecStart= clears the unit's command first")
+        flags = flag_values(shlex.split(starts[-1]))
+        self.assertEqual(flags.get("insecure"), "true")
+        self.assertFalse({"tls_cert", "tls_key", "tokens_file"} & set(flags))
+        self.assertEqual(flags.get("sync_writes"), "true")
+        self.assertEqual(flags.get("data_dir"), self.flags["data_dir"])
+
+    def writable(self):
+        states = " ".join(self.service.get("StateDirectory", [])).split()
+        writable = ["/var/lib/" + state for state in states]
+        return writable + " ".join(self.service.get("ReadWritePaths", [])).split()
 
     def test_sections(self):
         self.assertEqual(set(self.unit), {"Unit", "Service", "Install"})
@@ -133,10 +199,7 @@ class SystemdUnitTest(unittest.TestCase):
     def test_runs_dictlogd_as_user_with_state_directory(self):
         self.assertEqual(os.path.basename(self.argv[0].lstrip("-@+!:")), "dictlogd")
         self.assertNotIn(self.last("User", "root"), ("root", "0"))
-        state = self.last("StateDirectory")
-        writable = ["/var/lib/" + state] if state else []
-        writable += " ".join(self.service.get("ReadWritePaths", [])).split()
-        self.assertIn(self.flags.get("data_dir"), writable,
+        self.assertIn(self.flags.get("data_dir"), self.writable(),
                       "--data_dir is the StateDirectory or a ReadWritePaths entry")
 
     def test_type_matches_dictlogd(self):
@@ -167,8 +230,13 @@ class SystemdUnitTest(unittest.TestCase):
             self.skipTest("systemd-analyze not installed")
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as work:
             unit = os.path.join(work, "dictlogd.service")
-            with open(unit, "w") as f:  # the binary must exist for verify
-                f.write(self.text.replace(self.argv[0], DICTLOGD, 1))
+            text = self.text.replace(self.argv[0], DICTLOGD, 1)  # verify needs it
+            for name, source in self.credentials().items():  # and the credentials
+                target = os.path.join(work, name)
+                open(target, "w").close()
+                text = text.replace(":" + source, ":" + target)
+            with open(unit, "w") as f:
+                f.write(text)
             out = subprocess.run([analyze, "verify", unit], capture_output=True,
                                  text=True)
             complaints = [l for l in (out.stdout + out.stderr).splitlines()
@@ -187,16 +255,84 @@ class KubernetesTest(unittest.TestCase):
         cls.pod = cls.statefulset["spec"]["template"]
         cls.container = next(c for c in cls.pod["spec"]["containers"]
                              if c["name"] == "dictlogd")
-        # The image's ENTRYPOINT runs first unless the container replaces it.
+        # The image's ENTRYPOINT and CMD run unless the container replaces them
+        # (command replaces both, args replaces CMD).
         stages = dockerfile_stages(read("deploy/Dockerfile"))
-        entrypoint = json.loads(instructions(stages[-1], "ENTRYPOINT")[-1])
-        argv = cls.container.get("command", entrypoint) + cls.container.get("args", [])
+        entrypoint, cmd = image_argv(stages[-1])
+        argv = cls.container.get("command", entrypoint) + cls.container.get("args", cmd)
         cls.flags = flag_values(argv)
+        cls.env = {e["name"]: e for e in cls.container.get("env", [])}
 
-    def test_plaintext_off_loopback_is_asked_for(self):
-        # dictlogd refuses plaintext on a non-loopback address without --insecure.
-        self.assertTrue("tls_cert" in self.flags or self.flags.get("insecure") == "true",
-                        "TLS or --insecure=true (docs/security.md)")
+    def expanded(self, value):
+        """A flag value with $(VAR) of the container's env; POD_IP -> 127.0.0.1."""
+        def variable(match):
+            name = match.group(1)
+            self.assertIn(name, self.env, f"$({name}) is in the container's env")
+            source = self.env[name]
+            if source.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == \
+                    "status.podIP":
+                return "127.0.0.1"
+            return source["value"]
+        return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", variable, value)
+
+    def mounted_volume(self, path):
+        """The pod volume `path` lies in (through the container's mounts)."""
+        mount = next((m for m in self.container["volumeMounts"]
+                      if path.startswith(m["mountPath"].rstrip("/") + "/")), None)
+        self.assertIsNotNone(mount, f"{path} is in a mounted volume")
+        for volume in self.pod["spec"].get("volumes", []):
+            if volume["name"] == mount["name"]:
+                return mount, volume
+        claims = {t["metadata"]["name"]: t
+                  for t in self.statefulset["spec"].get("volumeClaimTemplates", [])}
+        self.assertIn(mount["name"], claims, f"{path}: a volume or claim template")
+        return mount, {"name": mount["name"], "claim": claims[mount["name"]]}
+
+    def secret_key(self, path):
+        """(Secret name, key) that the file at `path` comes from."""
+        mount, volume = self.mounted_volume(path)
+        self.assertIn("secret", volume, f"{path} comes from a Secret")
+        key = os.path.relpath(path, mount["mountPath"])
+        for item in volume["secret"].get("items", []):
+            if item["path"] == key:
+                key = item["key"]
+        return volume["secret"]["secretName"], key
+
+    def probes(self):
+        return [(name, self.container[name]) for name in
+                ("startupProbe", "readinessProbe", "livenessProbe") if name in self.container]
+
+    def test_secure_by_default(self):
+        check_secure_by_default(self, self.flags)
+        for flag in ("tls_cert", "tls_key", "tokens_file", "metrics_token_file"):
+            self.assertTrue(self.flags.get(flag), f"--{flag}")
+            self.secret_key(self.flags[flag])
+        _, volume = self.mounted_volume(self.flags["backup_root"] + "/x")
+        self.assertIn("claim", volume, "--backup_root is on a volumeClaimTemplate")
+
+    def test_memory_limit_fits_caches_and_grpc_quota(self):
+        limit = memory_quantity(self.container["resources"]["limits"]["memory"])
+        needed = (int(flag_or_default(self.flags, "grpc_memory_bytes")) +
+                  (int(flag_or_default(self.flags, "block_cache_mb")) << 20) +
+                  int(flag_or_default(self.flags, "dictionary_cache_bytes")) +
+                  MEMORY_OVERHEAD)
+        self.assertGreaterEqual(limit, needed, "limits.memory < gRPC quota + block "
+                                "cache + dictionary cache + memtables and process")
+        request = self.container["resources"].get("requests", {}).get("memory")
+        if request:
+            self.assertLessEqual(memory_quantity(request), limit)
+
+    def test_metrics_on_the_pod_ip_with_a_token(self):
+        listen = self.flags.get("metrics_listen", "")
+        self.assertTrue(listen.startswith("$("), "--metrics_listen is $(POD_IP):PORT")
+        self.assertEqual(self.expanded(listen).rpartition(":")[0], "127.0.0.1",
+                         "the variable is the pod IP (fieldRef status.podIP)")
+        port = int(listen.rpartition(":")[2])
+        ports = {p["containerPort"] for p in self.container["ports"]}
+        self.assertIn(port, ports)
+        annotations = self.pod["metadata"].get("annotations", {})
+        if "prometheus.io/port" in annotations:
+            self.assertEqual(int(annotations["prometheus.io/port"]), port)
 
     def test_documents_and_kinds(self):
         for document in self.documents:
@@ -226,15 +362,71 @@ class KubernetesTest(unittest.TestCase):
         self.assertIn(port, ports, "--listen port is a containerPort")
         return ports[port]
 
-    def test_probes_are_grpc_health_on_the_port(self):
+    def test_probes_run_dictlog_health_with_the_servers_tls(self):
+        # Kubernetes' grpc: probes speak plaintext only: with TLS on they must be exec
+        # probes running `dictlog health` against the gRPC port over TLS.
         port = self.container_port()["containerPort"]
-        for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
-            if probe == "startupProbe" and probe not in self.container:
-                continue
-            spec = self.container[probe]
-            self.assertEqual(spec.get("grpc", {}).get("port"), port, probe)
-            self.assertEqual(spec["grpc"].get("service", ""), "", probe)
-            self.assertFalse({"httpGet", "tcpSocket", "exec"} & set(spec), probe)
+        probes = self.probes()
+        self.assertTrue(probes)
+        for name, spec in probes:
+            self.assertEqual(set(spec) & {"grpc", "httpGet", "tcpSocket", "exec"},
+                             {"exec"}, name)
+            argv = spec["exec"]["command"]
+            self.assertEqual(os.path.basename(argv[0]), "dictlog", name)
+            self.assertEqual(argv[-1], "health", name)
+            flags = flag_values(argv)
+            self.assertEqual(flags.get("server"), f"127.0.0.1:{port}", name)
+            self.assertTrue(flags.get("tls_ca"), f"{name}: --tls_ca (TLS is on)")
+            self.secret_key(flags["tls_ca"])
+            if self.flags.get("tls_client_ca"):
+                self.assertTrue(flags.get("tls_cert") and flags.get("tls_key"), name)
+            timeout = float(flags.get("timeout_seconds", 30))
+            self.assertLess(timeout, spec.get("timeoutSeconds", 1), name)
+
+    def test_tls_manifest_serves_and_its_probes_pass(self):
+        # The real dictlogd with the manifest's flags; the mounted Secrets replaced by
+        # test certificates (for the probes' --tls_server_name) and tokens.
+        names = {flag_values(spec["exec"]["command"]).get("tls_server_name", "localhost")
+                 for _, spec in self.probes()}
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as pki:
+            material = make_pki(pki, sorted(names))
+        secrets = {"tokens": f"{TEST_TOKEN} admin\n", "metrics": METRICS_TOKEN, **material}
+        files = {}
+        for _, spec in self.probes():
+            files[flag_values(spec["exec"]["command"])["tls_ca"]] = material["ca.crt"]
+        for flag in ("tls_cert", "tls_key", "tokens_file", "metrics_token_file"):
+            _, key = self.secret_key(self.flags[flag])
+            self.assertIn(key, secrets, f"a test value for Secret key {key}")
+            files[self.flags[flag]] = secrets[key]
+        name, contents = self.config_file()
+        files[self.flags["config"]] = contents
+        flags = {k: self.expanded(v) for k, v in self.flags.items()}
+        with Served(flags, files) as server:
+            self.assertTrue(server.address, "dictlogd did not serve:\n" + server.log())
+            self.assertIn("TLS, bearer tokens", server.log())
+            for probe, spec in self.probes():
+                result = server.run(spec["exec"]["command"])
+                self.assertEqual(result.returncode, 0, f"{probe}: {result.stderr}")
+                self.assertEqual(result.stdout, "SERVING\n", probe)
+            plaintext = server.run(["dictlog", "--server=x", "--timeout_seconds=5",
+                                    "pools"])
+            self.assertNotEqual(plaintext.returncode, 0, "a plaintext call succeeded")
+            ca = flag_values(self.probes()[0][1]["exec"]["command"])["tls_ca"]
+            tls = ["dictlog", "--server=x", f"--tls_ca={ca}",
+                   f"--tls_server_name={sorted(names)[0]}"]
+            no_token = server.run(tls + ["pools"])
+            self.assertIn("UNAUTHENTICATED", no_token.stderr)
+            with open(server.path("/token"), "w") as f:
+                f.write(TEST_TOKEN)
+            pools = server.run(tls + ["--token_file=/token", "pools"])
+            self.assertEqual(pools.returncode, 0, pools.stderr)
+            self.assertEqual(server.scrape(None)[0], "HTTP/1.1 401 Unauthorized")
+            status, body = server.scrape(METRICS_TOKEN)
+            self.assertEqual(status, "HTTP/1.1 200 OK")
+            self.assertIn("dictlog_store_open 1", body)
+            self.assertEqual(server.stop(drain_grace(self.flags) + 30), 0)
+            after = server.run(self.probes()[0][1]["exec"]["command"])
+            self.assertNotEqual(after.returncode, 0, "probe passes on a stopped server")
 
     def test_termination_grace_outlasts_drain(self):
         seconds = self.pod["spec"].get("terminationGracePeriodSeconds", 30)

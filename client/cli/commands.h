@@ -76,6 +76,11 @@ absl::Status RunVerify(const client::Client& client, const std::vector<std::stri
 absl::Status RunBackup(const client::Client& client, const std::vector<std::string>& args,
                        const CommandOptions& options, CommandIo io);
 
+// Prints SERVING if the server's health check says so; UNAVAILABLE (exit 1) if it is
+// NOT_SERVING (health_command.cc).
+absl::Status RunHealth(const client::Client& client, const std::vector<std::string>& args,
+                       const CommandOptions& options, CommandIo io);
+
 }  // namespace dictlog::cli
 
 #endif  // DICTLOG_CLIENT_CLI_COMMANDS_H_

@@ -21,6 +21,9 @@ ABSL_FLAG(std::string, tls_ca, "",
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM client certificate, for servers requiring mutual TLS (with --tls_key)");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "name the server's certificate must carry, if not the host of --server "
+          "(e.g. `health` run against 127.0.0.1 inside a pod)");
 ABSL_FLAG(std::string, token_file, "",
           "file holding a bearer token sent with every call");
 ABSL_FLAG(std::string, format, "text", "output: text or json (one object per line)");
@@ -67,7 +70,7 @@ namespace {
 constexpr char kUsage[] = R"(command-line client of a dictlog server.
 
 Usage: dictlog [--server=HOST:PORT] [--tls_ca=PEM [--tls_cert=PEM --tls_key=PEM]]
-               [--token_file=FILE] COMMAND [ARGS] [FLAGS]
+               [--tls_server_name=NAME] [--token_file=FILE] COMMAND [ARGS] [FLAGS]
 
 Commands:
   append --category=C [FILE|-]   append each line of FILE (or stdin) as one record;
@@ -97,8 +100,11 @@ Commands:
   verify [--pool=P]              decode every stored record (of P, or all) and
                                  list those that do not decode; exit 1 if any
   backup --out=DIR               consistent copy of the whole store into DIR, a new
-                                 directory (absolute path) on the server's machine;
+                                 directory (absolute path) on the server's machine,
+                                 inside the server's --backup_root;
                                  restore: dictlogd --data_dir=DIR
+  health                         print SERVING if the server's grpc.health.v1 check
+                                 says so, else exit 1 (a probe; needs no token)
 
 Exit status: 0 success, 1 an operation failed, 2 usage error.
 Examples:
@@ -183,6 +189,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   client_options.security = *std::move(security);
+  client_options.security.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
   const dictlog::client::Client client(client_options);
 
   std::ios::sync_with_stdio(false);

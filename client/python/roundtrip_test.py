@@ -7,7 +7,7 @@ decode_locally=True) decodes frames with and without a dictionary to the same by
 the server, with the dictionary the frame names, fetched once per id.
 
 Environment: DICTLOGD (the binary), LOGHUB (the loghub directory), TEST_TMPDIR; the
-Bazel wrapper roundtrip_test.sh sets them. By hand, after client/python/generate.sh:
+Bazel wrapper python_test.sh sets them. By hand, after client/python/generate.sh:
     DICTLOGD=bin/dictlogd LOGHUB=../shared/data/loghub PYTHONPATH=client/python \\
         /usr/bin/python3 client/python/roundtrip_test.py
 """

@@ -5,7 +5,7 @@ tokens file; the client connects with root_certificates and a token, appends, ge
 scans; without the token it gets UNAUTHENTICATED, with a reader token an append is
 PERMISSION_DENIED, and without root_certificates (plaintext) it cannot connect.
 
-Environment: DICTLOGD, TEST_TMPDIR (security_test.sh sets them).
+Environment: DICTLOGD, TEST_TMPDIR (the Bazel wrapper python_test.sh sets them).
 """
 
 import os

@@ -37,6 +37,9 @@ class Authorizer {
   absl::StatusOr<const Grant*> Authenticate(
       std::optional<absl::string_view> authorization) const;
 
+  // The tokens it knows (digests and grants).
+  const std::vector<TokenEntry>& entries() const { return entries_; }
+
  private:
   const std::vector<TokenEntry> entries_;
 };

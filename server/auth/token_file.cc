@@ -17,6 +17,7 @@ namespace {
 constexpr size_t kMinTokenLength = 16;
 constexpr absl::string_view kHashPrefix = "sha256:";
 
+// The file holds secrets: errors name the line, never a field of it.
 absl::Status LineError(int line, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat("tokens file line ", line, ": ", message));
 }
@@ -60,8 +61,7 @@ absl::StatusOr<Role> ParseRole(absl::string_view field, int line) {
   for (const Role role : {Role::kReader, Role::kWriter, Role::kAdmin}) {
     if (field == RoleName(role)) return role;
   }
-  return LineError(line, absl::StrCat("unknown role \"", field,
-                                      "\" (reader, writer or admin)"));
+  return LineError(line, "unknown role (reader, writer or admin)");
 }
 
 absl::StatusOr<std::vector<std::string>> ParsePatterns(absl::string_view field, int line) {
@@ -69,8 +69,7 @@ absl::StatusOr<std::vector<std::string>> ParsePatterns(absl::string_view field, 
   for (absl::string_view pattern : absl::StrSplit(field, ',')) {
     const size_t star = pattern.find('*');
     if (pattern.empty() || (star != absl::string_view::npos && star + 1 != pattern.size())) {
-      return LineError(line, absl::StrCat("bad category pattern \"", pattern,
-                                          "\" (NAME or PREFIX*)"));
+      return LineError(line, "bad category pattern (NAME or PREFIX*)");
     }
     patterns.emplace_back(pattern);
   }
@@ -93,6 +92,7 @@ absl::StatusOr<TokenEntry> ParseLine(absl::string_view text, int line) {
     }
   }
   entry.grant.line = line;
+  entry.grant.principal = PrincipalOf(entry.digest);
   return entry;
 }
 
@@ -114,6 +114,14 @@ Digest Sha256(absl::string_view data) {
   Digest digest;
   SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest.data());
   return digest;
+}
+
+std::string PrincipalOf(const Digest& digest) {
+  std::string input("dictlog principal");
+  input.push_back('\0');
+  input.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  const Digest derived = Sha256(input);
+  return std::string(reinterpret_cast<const char*>(derived.data()), kPrincipalBytes);
 }
 
 bool Grant::AllowsCategory(absl::string_view category) const {

@@ -10,7 +10,8 @@
 // it (`printf %s "$TOKEN" | sha256sum`). ROLE is reader, writer or admin. A pattern
 // is a category name or a prefix ending in '*'; without patterns every category is
 // allowed. Admin tokens cannot be limited to categories (Admin RPCs act on pools).
-// Only digests are kept in memory; nothing here ever prints a token.
+// Only digests are kept in memory; errors name the line number, never a field of the
+// file (a token written in the wrong place would otherwise be printed).
 //
 // Thread safety: plain values and free functions; Grant is immutable once parsed.
 #ifndef DICTLOG_SERVER_AUTH_TOKEN_FILE_H_
@@ -36,6 +37,13 @@ using Digest = std::array<uint8_t, 32>;
 // SHA-256 of `data`.
 Digest Sha256(absl::string_view data);
 
+inline constexpr size_t kPrincipalBytes = 16;
+
+// The principal of the token whose digest is `digest`: kPrincipalBytes bytes of a
+// domain-separated SHA-256 of it, stable across restarts and tokens-file edits (it
+// scopes stored request ids), and never equal to anything in the tokens file.
+std::string PrincipalOf(const Digest& digest);
+
 // What one token may do.
 struct Grant {
   Role role = Role::kReader;
@@ -44,6 +52,9 @@ struct Grant {
   // Line of the tokens file it came from (0 for grants not from a file); used in
   // messages to name a token without printing it.
   int line = 0;
+  // PrincipalOf the token's digest; empty for grants not from a file (no tokens
+  // file: every caller is the one anonymous principal).
+  std::string principal;
 
   bool AllowsCategory(absl::string_view category) const;
 };

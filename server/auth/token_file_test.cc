@@ -45,7 +45,7 @@ TEST(ParseTokenFileTest, RejectsBadLinesNamingTheLineButNeverTheToken) {
       {"short reader", "at least 16"},
       {"reader-token-0123456789", "expected TOKEN ROLE"},
       {"reader-token-0123456789 reader a b", "expected TOKEN ROLE"},
-      {"reader-token-0123456789 owner", "unknown role \"owner\""},
+      {"reader-token-0123456789 owner", "unknown role (reader, writer or admin)"},
       {"reader-token-0123456789 reader we*b", "bad category pattern"},
       {"reader-token-0123456789 reader web,,api", "bad category pattern"},
       {"reader-token-0123456789 admin web*", "admin token cannot be limited"},
@@ -65,6 +65,28 @@ TEST(ParseTokenFileTest, RejectsBadLinesNamingTheLineButNeverTheToken) {
   }
 }
 
+// A line whose fields are out of order (a token where the role or the patterns go, a
+// space inside a token) must not print the secret in the error either.
+TEST(ParseTokenFileTest, ErrorsNeverEchoAnyFieldOfTheFile) {
+  const std::string secret = "s3cret-0123456789-abcdef";
+  for (const std::string& text : {
+           "reader-token-0123456789 " + secret,
+           "reader " + secret,
+           "reader-token-0123456789 reader " + secret + "*x",
+           "reader-token-0123456789 reader ," + secret,
+           "sha256:" + secret + " reader",
+           secret + "\x01 reader",
+       }) {
+    absl::StatusOr<std::vector<TokenEntry>> entries = ParseTokenFile(text);
+    ASSERT_FALSE(entries.ok()) << text;
+    EXPECT_THAT(entries.status().message(), HasSubstr("line 1")) << text;
+    EXPECT_THAT(entries.status().message(), ::testing::Not(HasSubstr("s3cret")))
+        << entries.status();
+    EXPECT_THAT(entries.status().message(), ::testing::Not(HasSubstr("reader-token")))
+        << entries.status();
+  }
+}
+
 TEST(ParseTokenFileTest, MissingFileIsNotFound) {
   EXPECT_EQ(LoadTokenFile("/nonexistent/tokens").status().code(),
             absl::StatusCode::kNotFound);
@@ -80,6 +102,21 @@ TEST(GrantTest, CategoryPatterns) {
   EXPECT_FALSE(grant.AllowsCategory("HDFS"));
   EXPECT_TRUE(Grant{}.AllowsCategory("anything"));
   EXPECT_TRUE((Grant{Role::kReader, {"*"}, 1}.AllowsCategory("anything")));
+}
+
+TEST(TokenFileTest, EachTokenHasItsOwnStablePrincipal) {
+  auto entries = ParseTokenFile(
+      "first-token-0123456789 writer\nsecond-token-0123456789 writer\n");
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  const std::string& first = (*entries)[0].grant.principal;
+  EXPECT_EQ(first.size(), kPrincipalBytes);
+  EXPECT_NE(first, (*entries)[1].grant.principal);
+  // The same token in another file (another line) is the same principal.
+  auto again = ParseTokenFile("# moved\n\nfirst-token-0123456789 writer\n");
+  EXPECT_EQ((*again)[0].grant.principal, first);
+  // Not a prefix of the digest the file may hold.
+  EXPECT_NE(first, std::string(reinterpret_cast<const char*>((*entries)[0].digest.data()),
+                               kPrincipalBytes));
 }
 
 }  // namespace

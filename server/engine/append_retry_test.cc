@@ -50,6 +50,26 @@ TEST_F(AppendRetryTest, RetryStoresOneCopyAndReturnsTheSameIds) {
   EXPECT_EQ((*engine_->Append(batch))[0], "a/5");
 }
 
+TEST_F(AppendRetryTest, RequestIdsAreScopedByPrincipal) {
+  const std::vector<AppendInput> batch = {{"a", "1"}};
+  auto alice = engine_->Append(batch, "req", "alice");
+  ASSERT_TRUE(alice.ok()) << alice.status();
+  // Bob's request with the same id and records is his own append: not Alice's ids.
+  auto bob = engine_->Append(batch, "req", "bob");
+  ASSERT_TRUE(bob.ok()) << bob.status();
+  EXPECT_NE(*bob, *alice);
+  // Other records under the same id are no ALREADY_EXISTS for another principal.
+  const std::vector<AppendInput> other = {{"a", "2"}};
+  auto carol = engine_->Append(other, "req", "carol");
+  ASSERT_TRUE(carol.ok()) << carol.status();
+  EXPECT_EQ(Records("a"), 3u);
+  // Each principal's retry still returns its own first ids; none wrote the unscoped id.
+  EXPECT_EQ(*engine_->Append(batch, "req", "alice"), *alice);
+  EXPECT_EQ(*engine_->Append(batch, "req", "bob"), *bob);
+  EXPECT_NE(*engine_->Append(batch, "req"), *alice);
+  EXPECT_EQ(Records("a"), 4u);
+}
+
 TEST_F(AppendRetryTest, SameIdWithOtherRecordsIsAlreadyExistsAndWritesNothing) {
   const std::vector<AppendInput> batch = {{"a", "1"}};
   ASSERT_TRUE(engine_->Append(batch, "req").ok());

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/test_dir.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/codec/dictionary_format.h"
 #include "server/codec/record_codec.h"
@@ -212,6 +213,37 @@ TEST_F(DictionaryLifecycleTest, ImportReplacesTheIdAndRejectsGarbage) {
   EXPECT_EQ(engine_->ImportDictionary(request).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(Dictionaries().size(), 1u);
+}
+
+// An import larger than max_import_dictionary_bytes is refused before it is parsed
+// (the message names the limit, not a format error); nothing is stored.
+TEST_F(DictionaryLifecycleTest, ImportLargerThanTheCapIsRefusedBeforeParsing) {
+  options_.auto_train = false;
+  options_.max_import_dictionary_bytes = 1 << 20;
+  Reopen();
+  ASSERT_TRUE(engine_->CreatePool("big", {}).ok());
+  v1::ImportDictionaryRequest request;
+  request.set_pool("big");
+  request.set_content(std::string((1 << 20) + 1, 'x'));
+  absl::StatusOr<v1::DictionaryInfo> refused = engine_->ImportDictionary(request);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("--max_import_dictionary_bytes"));
+  EXPECT_TRUE(Dictionaries().empty());
+  request.set_content(std::string(1 << 20, 'x'));  // At the cap: parsed, and garbage.
+  refused = engine_->ImportDictionary(request);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::Not(::testing::HasSubstr("--max_import_dictionary_bytes")));
+  // A raised cap lets the larger content through to the parser.
+  options_.max_import_dictionary_bytes = 2 << 20;
+  Reopen();
+  request.set_content(std::string((1 << 20) + 1, 'x'));
+  refused = engine_->ImportDictionary(request);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::Not(::testing::HasSubstr("--max_import_dictionary_bytes")));
+  EXPECT_TRUE(Dictionaries().empty());
 }
 
 // Found by tests/fuzz (crashes/dictionary_import): zstd loads a dictionary whose

@@ -9,6 +9,7 @@
 #include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
 #include "server/pool/names.h"
+#include "server/store/keys.h"
 
 namespace dictlog::engine {
 namespace {
@@ -44,6 +45,12 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   }
   std::unique_ptr<LogEngine> engine(new LogEngine(
       std::move(options), std::move(router), std::move(store), std::move(registry)));
+  for (const std::string& name : engine->names_.mixed_pools()) {
+    std::fprintf(stderr,
+                 "dictlogd: pool '%s' holds categories of different token scopes; "
+                 "with --isolate_scopes its appends are refused\n",
+                 name.c_str());
+  }
   RETURN_IF_ERROR(engine->OpenDictionaries());
   RETURN_IF_ERROR(engine->RecoverBlockTails());
   return engine;
@@ -84,6 +91,7 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
       router_(std::move(router)),
       store_(std::move(store)),
       registry_(std::move(registry)),
+      names_(options_.names, &router_, registry_.get(), store_.get()),
       dictionaries_(
           [store = store_.get()](uint32_t id) { return store->DictionaryContent(id); },
           options_.dictionary_cache),
@@ -113,19 +121,26 @@ absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) co
 }
 
 absl::StatusOr<std::vector<std::string>> LogEngine::Append(
-    absl::Span<const AppendInput> records, absl::string_view request_id) {
+    absl::Span<const AppendInput> records, absl::string_view request_id,
+    absl::string_view principal) {
   RETURN_IF_ERROR(ValidateAppend(records));
   if (request_id.empty()) return AppendOnce(records, nullptr);
   RETURN_IF_ERROR(pool::ValidateName(request_id, "request id"));
+  if (principal.size() > store::kMaxPrincipalBytes) {
+    return absl::InvalidArgumentError("principal longer than 255 bytes");
+  }
   const uint64_t fingerprint = RequestFingerprint(records);
-  // A retry arriving while its first attempt still runs waits for it here.
-  std::unique_ptr<InFlightRequests::Slot> slot = in_flight_requests_.Acquire(request_id);
+  // A retry arriving while its first attempt still runs waits for it here; another
+  // principal's request with the same id does not.
+  std::unique_ptr<InFlightRequests::Slot> slot =
+      in_flight_requests_.Acquire(store::RequestKey(principal, request_id));
   absl::StatusOr<storage::AppendedRequest> earlier =
-      store_->GetAppendedRequest(request_id);
+      store_->GetAppendedRequest(request_id, principal);
   if (earlier.ok()) return EarlierIds(request_id, fingerprint, *earlier);
   if (!absl::IsNotFound(earlier.status())) return earlier.status();
   store::RequestWrite request;
   request.request_id = std::string(request_id);
+  request.principal = std::string(principal);
   request.entry.set_created_unix_ms(absl::ToUnixMillis(store_->Now()));
   request.entry.set_fingerprint(fingerprint);
   return AppendOnce(records, &request);
@@ -154,6 +169,8 @@ absl::StatusOr<std::vector<std::string>> LogEngine::EarlierIds(
 
 absl::StatusOr<std::vector<std::string>> LogEngine::AppendOnce(
     absl::Span<const AppendInput> records, store::RequestWrite* request) {
+  // New pools and categories first, all or none: a refused append leaves nothing.
+  RETURN_IF_ERROR(names_.Admit(records));
   std::vector<std::shared_ptr<pool::Pool>> pools(records.size());
   absl::StatusOr<std::vector<std::string>> ids;
   {
@@ -419,8 +436,14 @@ absl::Status LogEngine::Scan(
   if (!spec.from_id.empty()) {
     ASSIGN_OR_RETURN(pool::RecordId from, pool::ParseRecordId(spec.from_id));
     if (from.pool != pool_name) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "from_id ", spec.from_id, " is not in the scanned pool '", pool_name, "'"));
+      // A category scan names the category: its pool's name is not the caller's to learn.
+      return absl::InvalidArgumentError(
+          spec.category.empty()
+              ? absl::StrCat("from_id ", spec.from_id, " is not in the scanned pool '",
+                             pool_name, "'")
+              : absl::StrCat("from_id ", spec.from_id,
+                             " is not in the pool of the scanned category '",
+                             spec.category, "'"));
     }
     seq = from.seq;
   }

@@ -28,6 +28,7 @@
 #include "server/dictionary/recompressor.h"
 #include "server/engine/append_input.h"
 #include "server/engine/lookup_hook.h"
+#include "server/engine/name_admission.h"
 #include "server/engine/request_ids.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
@@ -51,6 +52,14 @@ struct EngineOptions {
   size_t max_batch_records = 10000;
   // Most ids in one MultiGet. Default 10,000.
   size_t max_multiget_ids = 10000;
+  // Largest ImportDictionary content, checked before it is parsed. Default 1 MiB
+  // (pool::kMaxDictionaryBytes, the largest dictionary training makes).
+  size_t max_import_dictionary_bytes = pool::kMaxDictionaryBytes;
+  // Backup writes only into new directories strictly inside this directory (see
+  // backup_root.h). Default empty: Backup is FAILED_PRECONDITION.
+  std::string backup_root;
+  // Limits on new pools and categories, and scope isolation (NameAdmission).
+  NameLimits names;
   // Memory budget of decoded dictionaries (active ones are pinned). Default 256 MiB.
   dictionary::DictionaryCacheOptions dictionary_cache;
   // Dictionary training, activation threshold and sample budget.
@@ -91,9 +100,13 @@ class LogEngine {
   // With a `request_id` (1..128 printable ASCII bytes), the ids are remembered with the
   // records: a later call with the same id and the same records (a retry) writes
   // nothing and returns the same ids; with other records it is ALREADY_EXISTS. Calls
-  // with the same id run one at a time. See Store::Options::request_window.
+  // with the same id run one at a time. See Store::Options::request_window. Request
+  // ids are scoped by `principal` (the caller's token, auth::Grant::principal; empty
+  // without a tokens file): another principal's id is another request, so nobody can
+  // claim or probe the ids of another.
   absl::StatusOr<std::vector<std::string>> Append(absl::Span<const AppendInput> records,
-                                                  absl::string_view request_id = {});
+                                                  absl::string_view request_id = {},
+                                                  absl::string_view principal = {});
 
   // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record.
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
@@ -111,6 +124,11 @@ class LogEngine {
 
   // The stored record as a standard zstd frame and the id of its dictionary.
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
+  // Every category the pool of record `id` may hold: those stored under an index of
+  // their own and, if it routes there, the pool's own name (so a token allowed all of
+  // them may see the pool's frame sizes). INVALID_ARGUMENT for a malformed id,
+  // NOT_FOUND for an absent pool.
+  absl::StatusOr<std::vector<std::string>> PoolCategoriesOf(absl::string_view id) const;
 
   std::vector<v1::PoolInfo> ListPools() const;
   v1::DictionaryCacheStats DictionaryCacheStats() const;
@@ -233,6 +251,7 @@ class LogEngine {
   const pool::Router router_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
+  NameAdmission names_;                           // Borrows router_, registry_, store_.
   dictionary::DictionaryCache dictionaries_;  // Loads through store_.
   block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
   std::unique_ptr<LookupHook> lookup_hook_;    // Tests only; borrows dictionaries_.

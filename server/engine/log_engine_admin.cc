@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "server/engine/backup_root.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
@@ -32,6 +33,15 @@ absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) c
   ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(stored.value));
   response.set_dictionary_id(view.dictionary_id);
   return response;
+}
+
+absl::StatusOr<std::vector<std::string>> LogEngine::PoolCategoriesOf(
+    absl::string_view id) const {
+  ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(parsed.pool));
+  std::vector<std::string> categories = pool->Categories();
+  if (router_.Route(pool->name()) == pool->name()) categories.push_back(pool->name());
+  return categories;
 }
 
 absl::StatusOr<v1::VerifyResponse> LogEngine::Verify(
@@ -107,7 +117,7 @@ absl::StatusOr<v1::PoolInfo> LogEngine::GetPool(absl::string_view name) const {
 
 absl::StatusOr<v1::PoolInfo> LogEngine::CreatePool(absl::string_view name,
                                                    const v1::PoolOptions& options) {
-  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Create(name, options));
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, names_.CreatePool(name, options));
   return InfoOf(*pool);
 }
 
@@ -170,6 +180,12 @@ absl::StatusOr<v1::GetDictionaryResponse> LogEngine::GetDictionary(
 
 absl::StatusOr<v1::DictionaryInfo> LogEngine::ImportDictionary(
     const v1::ImportDictionaryRequest& request) {
+  if (request.content().size() > options_.max_import_dictionary_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dictionary of ", request.content().size(),
+        " bytes exceeds --max_import_dictionary_bytes=",
+        options_.max_import_dictionary_bytes));
+  }
   return manager_->Import(request.pool(), request.content(), request.activate());
 }
 
@@ -198,8 +214,9 @@ bool LogEngine::WaitForAutoTrainingForTest(absl::Duration timeout) {
 absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& request) {
   const absl::Time start = absl::Now();
   v1::BackupResponse response;
-  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(request.dir()));
-  response.set_dir(std::filesystem::path(request.dir()).lexically_normal().string());
+  ASSIGN_OR_RETURN(std::string dir, ConfineBackupDir(options_.backup_root, request.dir()));
+  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(dir));
+  response.set_dir(std::move(dir));
   response.set_sequence_number(sequence);
   std::error_code error;
   for (const auto& entry :

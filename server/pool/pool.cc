@@ -56,6 +56,16 @@ std::optional<uint32_t> Pool::FindCategoryIndex(absl::string_view category) cons
   return it->second;
 }
 
+std::vector<std::string> Pool::Categories() const {
+  absl::MutexLock lock(&mu_);
+  return categories_;
+}
+
+size_t Pool::CategoryCount() const {
+  absl::MutexLock lock(&mu_);
+  return categories_.size();
+}
+
 absl::StatusOr<std::string> Pool::CategoryName(uint32_t index) const {
   if (index == 0) return name_;
   absl::MutexLock lock(&mu_);

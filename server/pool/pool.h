@@ -53,6 +53,10 @@ class Pool {
   // The index of a category the pool has already stored, if any.
   std::optional<uint32_t> FindCategoryIndex(absl::string_view category) const
       ABSL_LOCKS_EXCLUDED(mu_);
+  // The categories stored under an index of their own (1, 2, ...), in index order:
+  // every category but the pool's own name.
+  std::vector<std::string> Categories() const ABSL_LOCKS_EXCLUDED(mu_);
+  size_t CategoryCount() const ABSL_LOCKS_EXCLUDED(mu_);
   // DATA_LOSS if no category has this index.
   absl::StatusOr<std::string> CategoryName(uint32_t index) const ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -99,6 +99,11 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::SetActiveDictionaryId(
   return it->second;
 }
 
+size_t PoolRegistry::Count() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return by_name_.size();
+}
+
 std::vector<std::shared_ptr<Pool>> PoolRegistry::List() const {
   absl::ReaderMutexLock lock(&mu_);
   std::vector<std::shared_ptr<Pool>> pools;

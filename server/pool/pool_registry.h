@@ -52,6 +52,9 @@ class PoolRegistry {
                                                               uint32_t dictionary_id)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // How many pools there are.
+  size_t Count() const ABSL_LOCKS_EXCLUDED(mu_);
+
   // Every pool, ordered by name.
   std::vector<std::shared_ptr<Pool>> List() const ABSL_LOCKS_EXCLUDED(mu_);
 

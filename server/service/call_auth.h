@@ -2,8 +2,9 @@
 // `authorization` metadata, authenticates it and checks the role the RPC needs; the
 // services then check categories with auth::RequireCategory once they know them
 // (AppendBatch per record before anything is written, Get and MultiGet on the records
-// read, Scan on the requested category). Without an Authorizer every call gets
-// auth::UnrestrictedGrant() (no --tokens_file: no authentication).
+// read, Scan on the requested category; read_scope.h says what limited tokens are
+// answered). The grant's principal scopes append request ids. Without an Authorizer
+// every call gets auth::UnrestrictedGrant() (no --tokens_file: no authentication).
 //
 // Thread safety: immutable; any thread may call it concurrently. The Authorizer is
 // borrowed and must outlive it.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/service/grpc_status.h"
+#include "server/service/read_scope.h"
 
 namespace dictlog::service {
 namespace {
@@ -24,14 +25,13 @@ engine::Interrupt CallInterrupt(const grpc::ServerContext* context) {
 
 using auth::Role;
 
-// Replaces each record of a category `grant` may not see by its PERMISSION_DENIED.
-void HideForbidden(const auth::Grant& grant,
+// Replaces each result `grant` may not see, or not know absent, by NOT_FOUND
+// (read_scope.h).
+void HideForbidden(const auth::Grant& grant, const std::vector<std::string>& ids,
                    std::vector<absl::StatusOr<v1::Record>>* results) {
   if (grant.categories.empty()) return;
-  for (absl::StatusOr<v1::Record>& result : *results) {
-    if (!result.ok()) continue;
-    absl::Status allowed = auth::RequireCategory(grant, result->category());
-    if (!allowed.ok()) result = std::move(allowed);
+  for (size_t i = 0; i < results->size() && i < ids.size(); ++i) {
+    (*results)[i] = VisibleRecord(grant, ids[i], std::move((*results)[i]));
   }
 }
 
@@ -47,7 +47,7 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* context,
   if (!allowed.ok()) return ToGrpcStatus(allowed);
   const engine::AppendInput input{request->category(), request->payload()};
   absl::StatusOr<std::vector<std::string>> ids =
-      engine_->Append({&input, 1}, request->request_id());
+      engine_->Append({&input, 1}, request->request_id(), (*grant)->principal);
   if (!ids.ok()) return ToGrpcStatus(ids.status());
   response->set_id(std::move((*ids)[0]));
   return grpc::Status::OK;
@@ -68,7 +68,7 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* context,
     inputs.push_back({record.category(), record.payload()});
   }
   absl::StatusOr<std::vector<std::string>> ids =
-      engine_->Append(inputs, request->request_id());
+      engine_->Append(inputs, request->request_id(), (*grant)->principal);
   if (!ids.ok()) return ToGrpcStatus(ids.status());
   for (std::string& id : *ids) response->add_ids(std::move(id));
   return grpc::Status::OK;
@@ -80,10 +80,9 @@ grpc::Status LogStoreService::Get(grpc::ServerContext* context,
   absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kReader, "Get");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
-  absl::StatusOr<v1::Record> record = engine_->Get(request->id());
+  absl::StatusOr<v1::Record> record =
+      VisibleRecord(**grant, request->id(), engine_->Get(request->id()));
   if (!record.ok()) return ToGrpcStatus(record.status());
-  absl::Status allowed = auth::RequireCategory(**grant, record->category());
-  if (!allowed.ok()) return ToGrpcStatus(allowed);
   *response->mutable_record() = *std::move(record);
   return grpc::Status::OK;
 }
@@ -98,7 +97,7 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
   auto results = engine_->MultiGet(ids, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
-  HideForbidden(**grant, &*results);
+  HideForbidden(**grant, ids, &*results);
   for (absl::StatusOr<v1::Record>& result : *results) {
     v1::MultiGetResult* out = response->add_results();
     if (result.ok()) {
@@ -142,7 +141,7 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
     return absl::OkStatus();
   };
   absl::Status status = engine_->Scan(spec, sink, interrupt);
-  return ToGrpcStatus(status);
+  return ToGrpcStatus(VisibleScanStatus(**grant, std::move(status)));
 }
 
 grpc::Status LogStoreService::GetFrame(grpc::ServerContext* context,
@@ -152,14 +151,13 @@ grpc::Status LogStoreService::GetFrame(grpc::ServerContext* context,
       auth_.Check(*context, Role::kReader, "GetFrame");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
+  absl::StatusOr<v1::GetFrameResponse> frame = engine_->GetFrame(request->id());
   if (!(*grant)->categories.empty()) {
-    // The frame does not name its category: read the record to learn it.
-    absl::StatusOr<v1::Record> record = engine_->Get(request->id());
-    if (!record.ok()) return ToGrpcStatus(record.status());
-    absl::Status allowed = auth::RequireCategory(**grant, record->category());
+    // Asked after the read: a pool's categories only grow, so they include the frame's.
+    absl::Status allowed =
+        RequireWholePool(**grant, engine_->PoolCategoriesOf(request->id()));
     if (!allowed.ok()) return ToGrpcStatus(allowed);
   }
-  absl::StatusOr<v1::GetFrameResponse> frame = engine_->GetFrame(request->id());
   if (!frame.ok()) return ToGrpcStatus(frame.status());
   *response = *std::move(frame);
   return grpc::Status::OK;

@@ -5,9 +5,11 @@
 // metrics are served on --metrics_listen.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,17 +18,20 @@
 #include "absl/flags/parse.h"
 #include "common/help_flags.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "server/auth/authorizer.h"
+#include "server/auth/token_scopes.h"
 #include "absl/time/clock.h"
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
 #include "server/service/dictlog_server.h"
 #include "server/service/engine_metrics.h"
+#include "server/service/scope_isolation.h"
 #include "server/service/server_config.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
@@ -53,6 +58,15 @@ ABSL_FLAG(bool, sync_writes, false,
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
+ABSL_FLAG(int64_t, max_import_dictionary_bytes, 1 << 20,
+          "largest dictionary ImportDictionary accepts, in bytes (larger: "
+          "INVALID_ARGUMENT before it is parsed)");
+ABSL_FLAG(int64_t, max_pools, 4096,
+          "most pools (counting admin-created ones); an append needing another is "
+          "RESOURCE_EXHAUSTED and writes nothing; 0: no limit");
+ABSL_FLAG(int64_t, max_categories_per_pool, 1024,
+          "most categories routed into one pool besides its own name; an append adding "
+          "another is RESOURCE_EXHAUSTED and writes nothing; 0: no limit");
 ABSL_FLAG(int, max_request_bytes, 64 << 20,
           "largest gRPC request message, in bytes (larger: RESOURCE_EXHAUSTED)");
 ABSL_FLAG(int, max_concurrent_streams, 100,
@@ -85,6 +99,10 @@ ABSL_FLAG(int64_t, dictionary_cache_bytes, 256 << 20,
           "others are rebuilt from stored bytes when needed");
 ABSL_FLAG(double, recompress_records_per_second, 50000,
           "throttle of background re-compression");
+ABSL_FLAG(std::string, backup_root, "",
+          "Backup (`dictlog backup --out=DIR`) writes only new directories strictly "
+          "inside this directory (after resolving .. and symbolic links; elsewhere: "
+          "PERMISSION_DENIED); empty: backups are off (FAILED_PRECONDITION)");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound port to this file once serving (for tests)");
 ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
@@ -107,12 +125,25 @@ ABSL_FLAG(std::string, tokens_file, "",
           "bearer tokens and their roles (reader, writer, admin) and categories, one "
           "`TOKEN|sha256:HEX ROLE [PATTERN,...]` a line; empty: no authentication; see "
           "docs/security.md");
+ABSL_FLAG(bool, isolate_scopes, false,
+          "categories of different token scopes (--tokens_file category patterns) never "
+          "share a pool or dictionary: refuse routing rules that would mix them at "
+          "start-up, and appends that would at run time; see docs/security.md");
 ABSL_FLAG(int, shutdown_grace_seconds, 10,
           "on SIGTERM/SIGINT, after the notice, how long calls in flight may take to "
           "finish before they are cancelled");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port serving Prometheus metrics at GET /metrics (port 0 picks a free "
           "port); empty: off");
+ABSL_FLAG(std::string, metrics_token_file, "",
+          "file holding the bearer token scrapes of --metrics_listen must send "
+          "(`Authorization: Bearer TOKEN`; at least 16 printable characters, "
+          "surrounding whitespace ignored); empty: no authentication");
+ABSL_FLAG(int, metrics_max_connections, 4,
+          "scrape connections served at once; more get 503");
+ABSL_FLAG(double, metrics_request_timeout_seconds, 5,
+          "total time a scrape connection may take, from accept to the last byte "
+          "sent");
 ABSL_FLAG(std::string, metrics_port_file, "",
           "if set, write the metrics endpoint's bound port to this file (for tests)");
 ABSL_FLAG(bool, mutex_deadlock_detection, false,
@@ -164,12 +195,22 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   const int64_t max_record = absl::GetFlag(FLAGS_max_record_bytes);
   const int64_t max_batch = absl::GetFlag(FLAGS_max_batch_records);
   const int64_t max_ids = absl::GetFlag(FLAGS_max_multiget_ids);
-  if (max_record < 0 || max_batch <= 0 || max_ids <= 0) {
+  const int64_t max_import = absl::GetFlag(FLAGS_max_import_dictionary_bytes);
+  if (max_record < 0 || max_batch <= 0 || max_ids <= 0 || max_import <= 0) {
     return absl::InvalidArgumentError("limits must be positive");
   }
   options.max_record_bytes = static_cast<size_t>(max_record);
   options.max_batch_records = static_cast<size_t>(max_batch);
   options.max_multiget_ids = static_cast<size_t>(max_ids);
+  options.max_import_dictionary_bytes = static_cast<size_t>(max_import);
+  options.backup_root = absl::GetFlag(FLAGS_backup_root);
+  if (absl::GetFlag(FLAGS_max_pools) < 0 || absl::GetFlag(FLAGS_max_categories_per_pool) < 0) {
+    return absl::InvalidArgumentError(
+        "--max_pools and --max_categories_per_pool must not be negative");
+  }
+  options.names.max_pools = static_cast<size_t>(absl::GetFlag(FLAGS_max_pools));
+  options.names.max_categories_per_pool =
+      static_cast<size_t>(absl::GetFlag(FLAGS_max_categories_per_pool));
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
@@ -220,15 +261,47 @@ absl::StatusOr<std::unique_ptr<auth::Authorizer>> AuthorizerFromFlags() {
   return auth::Authorizer::FromFile(absl::GetFlag(FLAGS_tokens_file));
 }
 
+// The endpoint's options from the --metrics_* flags; reads --metrics_token_file.
+absl::StatusOr<metrics::HttpEndpointOptions> MetricsOptionsFromFlags() {
+  metrics::HttpEndpointOptions options;
+  options.max_connections = absl::GetFlag(FLAGS_metrics_max_connections);
+  const double timeout = absl::GetFlag(FLAGS_metrics_request_timeout_seconds);
+  if (options.max_connections <= 0 || !(timeout > 0)) {
+    return absl::InvalidArgumentError(
+        "--metrics_max_connections and --metrics_request_timeout_seconds must be "
+        "positive");
+  }
+  options.request_deadline = absl::Seconds(timeout);
+  const std::string path = absl::GetFlag(FLAGS_metrics_token_file);
+  if (path.empty()) return options;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  options.bearer_token = std::string(absl::StripAsciiWhitespace(text.str()));
+  const bool printable = std::all_of(options.bearer_token.begin(),
+                                     options.bearer_token.end(),
+                                     [](char c) { return c > ' ' && c < 127; });
+  if (options.bearer_token.size() < 16 || !printable) {  // Never print the file.
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": the metrics token needs at least 16 printable characters, no spaces"));
+  }
+  return options;
+}
+
 // Serves GET /metrics on --metrics_listen, or nothing when it is empty.
 absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
     const service::DictlogServer& server, const metrics::RpcMetrics& rpc) {
   const std::string listen = absl::GetFlag(FLAGS_metrics_listen);
   if (listen.empty()) return nullptr;
+  ASSIGN_OR_RETURN(metrics::HttpEndpointOptions options, MetricsOptionsFromFlags());
   ASSIGN_OR_RETURN(std::unique_ptr<metrics::HttpEndpoint> endpoint,
-                   metrics::HttpEndpoint::Start(listen, [&server, &rpc] {
-                     return service::RenderMetrics(server.engine_slot(), rpc);
-                   }));
+                   metrics::HttpEndpoint::Start(
+                       listen,
+                       [&server, &rpc] {
+                         return service::RenderMetrics(server.engine_slot(), rpc);
+                       },
+                       std::move(options)));
   if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
     RETURN_IF_ERROR(
         WritePortFile(absl::GetFlag(FLAGS_metrics_port_file), endpoint->port()));
@@ -238,6 +311,19 @@ absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
   return endpoint;
 }
 
+// --isolate_scopes: checks the routing rules and gives the engine the scope keys.
+absl::Status IsolateScopesFromFlags(const auth::Authorizer* authorizer,
+                                    engine::EngineOptions* options) {
+  if (!absl::GetFlag(FLAGS_isolate_scopes)) return absl::OkStatus();
+  if (authorizer == nullptr) {
+    return absl::InvalidArgumentError("--isolate_scopes needs --tokens_file");
+  }
+  auto scopes = std::make_shared<const auth::TokenScopes>(authorizer->entries());
+  RETURN_IF_ERROR(service::CheckRoutesIsolated(*scopes, options->routes));
+  options->names.scope_of = service::ScopeOfCategory(std::move(scopes));
+  return absl::OkStatus();
+}
+
 // Health is NOT_SERVING and LogStore/Admin calls get UNAVAILABLE until the store is
 // open; then SERVING until a signal starts draining.
 absl::Status Serve(const sigset_t& signals) {
@@ -245,6 +331,7 @@ absl::Status Serve(const sigset_t& signals) {
   ASSIGN_OR_RETURN(service::ServerTls tls, TlsFromFlags(absl::GetFlag(FLAGS_listen)));
   ASSIGN_OR_RETURN(std::unique_ptr<auth::Authorizer> authorizer, AuthorizerFromFlags());
   ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
+  RETURN_IF_ERROR(IsolateScopesFromFlags(authorizer.get(), &options));
   std::unique_ptr<engine::LogEngine> engine;  // Outlives the server and the endpoint.
   metrics::RpcMetrics rpc_metrics;
   service::ServerOptions server_options;

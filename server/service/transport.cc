@@ -1,6 +1,8 @@
 #include "server/service/transport.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/security/server_credentials.h>
+#include <netinet/in.h>
 
 #include <fstream>
 #include <sstream>
@@ -25,11 +27,37 @@ absl::StatusOr<std::string> ReadPem(const std::string& path) {
   return text.str();
 }
 
-// The host part of HOST:PORT or [V6]:PORT.
-absl::string_view HostOf(absl::string_view listen) {
-  if (absl::ConsumePrefix(&listen, "[")) return listen.substr(0, listen.find(']'));
+// The host of HOST:PORT or [V6]:PORT; false if `listen` has neither form (an IPv6
+// address without brackets, text after ']' other than :PORT, no port).
+bool SplitHost(absl::string_view listen, absl::string_view* host) {
+  if (absl::ConsumePrefix(&listen, "[")) {
+    const size_t close = listen.find(']');
+    if (close == absl::string_view::npos || listen.substr(close + 1, 1) != ":") {
+      return false;
+    }
+    *host = listen.substr(0, close);
+    return true;
+  }
   const size_t colon = listen.rfind(':');
-  return colon == absl::string_view::npos ? listen : listen.substr(0, colon);
+  if (colon == absl::string_view::npos) return false;
+  *host = listen.substr(0, colon);
+  return host->find(':') == absl::string_view::npos;
+}
+
+// 127.0.0.0/8 in strict dotted-quad form, ::1, or ::ffff:127.x.y.z. Names other than
+// "localhost" are never resolved: what they point to is up to their owner.
+bool IsLoopbackHost(const std::string& host) {
+  if (absl::EqualsIgnoreCase(host, "localhost")) return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
+    return IN6_IS_ADDR_LOOPBACK(&v6) ||
+           (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
+  }
+  return false;
 }
 
 }  // namespace
@@ -54,9 +82,8 @@ bool IsLoopbackListen(absl::string_view listen) {
   if (absl::StartsWith(listen, "unix:") || absl::StartsWith(listen, "unix-abstract:")) {
     return true;
   }
-  const absl::string_view host = HostOf(listen);
-  return absl::StartsWith(host, "127.") || host == "::1" ||
-         absl::EqualsIgnoreCase(host, "localhost");
+  absl::string_view host;
+  return SplitHost(listen, &host) && IsLoopbackHost(std::string(host));
 }
 
 absl::Status CheckTransport(absl::string_view listen, bool tls, bool insecure) {

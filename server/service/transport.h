@@ -33,7 +33,9 @@ absl::StatusOr<ServerTls> LoadServerTls(const std::string& cert_path,
                                         const std::string& key_path,
                                         const std::string& client_ca_path);
 
-// Whether the host of `listen` (HOST:PORT, [V6]:PORT or unix:PATH) is loopback.
+// Whether `listen` (HOST:PORT, [V6]:PORT or unix:PATH) is a loopback address: the host
+// parsed as 127.0.0.0/8 (dotted quad), ::1, ::ffff:127.x.y.z or "localhost"; any
+// other name (127.evil.example) or form is not.
 bool IsLoopbackListen(absl::string_view listen);
 
 // FAILED_PRECONDITION if `listen` would serve plaintext off loopback without

@@ -14,13 +14,30 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(TransportTest, LoopbackAddresses) {
-  for (const char* listen : {"127.0.0.1:7070", "127.1.2.3:0", "[::1]:7070",
-                             "localhost:7070", "LOCALHOST:1", "unix:/tmp/dictlog.sock"}) {
+  for (const char* listen :
+       {"127.0.0.1:7070", "127.1.2.3:0", "127.255.255.255:1", "[::1]:7070",
+        "[0:0:0:0:0:0:0:1]:1", "[::ffff:127.0.0.1]:1", "localhost:7070", "LOCALHOST:1",
+        "unix:/tmp/dictlog.sock", "unix-abstract:dictlog"}) {
     EXPECT_TRUE(IsLoopbackListen(listen)) << listen;
   }
   for (const char* listen : {"0.0.0.0:7070", "[::]:7070", ":7070", "10.0.0.1:7070",
                              "db.example.com:7070", "128.0.0.1:7070", "[::2]:1"}) {
     EXPECT_FALSE(IsLoopbackListen(listen)) << listen;
+  }
+}
+
+// The host is parsed as an address, not matched as a string prefix: names that merely
+// start like a loopback address resolve to whatever their owner wants.
+TEST(TransportTest, LookalikeHostsAreNotLoopback) {
+  for (const char* listen :
+       {"127.evil.example:7070", "127.0.0.1.nip.io:7070", "127.0.0.1evil:7070",
+        "127.1:7070", "127.0.0.256:1", "localhost.evil.example:7070", "localhostx:1",
+        "[::1]x:7070", "[::1:7070", "::1:7070", "[::ffff:10.0.0.1]:1", "[fe80::1]:1",
+        "", ":", "[]:1"}) {
+    EXPECT_FALSE(IsLoopbackListen(listen)) << listen;
+    EXPECT_EQ(CheckTransport(listen, false, false).code(),
+              absl::StatusCode::kFailedPrecondition)
+        << listen;
   }
 }
 

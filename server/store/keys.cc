@@ -83,4 +83,15 @@ std::string DictionaryKey(uint32_t dictionary_id) {
   return key;
 }
 
+std::string RequestKey(absl::string_view principal, absl::string_view request_id) {
+  if (principal.empty()) return std::string(request_id);
+  std::string key;
+  key.reserve(2 + principal.size() + request_id.size());
+  key.push_back(kScopedRequestPrefix);
+  key.push_back(static_cast<char>(principal.size()));
+  key.append(principal.data(), principal.size());
+  key.append(request_id.data(), request_id.size());
+  return key;
+}
+
 }  // namespace dictlog::store

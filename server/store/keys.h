@@ -1,5 +1,4 @@
-// Key encodings of the RocksDB column families (docs/storage-format.md; the requests
-// family is keyed by the client request id itself):
+// Key encodings of the RocksDB column families (docs/storage-format.md):
 //
 //   records    key := pool_id:u32be seq:u64be          (sorted by pool, then seq)
 //   catalog    key := 'P' pool_name                     -> PoolRecord
@@ -9,6 +8,9 @@
 //                   | 'D' dictionary_id:u32be           -> PoolCounters of the records
 //                                                          whose frames name it
 //   dictionaries key := dictionary_id:u32be             -> DictionaryRecord
+//   requests   key := request_id                         -> AppendedRequest
+//                                                          (no principal: the bare id)
+//                   | 0x01 len:u8 principal request_id  (a token's principal)
 //
 // Big-endian integers make byte order equal numeric order. Stateless, thread-safe.
 #ifndef DICTLOG_SERVER_STORE_KEYS_H_
@@ -25,6 +27,8 @@ inline constexpr char kPoolPrefix = 'P';
 inline constexpr char kCategoryPrefix = 'C';
 inline constexpr char kRecompressPrefix = 'R';
 inline constexpr char kDictionaryCounterPrefix = 'D';
+inline constexpr char kScopedRequestPrefix = '\x01';
+inline constexpr size_t kMaxPrincipalBytes = 255;
 inline constexpr size_t kRecordKeyBytes = 12;
 
 std::string RecordKey(uint32_t pool_id, uint64_t seq);
@@ -38,6 +42,11 @@ std::string CounterKey(uint32_t pool_id);
 std::string DictionaryCounterKey(uint32_t dictionary_id);
 std::string RecompressKey(uint32_t pool_id);
 std::string DictionaryKey(uint32_t dictionary_id);
+// The requests-family key of `request_id` (printable ASCII, so never starting with
+// 0x01) as used by `principal` (at most 255 bytes). An empty principal (no tokens
+// file) keeps the bare request id, the only form written before request ids were
+// scoped per principal.
+std::string RequestKey(absl::string_view principal, absl::string_view request_id);
 
 void PutFixed32BE(uint32_t value, std::string* out);
 void PutFixed64BE(uint64_t value, std::string* out);

@@ -28,6 +28,13 @@ TEST(KeysTest, CategoryKeysShareTheirPoolPrefix) {
   EXPECT_NE(CategoryKeyPrefix(5), CategoryKeyPrefix(6));
 }
 
+TEST(KeysTest, RequestKeysAreTheBareIdWithoutPrincipalAndPrefixedWithOne) {
+  EXPECT_EQ(RequestKey("", "req-1"), "req-1");  // The form stores before scoping hold.
+  EXPECT_EQ(RequestKey("ab", "req-1"), std::string("\x01\x02" "ab" "req-1"));
+  // A principal's length is part of the key: no two (principal, id) pairs collide.
+  EXPECT_NE(RequestKey("ab", "c"), RequestKey("a", "bc"));
+}
+
 TEST(PoolCountersTest, EncodingRoundTrips) {
   PoolCounters in{3, 1u << 20, 0x1234567890ULL};
   PoolCounters out;

@@ -329,8 +329,8 @@ absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,
                                  const RequestWrite* request) {
   rocksdb::WriteBatch batch;
   if (request != nullptr) {
-    RETURN_IF_ERROR(FromRocks(batch.Put(requests_, ToSlice(request->request_id),
-                                        request->entry.SerializeAsString()),
+    const std::string key = RequestKey(request->principal, request->request_id);
+    RETURN_IF_ERROR(FromRocks(batch.Put(requests_, key, request->entry.SerializeAsString()),
                               "batching a request id"));
   }
   std::map<std::string, PoolCounters> deltas;  // Counter key -> delta.
@@ -350,10 +350,11 @@ absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,
 }
 
 absl::StatusOr<storage::AppendedRequest> Store::GetAppendedRequest(
-    absl::string_view request_id) const {
+    absl::string_view request_id, absl::string_view principal) const {
   std::string value;
   RETURN_IF_ERROR(FromRocks(
-      db_->Get(rocksdb::ReadOptions(), requests_, ToSlice(request_id), &value),
+      db_->Get(rocksdb::ReadOptions(), requests_, RequestKey(principal, request_id),
+               &value),
       "reading a request id"));
   storage::AppendedRequest entry;
   if (!entry.ParseFromString(value)) {

@@ -78,9 +78,11 @@ struct RecordRewrite {
 };
 
 // The request id of an append and what to remember about it (retries, docs/adr/0008).
+// The id is scoped by the principal that sent it (empty: none, no tokens file).
 struct RequestWrite {
   std::string request_id;
   storage::AppendedRequest entry;
+  std::string principal;
 };
 
 struct RecordRef {
@@ -164,10 +166,11 @@ class Store {
   // atomic batch; with `request`, also the request id's entry (requests family).
   absl::Status WriteRecords(absl::Span<const RecordWrite> records,
                             const RequestWrite* request = nullptr);
-  // The append that carried `request_id`, if within the request window; NOT_FOUND if
-  // there is none (or it expired); DATA_LOSS if it does not parse.
+  // The append that carried `request_id` from `principal` (keys.h RequestKey), if
+  // within the request window; NOT_FOUND if there is none (or it expired); DATA_LOSS
+  // if it does not parse.
   absl::StatusOr<storage::AppendedRequest> GetAppendedRequest(
-      absl::string_view request_id) const;
+      absl::string_view request_id, absl::string_view principal = {}) const;
   // Compacts the requests family now, dropping expired entries (tests).
   absl::Status CompactRequestsForTest();
   // Replaces stored records, moves counts between dictionaries and saves the job's

@@ -287,6 +287,26 @@ TEST(StoreRequestsTest, RequestEntryIsWrittenWithRecordsAndExpiresByAge) {
   EXPECT_TRUE((*store)->GetAppendedRequest("fresh").ok());
 }
 
+TEST(StoreRequestsTest, RequestIdsAreScopedByPrincipal) {
+  auto store = Store::Open({FreshTestDir(), false});
+  ASSERT_TRUE(store.ok()) << store.status();
+  RequestWrite alice{"req", {}, "alice-principal"};
+  alice.entry.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  alice.entry.set_fingerprint(1);
+  ASSERT_TRUE((*store)->WriteRecords({}, &alice).ok());
+  auto found = (*store)->GetAppendedRequest("req", "alice-principal");
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->fingerprint(), 1u);
+  EXPECT_TRUE(absl::IsNotFound((*store)->GetAppendedRequest("req", "bob-principal").status()));
+  EXPECT_TRUE(absl::IsNotFound((*store)->GetAppendedRequest("req").status()));
+  RequestWrite unscoped{"req", {}};  // No tokens file: the bare id, as before scoping.
+  unscoped.entry.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  unscoped.entry.set_fingerprint(2);
+  ASSERT_TRUE((*store)->WriteRecords({}, &unscoped).ok());
+  EXPECT_EQ((*store)->GetAppendedRequest("req")->fingerprint(), 2u);
+  EXPECT_EQ((*store)->GetAppendedRequest("req", "alice-principal")->fingerprint(), 1u);
+}
+
 }  // namespace
 }  // namespace dictlog::store
 

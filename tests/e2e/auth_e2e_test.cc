@@ -207,7 +207,7 @@ TEST_F(AuthTest, CategoryLimitedReaderSeesOnlyItsCategories) {
   const client::Client web = Connect(kWebReader);
   EXPECT_TRUE(web.Get(web_id_).ok());
   absl::StatusOr<v1::Record> hdfs = web.Get(hdfs_id_);
-  EXPECT_EQ(hdfs.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(hdfs.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(web.GetFrame(hdfs_id_).status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(web.GetFrame(web_id_).ok());
 
@@ -215,7 +215,7 @@ TEST_F(AuthTest, CategoryLimitedReaderSeesOnlyItsCategories) {
   ASSERT_TRUE(results.ok()) << results.status();
   ASSERT_EQ(results->size(), 2u);
   EXPECT_TRUE((*results)[0].ok());
-  EXPECT_EQ((*results)[1].status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ((*results)[1].status().code(), absl::StatusCode::kNotFound);
 
   v1::ScanRequest scan;
   scan.set_category("web.a");
@@ -233,6 +233,55 @@ TEST_F(AuthTest, CategoryLimitedReaderSeesOnlyItsCategories) {
   EXPECT_EQ(web.Scan(scan, ignore).code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(web.Append("web.a", "reader").status().code(),
             absl::StatusCode::kPermissionDenied);
+}
+
+// Issue 16 item 5: a limited reader cannot tell a record of a category it may not
+// read from an absent record or pool, and learns no category or pool name.
+TEST_F(AuthTest, CategoryLimitedReaderCannotTellForbiddenFromAbsent) {
+  const client::Client web = Connect(kWebReader);
+  const std::string absent_record = "HDFS/999999";
+  const std::string absent_pool = "no-such-pool/1";
+  for (const std::string& id : {hdfs_id_, absent_record, absent_pool}) {
+    const absl::Status get = web.Get(id).status();
+    EXPECT_EQ(get, absl::NotFoundError("no record " + id)) << id;
+    auto results = web.MultiGet({id});
+    ASSERT_TRUE(results.ok()) << results.status();
+    EXPECT_EQ((*results)[0].status(), absl::NotFoundError("no record " + id)) << id;
+  }
+  const absl::Status frame = web.GetFrame(hdfs_id_).status();
+  EXPECT_EQ(frame.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(web.GetFrame(absent_record).status(), frame);
+  EXPECT_EQ(web.GetFrame(absent_pool).status(), frame);
+  EXPECT_THAT(std::string(frame.message()), ::testing::Not(HasSubstr("HDFS")));
+  // A category it may read but nobody wrote: an empty scan, not "no pool '...'".
+  v1::ScanRequest scan;
+  scan.set_category("web.never-written");
+  int scanned = 0;
+  EXPECT_TRUE(web.Scan(scan, [&](const v1::Record&) { ++scanned; return absl::OkStatus(); }).ok());
+  EXPECT_EQ(scanned, 0);
+  // Unlimited tokens keep the precise answers.
+  EXPECT_EQ(Connect(kReader).Get(absent_pool).status(),
+            absl::NotFoundError("no pool 'no-such-pool'"));
+  EXPECT_EQ(Connect(kReader).Scan(scan, [](const v1::Record&) { return absl::OkStatus(); }).code(),
+            absl::StatusCode::kNotFound);
+}
+
+// Issue 16 item 10: request ids are scoped per token.
+TEST_F(AuthTest, ARequestIdOfOneTokenIsNotAnothersToClaimOrProbe) {
+  const client::Client writer = Connect(kWriter);
+  const client::Client admin = Connect(kAdmin);
+  absl::StatusOr<std::string> first = writer.Append("HDFS", "writer's record", "shared-req");
+  ASSERT_TRUE(first.ok()) << first.status();
+  // The same id and record from another token: its own append, not the writer's id.
+  absl::StatusOr<std::string> other = admin.Append("HDFS", "writer's record", "shared-req");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_NE(*other, *first);
+  // Other records under the id: no ALREADY_EXISTS revealing the id is taken.
+  EXPECT_TRUE(Connect(kWebWriter).Append("web.b", "probe", "shared-req").ok());
+  // The writer's own retry still returns its first id.
+  EXPECT_EQ(writer.Append("HDFS", "writer's record", "shared-req").value_or(""), *first);
+  EXPECT_EQ(writer.Append("HDFS", "other", "shared-req").status().code(),
+            absl::StatusCode::kAlreadyExists);
 }
 
 TEST_F(AuthTest, HealthNeedsNoToken) {

@@ -2,13 +2,16 @@
 # End to end through the CLI: `dictlog backup --out=DIR` on the real dictlogd, then a
 # second dictlogd on the copy returns every record byte for byte (`dictlog scan`) and
 # `dictlog verify` finds nothing corrupt; bad directories give the documented exit
-# codes (2 usage, 1 refused by the server) and touch nothing.
+# codes (2 usage, 1 refused by the server, also outside --backup_root) and touch
+# nothing.
 set -euo pipefail
 
 work="${TEST_TMPDIR}/backup_cli"
 rm -rf "$work" && mkdir -p "$work"
+work="$(realpath "$work")"  # The server reports the resolved directory.
 source "${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}/tests/e2e/server_lib.sh"
 
+extra_flags=(--backup_root="$work")
 start_server
 "$dictlog" --server="$server" pool create Spark --storage_mode=block --block_bytes=4096 \
   >/dev/null
@@ -32,6 +35,14 @@ status=0
 "$dictlog" --server="$server" backup --out="$work/copy" 2>"$work/again.err" || status=$?
 [[ $status == 1 ]] || fail "backup into a non-empty directory: exit $status, expected 1"
 grep -qi "exists" "$work/again.err" || fail "no ALREADY_EXISTS message: $(cat "$work/again.err")"
+mkdir -p "$work/outside"
+status=0
+"$dictlog" --server="$server" backup --out="$work/../outside-copy" 2>"$work/outside.err" ||
+  status=$?
+[[ $status == 1 ]] || fail "backup outside --backup_root: exit $status, expected 1"
+grep -q "PERMISSION_DENIED.*--backup_root" "$work/outside.err" ||
+  fail "no PERMISSION_DENIED message: $(cat "$work/outside.err")"
+[[ ! -e "$work/../outside-copy" ]] || fail "a backup outside --backup_root was written"
 stop_server
 
 # Restore: a server on the copy.

@@ -116,6 +116,8 @@ class BackupE2eTest : public ::testing::Test {
     work_ = std::string(std::getenv("TEST_TMPDIR")) + "/backup";
     std::filesystem::remove_all(work_);
     std::filesystem::create_directories(work_);
+    work_ = std::filesystem::canonical(work_).string();  // As the server resolves it.
+    root_flag_ = "--backup_root=" + work_;
   }
 
   // Block-mode pools Apache (with a dictionary) and Zookeeper; dictionaries for HDFS,
@@ -168,12 +170,13 @@ class BackupE2eTest : public ::testing::Test {
 
   std::vector<Category> categories_;
   std::string work_;
+  std::string root_flag_;  // Backups go inside work_.
   std::vector<IdPayload> loaded_;
 };
 
 TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
   testing::ServerProcess source(testing::RunfilePath("server/service/dictlogd"),
-                                work_ + "/data", {"--auto_train=false"});
+                                work_ + "/data", {"--auto_train=false", root_flag_});
   absl::StatusOr<std::string> address = source.Start();
   ASSERT_TRUE(address.ok()) << address.status();
   const client::Client client = ClientFor(*address);
@@ -241,7 +244,7 @@ TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
 
 TEST_F(BackupE2eTest, RefusesRelativeMissingParentAndNonEmptyDirectories) {
   testing::ServerProcess server(testing::RunfilePath("server/service/dictlogd"),
-                                work_ + "/data");
+                                work_ + "/data", {root_flag_});
   absl::StatusOr<std::string> address = server.Start();
   ASSERT_TRUE(address.ok()) << address.status();
   const client::Client client = ClientFor(*address);
@@ -265,6 +268,50 @@ TEST_F(BackupE2eTest, RefusesRelativeMissingParentAndNonEmptyDirectories) {
   EXPECT_TRUE(client.Backup(request).ok());
   EXPECT_EQ(client.Backup(request).status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(server.Stop().value_or(-1), 0);
+}
+
+// --backup_root confines backups: a directory outside it (directly, through "..", or
+// through a symbolic link inside it) is PERMISSION_DENIED and nothing is created or
+// cleared there; without the flag backups are off.
+TEST_F(BackupE2eTest, RefusesDirectoriesOutsideTheBackupRoot) {
+  const std::string root = work_ + "/backups", outside = work_ + "/outside";
+  std::filesystem::create_directories(root);
+  std::filesystem::create_directories(outside + "/victim.tmp");
+  std::ofstream(outside + "/victim.tmp/keep") << "operator's file";
+  std::filesystem::create_directory_symlink(outside, root + "/escape");
+  std::filesystem::create_directory_symlink(outside + "/victim.tmp", root + "/copy.tmp");
+  testing::ServerProcess server(testing::RunfilePath("server/service/dictlogd"),
+                                work_ + "/data", {"--backup_root=" + root});
+  absl::StatusOr<std::string> address = server.Start();
+  ASSERT_TRUE(address.ok()) << address.status();
+  const client::Client client = ClientFor(*address);
+  ASSERT_TRUE(client.Append("HDFS", "one record").ok());
+  v1::BackupRequest request;
+  for (const std::string& dir : {outside + "/copy", root + "/../outside/copy",
+                                 root + "/escape/copy", root + "/copy", root}) {
+    request.set_dir(dir);
+    EXPECT_EQ(client.Backup(request).status().code(), absl::StatusCode::kPermissionDenied)
+        << dir;
+  }
+  EXPECT_FALSE(std::filesystem::exists(outside + "/copy"));
+  EXPECT_TRUE(std::filesystem::exists(outside + "/victim.tmp/keep"));
+  request.set_dir(root + "/today");
+  absl::StatusOr<v1::BackupResponse> backup = client.Backup(request);
+  ASSERT_TRUE(backup.ok()) << backup.status();
+  EXPECT_EQ(backup->dir(), root + "/today");
+  EXPECT_EQ(server.Stop().value_or(-1), 0);
+
+  testing::ServerProcess off(testing::RunfilePath("server/service/dictlogd"),
+                             work_ + "/data");
+  address = off.Start();
+  ASSERT_TRUE(address.ok()) << address.status();
+  request.set_dir(root + "/tomorrow");
+  absl::StatusOr<v1::BackupResponse> refused = ClientFor(*address).Backup(request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("--backup_root"), std::string::npos)
+      << refused.status();
+  EXPECT_FALSE(std::filesystem::exists(root + "/tomorrow"));
+  EXPECT_EQ(off.Stop().value_or(-1), 0);
 }
 
 }  // namespace

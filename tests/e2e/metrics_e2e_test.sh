@@ -2,7 +2,8 @@
 # End to end: Prometheus metrics. The real dictlogd with --metrics_listen on 127.0.0.1
 # port 0; loghub traffic through the CLI (appends, reads, a failed read, training,
 # re-compression, verify); the scrape's values must match the traffic, and the whole
-# exposition must pass `promtool check metrics` (Debian package prometheus).
+# exposition must pass `promtool check metrics` (Debian package prometheus). Scrapes
+# carry the bearer token of --metrics_token_file; one without it is refused (401).
 set -euo pipefail
 
 work="${TEST_TMPDIR}/metrics"
@@ -10,13 +11,18 @@ rm -rf "$work" && mkdir -p "$work"
 source "${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}/tests/e2e/server_lib.sh"
 command -v promtool >/dev/null || fail "promtool not found: apt-get install prometheus"
 
-# GET /metrics (bash /dev/tcp: no HTTP client needed); the body only.
-scrape() {
+# The raw response to GET /metrics with header line $1 (bash /dev/tcp: no HTTP client
+# needed).
+request() {
   exec 3<>"/dev/tcp/127.0.0.1/$(cat "$work/metrics_port")"
-  printf 'GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n' >&3
-  local response
-  response=$(cat <&3)
+  printf 'GET /metrics HTTP/1.1\r\nHost: localhost\r\n%s\r\n' "$1" >&3
+  cat <&3
   exec 3<&-
+}
+# GET /metrics with the token; the body only.
+scrape() {
+  local response
+  response=$(request "Authorization: Bearer $(cat "$work/metrics_token")"$'\r\n')
   [[ "$response" == "HTTP/1.1 200 OK"* ]] || fail "scrape: ${response:0:200}"
   printf '%s\n' "$response" | sed '1,/^\r$/d'
 }
@@ -35,9 +41,14 @@ expect() {  # expect FILE SAMPLE OP NUMBER (OP: -eq, -gt, -ge)
         exit !ok }' || fail "$2 is $got, expected $3 $4"
 }
 
+head -c 24 /dev/urandom | base64 >"$work/metrics_token"
 extra_flags=(--metrics_listen=127.0.0.1:0 "--metrics_port_file=$work/metrics_port"
-             --auto_train=false)
+             "--metrics_token_file=$work/metrics_token" --auto_train=false)
 start_server
+unauthorized=$(request "")
+[[ "$unauthorized" == "HTTP/1.1 401 Unauthorized"* ]] ||
+  fail "scrape without the token: ${unauthorized:0:200}"
+[[ "$unauthorized" != *dictlog_* ]] || fail "metrics served without the token"
 scrape >"$work/before"
 promtool check metrics <"$work/before" || fail "promtool rejects the idle server's metrics"
 expect "$work/before" dictlog_store_open -eq 1
@@ -103,7 +114,7 @@ grep -q '^dictlog_rocksdb_total_sst_files_size{family="records"} ' "$work/after"
 
 # Anything but GET /metrics is refused.
 exec 3<>"/dev/tcp/127.0.0.1/$(cat "$work/metrics_port")"
-printf 'GET / HTTP/1.1\r\n\r\n' >&3
+printf 'GET / HTTP/1.1\r\nAuthorization: Bearer %s\r\n\r\n' "$(cat "$work/metrics_token")" >&3
 [[ "$(head -n 1 <&3)" == "HTTP/1.1 404 Not Found"* ]] || fail "GET / is not a 404"
 exec 3<&-
 

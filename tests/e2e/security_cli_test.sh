@@ -2,7 +2,9 @@
 # End to end through the CLI binaries: dictlogd refuses plaintext off loopback and a
 # bad tokens file (without printing tokens); `dictlog` with --tls_ca, --tls_cert,
 # --tls_key and --token_file talks to a dictlogd serving mutual TLS with tokens, and
-# gets exit status 1 with the gRPC code when the token is missing or too weak.
+# gets exit status 1 with the gRPC code when the token is missing or too weak;
+# `dictlog health` (the Kubernetes probe) passes over TLS without a token, checks the
+# certificate's name (--tls_server_name) and fails once the server is gone.
 # Certificates are made here with openssl (Debian package openssl).
 set -euo pipefail
 
@@ -23,8 +25,16 @@ if "$dictlogd" --data_dir="$work/refused" --tokens_file="$work/bad_tokens" \
   >"$work/out" 2>&1; then
   fail "dictlogd started with a bad tokens file"
 fi
-grep -q 'line 1: unknown role "superuser"' "$work/out" || { cat "$work/out"; fail "bad message"; }
+grep -q 'line 1: unknown role' "$work/out" || { cat "$work/out"; fail "bad message"; }
 if grep -q "secret-token" "$work/out"; then fail "a token was printed"; fi
+# A token where the role goes (fields swapped) is not printed either.
+printf 'reader secret-token-0123456789\n' >"$work/bad_tokens"
+if "$dictlogd" --data_dir="$work/refused" --tokens_file="$work/bad_tokens" \
+  >"$work/out" 2>&1; then
+  fail "dictlogd started with a bad tokens file"
+fi
+grep -q 'line 1: ' "$work/out" || { cat "$work/out"; fail "bad message"; }
+if grep -q "secret-token" "$work/out"; then fail "a token was printed: $(cat "$work/out")"; fi
 
 # --- mutual TLS + tokens ---
 pki="$work/pki"
@@ -75,5 +85,37 @@ status=0
 "$dictlog" --server="$server" --tls_cert="$pki/client.pem" pools 2>"$work/err" || status=$?
 [[ $status == 2 ]] || fail "--tls_cert without --tls_key: exit $status, want 2"
 
+# health: no token needed; the certificate's name is checked (here: the probe's way,
+# 127.0.0.1 with --tls_server_name).
+[[ "$("$dictlog" "${tls[@]}" health)" == SERVING ]] || fail "health over mTLS"
+[[ "$("$dictlog" "${tls[@]}" --tls_server_name=localhost health)" == SERVING ]] ||
+  fail "health with --tls_server_name=localhost"
+status=0
+"$dictlog" "${tls[@]}" --tls_server_name=other.example health >/dev/null 2>&1 || status=$?
+[[ $status == 1 ]] || fail "health accepted a certificate for another name: exit $status"
+status=0
+"$dictlog" "${tls[@]}" health extra 2>/dev/null || status=$?
+[[ $status == 2 ]] || fail "health with an argument: exit $status, want 2"
+
 stop_server
+status=0
+"$dictlog" "${tls[@]}" --timeout_seconds=2 health >/dev/null 2>&1 || status=$?
+[[ $status == 1 ]] || fail "health of a stopped server: exit $status, want 1"
+
+# health of a server still opening its store (NOT_SERVING): exit 1.
+"$dictlogd" --listen=127.0.0.1:0 --data_dir="$work/opening" --open_delay_ms_for_test=60000 \
+  >"$work/opening.log" 2>&1 &
+opening_pid=$!
+for _ in $(seq 1 300); do
+  grep -q "listening on port" "$work/opening.log" && break
+  sleep 0.1
+done
+port=$(sed -n 's/^dictlogd: listening on port \([0-9]*\),.*/\1/p' "$work/opening.log")
+[[ -n "$port" ]] || { kill "$opening_pid"; fail "no port: $(cat "$work/opening.log")"; }
+status=0
+"$dictlog" --server="127.0.0.1:$port" health 2>"$work/err" || status=$?
+kill -KILL "$opening_pid"
+wait "$opening_pid" 2>/dev/null || true
+[[ $status == 1 ]] || fail "health while opening: exit $status, want 1"
+grep -q NOT_SERVING "$work/err" || fail "no NOT_SERVING: $(cat "$work/err")"
 echo PASS

@@ -5,6 +5,14 @@ server, or, with get(id, decode_locally=True), fetch the stored zstd frame (GetF
 and decode it here with the python `zstandard` package and the dictionary the frame
 names (GetDictionary, cached per dictionary id for the client's lifetime).
 
+Retries live in one place (_call): idempotent reads (Get, MultiGet, GetFrame,
+GetDictionary, ListPools) are retried on UNAVAILABLE with exponential backoff; appends
+always carry a request id (random unless given) and only therefore are retried, also on
+DEADLINE_EXCEEDED and CANCELLED, as the server stores a request id once. Scan streams
+and TrainDictionary are never retried. multiget() asks again for the ids the server
+answered RESOURCE_EXHAUSTED (its per-call response budget) until every id has its
+result or a call makes no progress.
+
 Thread safety: a Client may be used by any number of threads at once without external
 synchronization: grpc channels and stubs are thread-safe, the dictionary cache is
 guarded by a lock, and each local decode uses its own zstd decompression context. An
@@ -12,10 +20,15 @@ iterator returned by scan() must be consumed by one thread at a time. close() mu
 be called while other threads still use the Client.
 """
 
+from __future__ import annotations
+
 import dataclasses
+import random
 import threading
 import time
 import uuid
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TypeVar, Union
 
 import grpc
 import zstandard
@@ -26,11 +39,21 @@ try:
     from . import dictlog_pb2, dictlog_pb2_grpc
 except ImportError as e:  # Generated modules missing: a source checkout, not built.
     raise ImportError(
-        "dictlog_client: generated modules missing; run client/python/generate.sh"
-    ) from e
+        "dictlog_client: generated modules missing; install the package "
+        "(pip install client/python) or run client/python/generate.sh") from e
 
-# The C++ client's receive limit; grpc's default (4 MiB) is below a large MultiGet.
-_MAX_RECEIVE_BYTES = 64 * 1024 * 1024
+# The server answers a read with at most 64 MiB of payload (its per-call budget; ids
+# past it get RESOURCE_EXHAUSTED); ids, categories and framing come on top.
+_MAX_RECEIVE_BYTES = 64 * 1024 * 1024 + 16 * 1024 * 1024
+# Codes after which a call is retried: reads (idempotent), appends (with a request id).
+_READ_RETRY_CODES = frozenset([grpc.StatusCode.UNAVAILABLE])
+# CANCELLED: a server shutting down cancels calls it accepted but never started.
+_APPEND_RETRY_CODES = frozenset([grpc.StatusCode.UNAVAILABLE,
+                                 grpc.StatusCode.DEADLINE_EXCEEDED,
+                                 grpc.StatusCode.CANCELLED])
+_MAX_BACKOFF_SECONDS = 2.0
+
+_Response = TypeVar("_Response")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +62,7 @@ class Record:
     GetFrame does not carry it."""
 
     id: str
-    category: str
+    category: Optional[str]
     payload: bytes
 
 
@@ -52,27 +75,45 @@ class Frame:
     dictionary_id: int
 
 
-class Client:
-    """A connection to one dictlogd. See the module docstring for the thread contract.
+#: One result of multiget(): the record, or the error of that id alone.
+MultiGetResult = Union[Record, DictlogError]
 
-    target: "host:port" of the server. timeout: seconds each unary call may take
-    (default 30; None: no deadline); an expired call raises DEADLINE_EXCEEDED.
-    channel: an existing grpc.Channel to use instead of opening one; the Client then
-    does not close it. append_attempts: tries of an append (default 3): each append
-    carries a request id (random unless given) and is retried with it after UNAVAILABLE,
-    DEADLINE_EXCEEDED or CANCELLED; the server stores it once (docs/api.md "Retries").
-    TLS: root_certificates (PEM bytes of the CA the server's certificate must chain
-    to) turns TLS on; private_key and certificate_chain (PEM bytes) add a client
-    certificate for servers requiring mutual TLS. Default: plaintext.
-    token: a bearer token sent with every call ("authorization: Bearer <token>").
+
+class Client:
+    """A connection to one dictlogd. See the module docstring for retries and the
+    thread contract. Use it as a context manager (`with Client(...) as client:`) or
+    call close().
+
+    Args:
+        target: "host:port" of the server (default "127.0.0.1:7070").
+        timeout: seconds each unary call (each attempt) may take (default 30; None: no
+            deadline); an expired call raises DEADLINE_EXCEEDED.
+        channel: an existing grpc.Channel to use instead of opening one; the Client then
+            does not close it (and `max_receive_bytes` is the channel's business).
+        root_certificates: PEM bytes of the CA the server's certificate must chain to;
+            turns TLS on. Default: plaintext.
+        private_key, certificate_chain: PEM bytes of a client certificate, for servers
+            requiring mutual TLS.
+        token: a bearer token sent with every call ("authorization: Bearer <token>").
+        append_attempts: tries of an append (default 3; docs/api.md "Retries").
+        read_attempts: tries of an idempotent read on UNAVAILABLE (default 3).
+        retry_backoff: seconds before the first retry (default 0.1); doubled after
+            each, at most 2 s, each wait jittered down to half of it.
+        max_receive_bytes: the largest response accepted (default 80 MiB: the server's
+            64 MiB response budget plus overhead).
     """
 
-    def __init__(self, target="127.0.0.1:7070", *, timeout=30.0, channel=None,
-                 root_certificates=None, private_key=None, certificate_chain=None,
-                 token=None, append_attempts=3):
+    def __init__(self, target: str = "127.0.0.1:7070", *, timeout: Optional[float] = 30.0,
+                 channel: Optional[grpc.Channel] = None,
+                 root_certificates: Optional[bytes] = None,
+                 private_key: Optional[bytes] = None,
+                 certificate_chain: Optional[bytes] = None, token: Optional[str] = None,
+                 append_attempts: int = 3, read_attempts: int = 3,
+                 retry_backoff: float = 0.1,
+                 max_receive_bytes: int = _MAX_RECEIVE_BYTES) -> None:
         self._owns_channel = channel is None
         if channel is None:
-            options = [("grpc.max_receive_message_length", _MAX_RECEIVE_BYTES)]
+            options = [("grpc.max_receive_message_length", max_receive_bytes)]
             if root_certificates is None and certificate_chain is None:
                 channel = grpc.insecure_channel(target, options=options)
             else:
@@ -82,75 +123,95 @@ class Client:
         self._channel = channel
         self._timeout = timeout
         self._append_attempts = max(1, append_attempts)
+        self._read_attempts = max(1, read_attempts)
+        self._retry_backoff = max(0.0, retry_backoff)
         self._metadata = (("authorization", "Bearer " + token),) if token else None
         self._store = dictlog_pb2_grpc.LogStoreStub(channel)
         self._admin = dictlog_pb2_grpc.AdminStub(channel)
-        self._dictionaries = {}  # dictionary id -> zstandard.ZstdCompressionDict
+        self._dictionaries: Dict[int, zstandard.ZstdCompressionDict] = {}
         self._dictionaries_lock = threading.Lock()
 
-    def close(self):
-        """Closes the channel if the Client opened it."""
+    def close(self) -> None:
+        """Closes the channel if the Client opened it. Calls after close() fail."""
         if self._owns_channel:
             self._channel.close()
 
-    def __enter__(self):
+    def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # LogStore -----------------------------------------------------------------------
 
-    def append(self, category, payload, *, request_id=None):
-        """Appends one record; returns its id ("<pool>/<seq>")."""
+    def append(self, category: str, payload: bytes, *,
+               request_id: Optional[str] = None) -> str:
+        """Appends one record; returns its id ("<pool>/<seq>"). request_id (printable
+        ASCII, at most 128 bytes; random if None) makes retries store it once."""
         request = dictlog_pb2.AppendRequest(category=category, payload=payload,
                                             request_id=request_id or uuid.uuid4().hex)
-        return self._retried(self._store.Append, request).id
+        return self._call(self._store.Append, request, self._append_retry).id
 
-    def append_batch(self, records, *, request_id=None):
+    def append_batch(self, records: Iterable[Tuple[str, bytes]], *,
+                     request_id: Optional[str] = None) -> List[str]:
         """Appends (category, payload) pairs atomically; returns their ids in order."""
         request = dictlog_pb2.AppendBatchRequest(records=[
             dictlog_pb2.RecordToAppend(category=c, payload=p) for c, p in records
         ], request_id=request_id or uuid.uuid4().hex)
-        return list(self._retried(self._store.AppendBatch, request).ids)
+        return list(self._call(self._store.AppendBatch, request, self._append_retry).ids)
 
-    def get(self, record_id, *, decode_locally=False):
+    def get(self, record_id: str, *, decode_locally: bool = False) -> Record:
         """Reads one record. With decode_locally, fetches its zstd frame and decodes it
         here (the returned Record's category is then None)."""
         if decode_locally:
             frame = self.get_frame(record_id)
             return Record(frame.id, None, self.decode_frame(frame))
-        response = self._unary(self._store.Get, dictlog_pb2.GetRequest(id=record_id))
-        return _record(response.record)
+        request = dictlog_pb2.GetRequest(id=record_id)
+        return _record(self._call(self._store.Get, request, self._read_retry).record)
 
-    def multiget(self, ids):
-        """Reads many records: one result per id, in order, each a Record or, for an id
-        that failed alone (malformed, missing), a DictlogError (returned, not raised)."""
-        request = dictlog_pb2.MultiGetRequest(ids=list(ids))
-        response = self._unary(self._store.MultiGet, request)
-        return [_multiget_result(r) for r in response.results]
+    def multiget(self, ids: Iterable[str]) -> List[MultiGetResult]:
+        """Reads many records: one result per id, in request order, each a Record or,
+        for an id that failed alone (malformed, missing), a DictlogError (returned, not
+        raised). Ids the server left for another call (RESOURCE_EXHAUSTED: its response
+        budget was spent) are asked for again, until a call returns none of them; those
+        then keep their RESOURCE_EXHAUSTED error."""
+        ids = list(ids)
+        results: List[Optional[MultiGetResult]] = [None] * len(ids)
+        pending = list(range(len(ids)))  # Indexes into ids still without a result.
+        while pending:
+            answers = self._multiget_once([ids[i] for i in pending])
+            left = [i for i, a in zip(pending, answers)
+                    if _is_resource_exhausted(a)]
+            progress = len(left) < len(pending)
+            for index, answer in zip(pending, answers):
+                if not progress or not _is_resource_exhausted(answer):
+                    results[index] = answer
+            pending = left if progress else []
+        return results  # type: ignore[return-value]  # Every slot is filled.
 
-    def scan(self, *, category=None, pool=None, from_id="", limit=0):
+    def scan(self, *, category: Optional[str] = None, pool: Optional[str] = None,
+             from_id: str = "", limit: int = 0) -> Iterator[Record]:
         """Yields the records of a pool (or of one category) in append order, starting
         at from_id (inclusive; "" the start), at most limit (0: no limit). Exactly one
-        of category and pool. The stream has no deadline; closing the iterator early
-        cancels it."""
+        of category and pool. The stream has no deadline and is not retried; closing the
+        iterator early cancels it."""
         if (category is None) == (pool is None):
             raise DictlogError(grpc.StatusCode.INVALID_ARGUMENT,
                                "scan needs exactly one of category and pool")
         request = dictlog_pb2.ScanRequest(from_id=from_id, limit=limit)
         if category is not None:
             request.category = category
-        else:
+        elif pool is not None:
             request.pool = pool
         return self._scan(request)
 
-    def get_frame(self, record_id):
+    def get_frame(self, record_id: str) -> Frame:
         """The stored record as a standard zstd frame, with its dictionary id."""
-        response = self._unary(self._store.GetFrame, dictlog_pb2.GetRequest(id=record_id))
+        request = dictlog_pb2.GetRequest(id=record_id)
+        response = self._call(self._store.GetFrame, request, self._read_retry)
         return Frame(response.id, bytes(response.frame), response.dictionary_id)
 
-    def decode_frame(self, frame):
+    def decode_frame(self, frame: Frame) -> bytes:
         """Decodes a Frame to its payload with zstandard, fetching (once) the dictionary
         it names. DATA_LOSS if the frame's header names another dictionary than the
         server reported or the frame does not decode."""
@@ -173,46 +234,56 @@ class Client:
 
     # Admin --------------------------------------------------------------------------
 
-    def pools(self):
+    def pools(self) -> List[dictlog_pb2.PoolInfo]:
         """Every pool's dictlog.v1.PoolInfo message, ordered by name."""
-        return list(self._unary(self._admin.ListPools, dictlog_pb2.ListPoolsRequest()).pools)
+        request = dictlog_pb2.ListPoolsRequest()
+        return list(self._call(self._admin.ListPools, request, self._read_retry).pools)
 
-    def get_dictionary(self, dictionary_id):
+    def get_dictionary(self, dictionary_id: int) -> bytes:
         """The dictionary's bytes in the standard zstd format (cached per id)."""
         return self._dictionary(dictionary_id).as_bytes()
 
-    def train_dictionary(self, pool, *, activate=False, dictionary_bytes=0):
+    def train_dictionary(self, pool: str, *, activate: bool = False,
+                         dictionary_bytes: int = 0) -> dictlog_pb2.TrainDictionaryResponse:
         """Trains a candidate dictionary for pool (TrainDictionary); returns the
-        dictlog.v1.TrainDictionaryResponse."""
+        dictlog.v1.TrainDictionaryResponse. Not retried: each call trains one more."""
         request = dictlog_pb2.TrainDictionaryRequest(
             pool=pool, activate=activate, dictionary_bytes=dictionary_bytes)
-        return self._unary(self._admin.TrainDictionary, request)
+        return self._call(self._admin.TrainDictionary, request, _no_retry)
 
     # Internals ----------------------------------------------------------------------
 
-    def _unary(self, method, request):
-        try:
-            return method(request, timeout=self._timeout, metadata=self._metadata)
-        except grpc.RpcError as e:
-            raise from_rpc_error(e) from None
+    def _read_retry(self, code: grpc.StatusCode, attempt: int) -> bool:
+        return code in _READ_RETRY_CODES and attempt < self._read_attempts
 
-    def _retried(self, method, request):
-        backoff = 0.1
-        for attempt in range(1, self._append_attempts + 1):
+    def _append_retry(self, code: grpc.StatusCode, attempt: int) -> bool:
+        return code in _APPEND_RETRY_CODES and attempt < self._append_attempts
+
+    def _call(self, method: Callable[..., _Response], request: object,
+              retry: Callable[[grpc.StatusCode, int], bool]) -> _Response:
+        """Calls a unary method; after a failed attempt n (from 1), waits and tries
+        again while retry(code, n) says so. The one place gRPC errors are converted."""
+        attempt = 1
+        while True:
             try:
-                return self._unary(method, request)
-            except DictlogError as e:
-                # CANCELLED: a server shutting down cancels calls it accepted but
-                # never started; the request id makes a retry safe.
-                retryable = e.code in (grpc.StatusCode.UNAVAILABLE,
-                                       grpc.StatusCode.DEADLINE_EXCEEDED,
-                                       grpc.StatusCode.CANCELLED)
-                if not retryable or attempt == self._append_attempts:
-                    raise
-            time.sleep(backoff)
-            backoff *= 2
+                return method(request, timeout=self._timeout, metadata=self._metadata)
+            except grpc.RpcError as e:
+                error = from_rpc_error(e)
+            if not retry(error.code, attempt):
+                raise error
+            time.sleep(backoff_seconds(self._retry_backoff, attempt))
+            attempt += 1
 
-    def _scan(self, request):
+    def _multiget_once(self, ids: List[str]) -> List[MultiGetResult]:
+        request = dictlog_pb2.MultiGetRequest(ids=ids)
+        response = self._call(self._store.MultiGet, request, self._read_retry)
+        if len(response.results) != len(ids):
+            raise DictlogError(
+                grpc.StatusCode.INTERNAL,
+                f"MultiGet of {len(ids)} ids returned {len(response.results)} results")
+        return [_multiget_result(r) for r in response.results]
+
+    def _scan(self, request: dictlog_pb2.ScanRequest) -> Iterator[Record]:
         call = self._store.Scan(request, metadata=self._metadata)
         try:
             for response in call:
@@ -223,7 +294,7 @@ class Client:
         finally:
             call.cancel()  # No-op once the stream has ended.
 
-    def _dictionary(self, dictionary_id):
+    def _dictionary(self, dictionary_id: int) -> zstandard.ZstdCompressionDict:
         """The ZstdCompressionDict of dictionary_id, fetched by GetDictionary once.
         Dictionary ids are never reused, so entries never go stale; the cache holds every
         dictionary this Client has decoded with."""
@@ -232,9 +303,9 @@ class Client:
         if cached is not None:
             return cached
         request = dictlog_pb2.GetDictionaryRequest(id=dictionary_id)
-        content = bytes(self._unary(self._admin.GetDictionary, request).content)
+        response = self._call(self._admin.GetDictionary, request, self._read_retry)
         dictionary = zstandard.ZstdCompressionDict(
-            content, dict_type=zstandard.DICT_TYPE_FULLDICT)
+            bytes(response.content), dict_type=zstandard.DICT_TYPE_FULLDICT)
         if dictionary.dict_id() != dictionary_id:
             raise DictlogError(
                 grpc.StatusCode.DATA_LOSS,
@@ -243,17 +314,33 @@ class Client:
             return self._dictionaries.setdefault(dictionary_id, dictionary)
 
 
-def _record(message):
+def backoff_seconds(initial: float, attempt: int) -> float:
+    """The wait after failed attempt `attempt` (from 1): initial * 2^(attempt-1), at
+    most 2 s, jittered uniformly down to half of it."""
+    ceiling = min(_MAX_BACKOFF_SECONDS, initial * 2 ** (attempt - 1))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def _no_retry(code: grpc.StatusCode, attempt: int) -> bool:
+    return False
+
+
+def _record(message: dictlog_pb2.Record) -> Record:
     return Record(message.id, message.category, bytes(message.payload))
 
 
-def _multiget_result(result):
+def _multiget_result(result: dictlog_pb2.MultiGetResult) -> MultiGetResult:
     if result.HasField("record"):
         return _record(result.record)
     return DictlogError(code_from_number(result.error.code), result.error.message)
 
 
-def _decompress_one_frame(decompressor, frame):
+def _is_resource_exhausted(result: MultiGetResult) -> bool:
+    return (isinstance(result, DictlogError) and
+            result.code == grpc.StatusCode.RESOURCE_EXHAUSTED)
+
+
+def _decompress_one_frame(decompressor: zstandard.ZstdDecompressor, frame: Frame) -> bytes:
     """Decodes exactly one complete frame (the header need not carry the content size)."""
     try:
         stream = decompressor.decompressobj()

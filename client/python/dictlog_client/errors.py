@@ -5,6 +5,8 @@ Every failed call raises a DictlogError carrying a canonical gRPC status code
 function, from_rpc_error(). Values are immutable and may be shared between threads.
 """
 
+from __future__ import annotations
+
 import grpc
 
 # Numeric canonical code (as in MultiGet's RecordError.code) -> grpc.StatusCode.
@@ -14,28 +16,28 @@ _CODES_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 class DictlogError(Exception):
     """A failed dictlog call: `code` (grpc.StatusCode) and `message` (str)."""
 
-    def __init__(self, code, message):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
         super().__init__(f"{code.name}: {message}")
         self.code = code
         self.message = message
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, DictlogError) and self.code == other.code and
                 self.message == other.message)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.code, self.message))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"DictlogError({self.code.name}, {self.message!r})"
 
 
-def code_from_number(number):
+def code_from_number(number: int) -> grpc.StatusCode:
     """The grpc.StatusCode of a numeric canonical code; UNKNOWN for numbers outside it."""
     return _CODES_BY_NUMBER.get(number, grpc.StatusCode.UNKNOWN)
 
 
-def from_rpc_error(error):
+def from_rpc_error(error: grpc.RpcError) -> DictlogError:
     """Converts a grpc.RpcError raised by a stub call into a DictlogError."""
     code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     details = error.details() if hasattr(error, "details") else str(error)

@@ -1,0 +1,316 @@
+"""The Grafana dashboard deploy/grafana/dictlog.json against a real dictlogd and a real
+Prometheus.
+
+dictlogd runs on 127.0.0.1 port 0 with --metrics_listen on port 0 and a temp data dir;
+the dictlog CLI sends traffic (loghub appends, a MultiGet, a scan, a failing call, a
+training, a re-compression). Then:
+- every metric the dashboard's PromQL expressions (panel targets and template variable
+  queries) name is in dictlogd's /metrics, and every label their matchers and groupings
+  name is a label of one of those metrics (or one Prometheus adds: instance, job);
+- Prometheus (Debian package prometheus) scrapes dictlogd every second and returns data
+  for every expression, with Grafana's variables set to their "All" values, which also
+  proves each expression parses;
+- the panels operators look at first are there (ingest, reads, latency by method, errors
+  by code, ratio and stored bytes per pool, cache hit rate and cold builds,
+  re-compression and training, RocksDB compactions).
+Metric names are taken from the expressions by parse_promql(), tested on its own here.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.parse
+import urllib.request
+
+ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "dictlog"))
+DASHBOARD = os.path.join(ROOT, "deploy/grafana/dictlog.json")
+DICTLOGD = os.path.join(ROOT, "server/service/dictlogd")
+DICTLOG = os.path.join(ROOT, "client/cli/dictlog")
+LOGHUB = os.path.join(os.environ.get("TEST_SRCDIR", ""), "loghub")
+# Labels Prometheus attaches to every scraped series.
+TARGET_LABELS = {"instance", "job"}
+# Grafana variables as the dashboard's "All" option and a rate window for 1 s scrapes.
+VARIABLES = {"__rate_interval": "1m"}
+ALL = ".*"
+DEADLINE_SECONDS = 60
+
+_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and",
+             "or", "unless", "offset", "inf", "nan"}
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+_GROUPING = re.compile(r"\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)")
+_TOKEN = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{[^}]*\})?\s*(\()?")
+_MATCHER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)\s*\"")
+
+
+def parse_promql(expr):
+    """(selectors, grouping labels) of a PromQL expression: selectors as (metric name,
+    labels its matchers name) in order; functions, keywords and numbers are skipped."""
+    matchers_by_start = {}
+    for m in re.finditer(r"\{[^}]*\}", expr):  # Matchers, before strings are blanked.
+        matchers_by_start[m.start()] = set(_MATCHER.findall(m.group()))
+    text = _STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', expr)
+    text = re.sub(r"\[[^\]]*\]", lambda m: " " * len(m.group()), text)  # Ranges.
+    text = re.sub(r"\b\d[\w.]*", lambda m: " " * len(m.group()), text)  # 0.99, 5m, 1e3.
+    groupings = set()
+
+    def take_grouping(m):
+        groupings.update(label.strip() for label in m.group(2).split(",") if label.strip())
+        return " " * len(m.group())
+
+    text = _GROUPING.sub(take_grouping, text)
+    selectors = []
+    for m in _TOKEN.finditer(text):
+        name, matchers, call = m.groups()
+        if call or name.lower() in _KEYWORDS:
+            continue
+        labels = matchers_by_start.get(m.start(2), set()) if matchers else set()
+        selectors.append((name, labels))
+    return selectors, groupings
+
+
+def dashboard_queries(dashboard):
+    """(where, PromQL) of every panel target and template variable query; a variable's
+    label_values(SELECTOR, LABEL) is given as SELECTOR and LABEL."""
+    queries = []
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            where = node.get("title") or node.get("name") or where
+            if isinstance(node.get("expr"), str):
+                queries.append((where, node["expr"], None))
+            query = node.get("query")
+            query = query.get("query") if isinstance(query, dict) else query
+            if node.get("type") == "query" and isinstance(query, str):
+                m = re.fullmatch(r"\s*label_values\((.*),\s*(\w+)\)\s*", query)
+                assert m, f"variable {where}: not label_values(...): {query}"
+                queries.append((where, m.group(1), m.group(2)))
+            for value in node.values():
+                walk(value, where)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    walk(dashboard, "dashboard")
+    return queries
+
+
+def with_variables(expr):
+    """expr with Grafana's $var / ${var} replaced by test values."""
+    return re.sub(r"\$\{?(\w+)\}?", lambda m: VARIABLES.get(m.group(1), ALL), expr)
+
+
+def scrape_labels(text):
+    """{sample name: label names seen on it} of a Prometheus text exposition."""
+    labels = {}
+    for line in text.splitlines():
+        m = re.match(r"([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s", line)
+        if m and not line.startswith("#"):
+            names = re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="(?:\\.|[^"\\])*"', m.group(2) or "")
+            labels.setdefault(m.group(1), set()).update(names)
+    return labels
+
+
+def wait_for(what, condition):
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def http_get(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
+
+
+class Process:
+    """A child process with its output in a log file; stop() by pid: SIGTERM, then
+    SIGKILL after 30 s. Returns the exit status."""
+
+    def __init__(self, argv, log_path):
+        self.log_path = log_path
+        self.log = open(log_path, "ab")
+        self.process = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def log_text(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+        finally:
+            self.log.close()
+
+
+def read_port(path, process):
+    def port():
+        assert process.process.poll() is None, process.log_text()
+        if not os.path.exists(path) or not os.path.getsize(path):
+            return None
+        with open(path) as f:
+            return int(f.read())
+
+    return wait_for(path, port)
+
+
+class ParsePromqlTest(unittest.TestCase):
+
+    def test_names_labels_and_groupings(self):
+        selectors, groupings = parse_promql(
+            'histogram_quantile(0.99, sum by (le, method) (rate(dictlog_rpc_duration_'
+            'seconds_bucket{instance=~"$instance",service=~"a{b}"}[$__rate_interval])))'
+            ' / on (method) group_left sum without(code) (dictlg_typo_total offset 5m)'
+            ' > bool 2')
+        self.assertEqual(selectors, [("dictlog_rpc_duration_seconds_bucket",
+                                      {"instance", "service"}), ("dictlg_typo_total", set())])
+        self.assertEqual(groupings, {"le", "method", "code"})
+
+    def test_label_values_variables(self):
+        queries = dashboard_queries({"templating": {"list": [
+            {"type": "query", "name": "pool",
+             "query": {"query": 'label_values(dictlog_pool_records{x="1"}, pool)'}}]}})
+        self.assertEqual(queries, [("pool", 'dictlog_pool_records{x="1"}', "pool")])
+
+
+class DashboardTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        with open(DASHBOARD) as f:
+            cls.dashboard = json.load(f)
+        cls.queries = dashboard_queries(cls.dashboard)
+        cls.work = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.prometheus = None
+        cls.dictlogd = Process(
+            [DICTLOGD, "--listen=127.0.0.1:0", "--data_dir=" + cls.path("data"),
+             "--port_file=" + cls.path("port"), "--metrics_listen=127.0.0.1:0",
+             "--metrics_port_file=" + cls.path("metrics_port"), "--auto_train=false"],
+            cls.path("dictlogd.log"))
+        cls.server = "127.0.0.1:%d" % read_port(cls.path("port"), cls.dictlogd)
+        cls.metrics_target = "127.0.0.1:%d" % read_port(cls.path("metrics_port"), cls.dictlogd)
+        cls.send_traffic()
+        cls.scrape = http_get(f"http://{cls.metrics_target}/metrics")
+        cls.prometheus_url = cls.start_prometheus()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.prometheus is not None:
+            cls.prometheus.stop()
+        assert cls.dictlogd.stop() == 0, "dictlogd exited non-zero on SIGTERM"
+
+    @classmethod
+    def path(cls, name):
+        return os.path.join(cls.work, name)
+
+    @classmethod
+    def cli(cls, *args, ok=True):
+        result = subprocess.run([DICTLOG, "--server=" + cls.server, *args],
+                                capture_output=True, text=True)
+        assert (result.returncode == 0) == ok, (args, result.returncode, result.stderr)
+        return result.stdout
+
+    @classmethod
+    def send_traffic(cls):
+        ids = []
+        for category in ("HDFS", "Apache"):
+            ids += cls.cli("append", "--category=" + category,
+                           os.path.join(LOGHUB, category + ".log")).split()
+        cls.cli("get", *ids[:100])
+        cls.cli("scan", "--category=Apache", "--limit=50")
+        cls.cli("pool", "show", "NoSuchPool", ok=False)
+        cls.cli("dict", "train", "--pool=HDFS", "--activate")
+        cls.cli("recompress", "--pool=HDFS")
+
+    @classmethod
+    def start_prometheus(cls):
+        with open(cls.path("prometheus.yml"), "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: dictlog\n    static_configs:\n"
+                    f"      - targets: ['{cls.metrics_target}']\n")
+        cls.prometheus = Process(
+            ["prometheus", "--config.file=" + cls.path("prometheus.yml"),
+             "--storage.tsdb.path=" + cls.path("prometheus"),
+             "--web.listen-address=127.0.0.1:0"], cls.path("prometheus.log"))
+
+        def address():
+            assert cls.prometheus.process.poll() is None, cls.prometheus.log_text()
+            m = re.search(r'msg="Listening on" address=(127\.0\.0\.1:\d+)',
+                          cls.prometheus.log_text())
+            return m and m.group(1)
+
+        url = "http://" + wait_for("Prometheus to listen", address)
+        # Three scrapes of dictlogd: enough samples for every rate() over 1m.
+        wait_for("three scrapes", lambda: any(
+            float(r["value"][1]) >= 3 for r in cls.query(
+                url, "count_over_time(dictlog_store_open[1m])")))
+        return url
+
+    @staticmethod
+    def query(url, expr):
+        body = json.loads(http_get(url + "/api/v1/query?" + urllib.parse.urlencode(
+            {"query": expr})))
+        assert body["status"] == "success", body
+        return body["data"]["result"]
+
+    def test_dashboard_has_queries(self):
+        self.assertGreaterEqual(len(self.queries), 20)
+
+    def test_every_queried_metric_is_exported(self):
+        exported = scrape_labels(self.scrape)
+        for where, expr, _ in self.queries:
+            selectors, _ = parse_promql(expr)
+            self.assertTrue(selectors, f"{where}: no metric in {expr}")
+            for name, _ in selectors:
+                self.assertTrue(name in exported, f"{where}: {name} is not in /metrics")
+
+    def test_every_queried_label_is_exported(self):
+        exported = scrape_labels(self.scrape)
+        for where, expr, variable_label in self.queries:
+            selectors, groupings = parse_promql(expr)
+            known = set(TARGET_LABELS)
+            for name, labels in selectors:
+                known |= exported.get(name, set())
+                self.assertLessEqual(labels, exported.get(name, set()) | TARGET_LABELS,
+                                     f"{where}: {name} has no label among {labels}")
+            wanted = groupings | ({variable_label} if variable_label else set())
+            self.assertLessEqual(wanted, known, f"{where}: {expr}")
+
+    def test_prometheus_returns_data_for_every_query(self):
+        for where, expr, variable_label in self.queries:
+            result = self.query(self.prometheus_url, with_variables(expr))
+            self.assertTrue(result, f"{where}: no data for {with_variables(expr)}")
+            if variable_label:
+                self.assertTrue(all(variable_label in r["metric"] for r in result), where)
+
+    def test_covers_what_operators_look_at_first(self):
+        queried = {name for _, expr, _ in self.queries for name, _ in parse_promql(expr)[0]}
+        for name in ("dictlog_appended_records_total", "dictlog_read_records_total",
+                     "dictlog_rpc_duration_seconds_bucket", "dictlog_rpcs_total",
+                     "dictlog_pool_compression_ratio", "dictlog_pool_stored_bytes",
+                     "dictlog_dictionary_cache_hits_total",
+                     "dictlog_dictionary_cache_misses_total",
+                     "dictlog_dictionary_cache_builds_total",
+                     "dictlog_recompress_records_done", "dictlog_recompress_records_planned",
+                     "dictlog_auto_trainings_total", "dictlog_rocksdb_num_running_compactions"):
+            self.assertIn(name, queried)
+        exprs = [expr for _, expr, _ in self.queries]
+        self.assertTrue(any("histogram_quantile" in e and "method" in parse_promql(e)[1]
+                            for e in exprs), "no latency percentile by method")
+        self.assertTrue(any("code" in parse_promql(e)[1] and 'code!="OK"' in e for e in exprs),
+                        "no errors by code")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
