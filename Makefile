@@ -13,11 +13,12 @@ DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compi
 # Only for `make fuzz` (libFuzzer needs clang).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: deps build run test charts fuzz clean help
+.PHONY: deps build run test tsan charts fuzz clean help
 
 help:
 	@echo "make run    install, build, start dictlogd on $(LISTEN) with data in $(DATA_DIR)"
-	@echo "make test   install, build, run every test (bazel test //...)"
+	@echo "make test   install, build, run every test (bazel test //...), then make tsan"
+	@echo "make tsan   the engine, dictionary, block and service tests under ThreadSanitizer"
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
 	@echo "make charts PNG charts from benchmarks/*.csv"
@@ -53,8 +54,18 @@ run: build
 
 test: deps
 	@status=0; $(BAZEL) test //... || status=$$?; \
+	echo "ThreadSanitizer (make tsan):"; \
+	$(MAKE) --no-print-directory tsan || { [ $$status -ne 0 ] || status=1; }; \
 	python3 tools/test_summary.py $$($(BAZEL) query 'tests(//...)' 2>/dev/null) || true; \
 	exit $$status
+
+# ThreadSanitizer (gcc; docs/reliability.md): the packages with threads of their own,
+# in an output base of their own so the normal build's cache stays.
+TSAN_TARGETS := //server/engine/... //server/dictionary/... //server/block/... //server/service/...
+TSAN_OUTPUT_BASE ?= $(HOME)/.cache/dictlog-tsan
+tsan: deps
+	@status=0; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) test --config=tsan $(TSAN_TARGETS) \
+	  || status=$$?; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) shutdown; exit $$status
 
 # PNG charts from the benchmark CSVs in benchmarks/ (matplotlib from PyPI).
 charts:

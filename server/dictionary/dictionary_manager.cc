@@ -11,12 +11,13 @@
 #include "server/block/block_reader.h"
 #include "server/codec/record_codec.h"
 #include "server/pool/pool_options.h"
-#include "server/pool/pool_options.h"
 
 namespace dictlog::dictionary {
 namespace {
 
 constexpr size_t kSampleChunk = 1024;
+// Times a chunk is read again because a gc retired dictionaries meanwhile.
+constexpr int kMaxRereads = 8;
 constexpr uint32_t kDictionaryMagic = 0xEC30A437;
 
 uint32_t LoadLE32(const std::string& s, size_t at) {
@@ -93,11 +94,17 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
   std::vector<std::string> newest_first;
   size_t bytes = 0;
   uint64_t before = UINT64_MAX;
+  int rereads = 0;
   while (bytes < budget_bytes) {
+    const uint64_t read_at = RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->LatestRecords(pool.id(), before, kSampleChunk));
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
         block::DecodeScanned(*store_, *dictionaries_, pool.id(), chunk);
+    const bool failed = std::any_of(decoded.begin(), decoded.end(),
+                                    [](const auto& d) { return !d.ok(); });
+    // A gc since the read may have retired a dictionary the chunk's old frames named.
+    if (failed && RetiredGeneration() != read_at && rereads++ < kMaxRereads) continue;
     for (absl::StatusOr<codec::DecodedRecord>& record : decoded) {
       RETURN_IF_ERROR(record.status());
       bytes += record->payload.size();
@@ -111,7 +118,10 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
   return newest_first;
 }
 
-absl::Status DictionaryManager::Add(storage::DictionaryRecord record) {
+absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Add(
+    storage::DictionaryRecord record,
+    absl::FunctionRef<absl::StatusOr<v1::DictionaryInfo>(const storage::DictionaryRecord&)>
+        then) {
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::DecoderDictionary> dict,
                    codec::DecoderDictionary::Create(record.content()));
   record.set_size_bytes(static_cast<uint32_t>(record.content().size()));
@@ -119,9 +129,11 @@ absl::Status DictionaryManager::Add(storage::DictionaryRecord record) {
   RETURN_IF_ERROR(store_->PutDictionary(record));
   dictionaries_->Insert(std::move(dict));
   record.clear_content();
+  if (after_store_for_test_) after_store_for_test_(record.id());
+  // A gc from here on finds the dictionary listed; `then` runs before it can.
   absl::MutexLock lock(&mu_);
-  records_[record.id()] = std::move(record);
-  return absl::OkStatus();
+  auto [it, inserted] = records_.insert_or_assign(record.id(), std::move(record));
+  return then(it->second);
 }
 
 absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
@@ -166,18 +178,20 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
   record.set_source(std::string(source));
   *record.mutable_evaluation() = ToProto(*result, baseline_id);
-  RETURN_IF_ERROR(Add(record));
-
   v1::TrainDictionaryResponse response;
   const double gain = result->evaluation.gain;
-  absl::MutexLock lock(&mu_);
-  if (activate && gain >= options_.activation_min_gain) {
-    ASSIGN_OR_RETURN(*response.mutable_dictionary(), ActivateLocked(*pool, record.id()));
-    response.set_activated(true);
+  const bool activating = activate && gain >= options_.activation_min_gain;
+  ASSIGN_OR_RETURN(
+      *response.mutable_dictionary(),
+      Add(std::move(record),
+          [&](const storage::DictionaryRecord& added) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+            return activating ? ActivateLocked(*pool, added.id()) : InfoLocked(added);
+          }));
+  response.set_activated(activating);
+  if (activating) {
     response.set_activation_note(absl::StrFormat("activated: gain %+.1f%% >= %.1f%%",
                                                  100 * gain, 100 * options_.activation_min_gain));
   } else {
-    ASSIGN_OR_RETURN(*response.mutable_dictionary(), InfoLocked(records_[record.id()]));
     response.set_activation_note(
         activate ? absl::StrFormat("not activated: gain %+.1f%% < %.1f%%", 100 * gain,
                                    100 * options_.activation_min_gain)
@@ -287,16 +301,20 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view p
   record.set_content(std::move(content));
   record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
   record.set_source("import");
-  RETURN_IF_ERROR(Add(record));
-  ASSIGN_OR_RETURN(v1::DictionaryInfo info, ImportedInfo(*pool, record.id(), activate));
+  ASSIGN_OR_RETURN(
+      v1::DictionaryInfo info,
+      Add(std::move(record),
+          [&](const storage::DictionaryRecord& added) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+            return activate ? ActivateLocked(*pool, added.id()) : InfoLocked(added);
+          }));
   info.set_imported_id(file_id);
-  if (file_id != record.id()) {
+  if (file_id != info.id()) {
     info.set_import_note(absl::StrCat(
-        "the file's dictionary id ", file_id, " is stored as ", record.id(),
+        "the file's dictionary id ", file_id, " is stored as ", info.id(),
         ": the server assigns every dictionary id itself, so that an id names one "
         "dictionary for good (record frames refer to it, and ids are never reused)"));
   } else {
-    info.set_import_note(absl::StrCat("stored as dictionary ", record.id()));
+    info.set_import_note(absl::StrCat("stored as dictionary ", info.id()));
   }
   return info;
 }
@@ -372,6 +390,7 @@ absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_r
       continue;
     }
     if (!dry_run) {
+      ++retired_generation_;  // Before the dictionary can go missing for any reader.
       RETURN_IF_ERROR(store_->RetireDictionary(it->second));
       dictionaries_->Erase(info.id());
       it = records_.erase(it);

@@ -12,14 +12,21 @@
 // internally. Training runs without holding locks. Appends that encode with a
 // dictionary hold write_gate() shared until their write is done; gc holds it
 // exclusively, so it never retires a dictionary an append is about to reference.
+// Readers hold nothing: a read that took a stored value before a re-compression
+// rewrote it may find the value's dictionary retired by a gc since. RetiredGeneration()
+// moves before every retirement, so such a reader knows to read the value again
+// (docs/dictionaries.md, "Reads during re-compression and gc").
 #ifndef DICTLOG_SERVER_DICTIONARY_DICTIONARY_MANAGER_H_
 #define DICTLOG_SERVER_DICTIONARY_DICTIONARY_MANAGER_H_
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
@@ -80,6 +87,11 @@ class DictionaryManager {
 
   absl::Mutex& write_gate() { return write_gate_; }
 
+  // Moves (increases) before gc retires a dictionary. A reader takes it before reading
+  // stored values; if a decode of them fails and it has moved since, the values may
+  // name a dictionary retired after a re-compression rewrote them: read them again.
+  uint64_t RetiredGeneration() const { return retired_generation_.load(); }
+
   // What DICTIONARY_MODE_AUTO weighs across the server: reads of every pool, and the
   // live (pinned) dictionaries. Sums over all pools: take it once per listing.
   struct ServerHeat {
@@ -90,6 +102,12 @@ class DictionaryManager {
   // The form `pool`'s next dictionary takes, and why.
   ModeChoice NextMode(const pool::Pool& pool, const ServerHeat& heat) const;
   ModeChoice NextMode(const pool::Pool& pool) const { return NextMode(pool, Heat()); }
+
+  // Test hook: runs in Train and Import once the new dictionary (its id) is stored and
+  // decodable, before the manager lists it. Set before those calls start.
+  void SetAfterStoreHookForTest(std::function<void(uint32_t id)> hook) {
+    after_store_for_test_ = std::move(hook);
+  }
 
  private:
   DictionaryManager(store::Store* store, pool::PoolRegistry* pools,
@@ -107,8 +125,13 @@ class DictionaryManager {
   // Import's info for the dictionary `id` (activated with `activate`).
   absl::StatusOr<v1::DictionaryInfo> ImportedInfo(const pool::Pool& pool, uint32_t id,
                                                   bool activate) ABSL_LOCKS_EXCLUDED(mu_);
-  // Persists the dictionary and makes it decodable.
-  absl::Status Add(storage::DictionaryRecord record) ABSL_LOCKS_EXCLUDED(mu_);
+  // Persists the dictionary and makes it decodable, then runs `then` (activation or
+  // its info) under mu_ without releasing it in between, so a gc cannot retire the new
+  // dictionary first.
+  absl::StatusOr<v1::DictionaryInfo> Add(
+      storage::DictionaryRecord record,
+      absl::FunctionRef<absl::StatusOr<v1::DictionaryInfo>(const storage::DictionaryRecord&)>
+          then) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::DictionaryInfo> ActivateLocked(const pool::Pool& pool, uint32_t id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<v1::DictionaryInfo> InfoLocked(const storage::DictionaryRecord& record) const
@@ -123,6 +146,8 @@ class DictionaryManager {
   // Held by Import from its look-up of identical content to its store: two imports of
   // the same content store one dictionary. Taken before mu_.
   absl::Mutex import_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::atomic<uint64_t> retired_generation_{0};
+  std::function<void(uint32_t)> after_store_for_test_;
   mutable absl::Mutex mu_;
   // Metadata of every dictionary (content left empty: the store has it).
   std::map<uint32_t, storage::DictionaryRecord> records_ ABSL_GUARDED_BY(mu_);

@@ -33,9 +33,36 @@ Recompressor::~Recompressor() {
   {
     absl::MutexLock lock(&mu_);
     stop_ = true;
-    threads.swap(threads_);
+    threads.swap(threads_);  // Their jobs stop at the next batch.
   }
   for (auto& [id, thread] : threads) thread.join();
+  reaper_.join();
+}
+
+void Recompressor::FinishJobLocked(uint32_t pool_id) {
+  auto it = threads_.find(pool_id);
+  if (it == threads_.end()) return;  // The destructor joins it.
+  ended_.push_back(std::move(it->second));
+  threads_.erase(it);
+}
+
+void Recompressor::Reap() {
+  while (true) {
+    std::vector<std::thread> ended;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+        return stop_ || !ended_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      ended.swap(ended_);
+      if (ended.empty()) return;  // Stopping, nothing left to join.
+    }
+    // Each has handed itself over as its last step under mu_: the joins are short.
+    for (std::thread& thread : ended) thread.join();
+    absl::MutexLock lock(&mu_);
+    unjoined_ -= ended.size();
+  }
 }
 
 absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_name) {
@@ -63,10 +90,9 @@ absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_
 void Recompressor::Launch(storage::RecompressState state) {
   const uint32_t pool_id = state.pool_id();
   jobs_[pool_id] = std::move(state);
-  if (auto it = threads_.find(pool_id); it != threads_.end()) {
-    it->second.join();  // The previous job of this pool has finished.
-    threads_.erase(it);
-  }
+  // A pool's previous job has handed its thread to the reaper before its state left
+  // RUNNING, so threads_ has no entry for the pool.
+  ++unjoined_;
   threads_.emplace(pool_id, std::thread([this, pool_id] { RunJob(pool_id); }));
 }
 
@@ -93,6 +119,12 @@ bool Recompressor::WaitForTest(absl::string_view pool_name, absl::Duration timeo
   return mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
 }
 
+bool Recompressor::WaitForThreadsJoinedForTest(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto joined = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return unjoined_ == 0; };
+  return mu_.AwaitWithTimeout(absl::Condition(&joined), timeout);
+}
+
 void Recompressor::RunJob(uint32_t pool_id) {
   std::shared_ptr<pool::Pool> pool = pools_->FindById(pool_id);
   storage::RecompressState state;
@@ -115,7 +147,10 @@ void Recompressor::RunJob(uint32_t pool_id) {
     {
       absl::MutexLock lock(&mu_);
       jobs_[pool_id] = state;
-      if (stop_ || !more.ok() || !*more) return;
+      if (stop_ || !more.ok() || !*more) {
+        FinishJobLocked(pool_id);
+        return;
+      }
     }
     absl::SleepFor(per_batch - (absl::Now() - start));
   }

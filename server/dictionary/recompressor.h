@@ -7,8 +7,9 @@
 // new frame of a record, and both decode to the same payload. Jobs are throttled to
 // max_records_per_second.
 //
-// Thread safety: all methods may be called concurrently; one thread runs each job.
-// The destructor stops jobs between batches (their progress is already stored).
+// Thread safety: all methods may be called concurrently; one thread runs each job, and
+// one more joins each job's thread as soon as it ends. The destructor stops jobs
+// between batches (their progress is already stored).
 #ifndef DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_
 #define DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_
 
@@ -16,6 +17,7 @@
 #include <optional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -55,15 +57,21 @@ class Recompressor {
       ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until the pool's job is not RUNNING or `timeout` passes; true if finished.
   bool WaitForTest(absl::string_view pool, absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until every job's thread has been joined or `timeout` passes; true if so.
+  bool WaitForThreadsJoinedForTest(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   Recompressor(store::Store* store, pool::PoolRegistry* pools, const codec::DictionaryLookup* dictionaries,
                DictionaryManager* manager, RecompressorOptions options)
       : store_(store), pools_(pools), dictionaries_(dictionaries), manager_(manager),
-        options_(options) {}
+        options_(options), reaper_([this] { Reap(); }) {}
 
   void Launch(storage::RecompressState state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunJob(uint32_t pool_id);
+  // Hands the ending job's own thread to the reaper.
+  void FinishJobLocked(uint32_t pool_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The reaper: joins the threads of ended jobs until the destructor stops it.
+  void Reap() ABSL_LOCKS_EXCLUDED(mu_);
   // What records are re-encoded to.
   struct Target {
     const codec::EncoderDictionary* encoder;  // nullptr: no dictionary.
@@ -85,8 +93,11 @@ class Recompressor {
 
   mutable absl::Mutex mu_;
   std::map<uint32_t, storage::RecompressState> jobs_ ABSL_GUARDED_BY(mu_);
-  std::map<uint32_t, std::thread> threads_ ABSL_GUARDED_BY(mu_);
+  std::map<uint32_t, std::thread> threads_ ABSL_GUARDED_BY(mu_);  // Of running jobs.
+  std::vector<std::thread> ended_ ABSL_GUARDED_BY(mu_);  // For the reaper to join.
+  size_t unjoined_ ABSL_GUARDED_BY(mu_) = 0;  // Job threads started, not yet joined.
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread reaper_;  // Declared last: starts when the rest is ready.
 };
 
 }  // namespace dictlog::dictionary

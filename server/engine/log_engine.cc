@@ -15,6 +15,9 @@
 namespace dictlog::engine {
 namespace {
 
+// Times DecodeRead reads failed records again while gc keeps retiring dictionaries.
+constexpr int kMaxRereads = 8;
+
 absl::Status ValidateOptions(const EngineOptions& options) {
   if (options.max_record_bytes > codec::kMaxRecordBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -155,7 +158,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::Append(
   store::RequestWrite request;
   request.request_id = std::string(request_id);
   request.principal = std::string(principal);
-  request.entry.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  request.entry.set_created_unix_ms(absl::ToUnixMillis(store_->Now()));
   request.entry.set_fingerprint(fingerprint);
   return AppendOnce(records, &request);
 }
@@ -284,10 +287,50 @@ absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
   return pool;
 }
 
-absl::StatusOr<v1::Record> LogEngine::Decode(const pool::Pool& pool, uint64_t seq,
-                                             absl::string_view value) const {
-  return ToRecord(pool, seq,
-                  block::DecodeOne(*store_, dictionaries_, {pool.id(), seq}, value));
+std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
+    absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
+    uint64_t read_at, block::ByteBudget* budget) const {
+  std::vector<absl::StatusOr<codec::DecodedRecord>> decoded;
+  if (values.size() == 1 && budget == nullptr) {  // Without the batch machinery.
+    decoded.push_back(block::DecodeOne(*store_, ReadLookup(), refs[0], values[0]));
+  } else {
+    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values, budget);
+  }
+  for (int reread = 0; reread < kMaxRereads; ++reread) {
+    const uint64_t now = manager_->RetiredGeneration();
+    if (now == read_at) break;  // A failure is not gc's doing.
+    read_at = now;
+    std::vector<size_t> failed;
+    std::vector<store::RecordRef> again;
+    for (size_t i = 0; i < decoded.size(); ++i) {
+      // A record the budget refused was not read for its dictionary: nothing to redo.
+      if (decoded[i].ok() || absl::IsResourceExhausted(decoded[i].status())) continue;
+      failed.push_back(i);
+      again.push_back(refs[i]);
+    }
+    if (failed.empty()) break;
+    std::vector<absl::StatusOr<std::string>> fresh = store_->MultiGetRecords(again);
+    std::vector<store::RecordRef> fresh_refs;
+    std::vector<absl::string_view> fresh_values;
+    std::vector<size_t> positions;
+    for (size_t k = 0; k < failed.size(); ++k) {
+      if (!fresh[k].ok()) continue;  // Records are never deleted: keep the first error.
+      fresh_refs.push_back(again[k]);
+      fresh_values.push_back(*fresh[k]);
+      positions.push_back(failed[k]);
+    }
+    std::vector<absl::StatusOr<codec::DecodedRecord>> redecoded =
+        block::DecodeStored(*store_, ReadLookup(), fresh_refs, fresh_values);
+    for (size_t k = 0; k < positions.size(); ++k) {
+      decoded[positions[k]] = std::move(redecoded[k]);
+    }
+  }
+  return decoded;
+}
+
+void LogEngine::SetLookupHookForTest(LookupHook::Hook hook) {
+  lookup_hook_ =
+      hook ? std::make_unique<LookupHook>(&dictionaries_, std::move(hook)) : nullptr;
 }
 
 absl::StatusOr<v1::Record> LogEngine::ToRecord(
@@ -320,9 +363,18 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
 }
 
 absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
+  const uint64_t read_at = manager_->RetiredGeneration();
   ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
   stored.pool->CountReads(1);
-  return Decode(*stored.pool, stored.seq, stored.value);
+  const store::RecordRef ref{stored.pool->id(), stored.seq};
+  const absl::string_view value = stored.value;
+  // The common case without DecodeRead's vector; a failure goes through it.
+  absl::StatusOr<codec::DecodedRecord> decoded =
+      block::DecodeOne(*store_, ReadLookup(), ref, value);
+  if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
+    decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
+  }
+  return ToRecord(*stored.pool, stored.seq, std::move(decoded));
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
@@ -407,6 +459,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   all->resize(base + ids.size(), absl::UnknownError("not read"));
   absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
   const ChunkRefs chunk = ResolveIds(ids, results);
+  const uint64_t read_at = manager_->RetiredGeneration();
   const std::vector<absl::StatusOr<std::string>> values =
       ReadWithinBudget(chunk.distinct, *budget);
   std::vector<size_t> found;  // Indexes into chunk.refs of the values read.
@@ -432,7 +485,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   std::vector<store::RecordRef> found_refs;
   for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      block::DecodeStored(*store_, dictionaries_, found_refs, encoded, budget);
+      DecodeRead(found_refs, encoded, read_at, budget);
   size_t exhausted_from = cut < chunk.refs.size() ? chunk.positions[cut] : ids.size();
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
@@ -483,6 +536,7 @@ absl::Status LogEngine::Scan(
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
     if (interrupt) RETURN_IF_ERROR(interrupt());
+    const uint64_t read_at = manager_->RetiredGeneration();
     ASSIGN_OR_RETURN(
         std::vector<store::ScannedRecord> chunk,
         store_->ScanRecords(pool->id(), seq, kScanChunkRecords, kScanChunkBytes));
@@ -502,7 +556,7 @@ absl::Status LogEngine::Scan(
     }
     block::ByteBudget budget(kScanChunkBytes);
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        block::DecodeStored(*store_, dictionaries_, refs, values, &budget);
+        DecodeRead(refs, values, read_at, &budget);
     std::vector<v1::Record> out;
     for (size_t k = 0; k < refs.size(); ++k) {
       if (absl::IsResourceExhausted(decoded[k].status())) {

@@ -28,6 +28,7 @@
 #include "server/dictionary/dictionary_cache.h"
 #include "server/dictionary/recompressor.h"
 #include "server/engine/append_input.h"
+#include "server/engine/lookup_hook.h"
 #include "server/engine/name_admission.h"
 #include "server/engine/request_ids.h"
 #include "server/pool/pool_options.h"
@@ -194,6 +195,12 @@ class LogEngine {
   // Waits for automatic training to go idle (tests, benchmarks). True if it did.
   bool WaitForAutoTrainingForTest(absl::Duration timeout);
   bool WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout);
+  // Reads (Get, MultiGet, Scan, Verify, GetFrame) call `hook` with the ids of each
+  // dictionary lookup, after they read the stored values and before they look the
+  // dictionaries up (lookup_hook.h). Null removes it. Set it while no read runs.
+  void SetLookupHookForTest(LookupHook::Hook hook);
+  dictionary::DictionaryManager& DictionaryManagerForTest() { return *manager_; }
+  dictionary::Recompressor& RecompressorForTest() { return *recompressor_; }
 
   const EngineOptions& options() const { return options_; }
 
@@ -260,8 +267,20 @@ class LogEngine {
   // distinct record is read once, however often it is asked for.
   void MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
                      std::vector<absl::StatusOr<v1::Record>>* results) const;
-  absl::StatusOr<v1::Record> Decode(const pool::Pool& pool, uint64_t seq,
-                                    absl::string_view value) const;
+  // The value of each ref (as the store held it after RetiredGeneration() returned
+  // `read_at`), decoded. A record that fails while a gc has retired dictionaries since
+  // is read again and decoded again (its frame may have been re-compressed away from a
+  // dictionary that gc then retired), a bounded number of times. With a `budget`, the
+  // records it refuses are RESOURCE_EXHAUSTED (never read again); a record re-read was
+  // already admitted.
+  std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeRead(
+      absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
+      uint64_t read_at, block::ByteBudget* budget = nullptr) const;
+  // The lookup reads decode with: the cache, or the test's hook around it.
+  const codec::DictionaryLookup& ReadLookup() const {
+    if (lookup_hook_ != nullptr) return *lookup_hook_;
+    return dictionaries_;
+  }
   // The record for a decode result: id, category name, payload; errors name the id.
   absl::StatusOr<v1::Record> ToRecord(const pool::Pool& pool, uint64_t seq,
                                       absl::StatusOr<codec::DecodedRecord> decoded) const;
@@ -273,6 +292,7 @@ class LogEngine {
   NameAdmission names_;                           // Borrows router_, registry_, store_.
   dictionary::DictionaryCache dictionaries_;  // Loads through store_.
   block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
+  std::unique_ptr<LookupHook> lookup_hook_;    // Tests only; borrows dictionaries_.
   InFlightRequests in_flight_requests_;
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;

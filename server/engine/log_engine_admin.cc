@@ -15,15 +15,17 @@
 namespace dictlog::engine {
 
 absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) const {
+  const uint64_t read_at = manager_->RetiredGeneration();
   ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
   ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(stored.value));
   v1::GetFrameResponse response;
   response.set_id(std::string(id));
   if (view.encoding == codec::Encoding::kBlockEntry) {
     // A block frame holds many records: export this one alone, without a dictionary.
+    const store::RecordRef ref{stored.pool->id(), stored.seq};
+    const absl::string_view value = stored.value;
     ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
-                     block::DecodeOne(*store_, dictionaries_,
-                                      {stored.pool->id(), stored.seq}, stored.value));
+                     std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]));
     std::string single;
     RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, codec::EncodeOptions(), &single));
     ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(single));
@@ -77,11 +79,18 @@ absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,
   uint64_t seq = 1;
   while (true) {
     if (cancelled()) return absl::CancelledError("Verify cancelled");
+    const uint64_t read_at = manager_->RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
                      store_->ScanRecords(pool.id(), seq, kChunk, kScanChunkBytes));
     if (chunk.empty()) return absl::OkStatus();
+    std::vector<store::RecordRef> refs;
+    std::vector<absl::string_view> values;
+    for (const store::ScannedRecord& record : chunk) {
+      refs.push_back({pool.id(), record.seq});
+      values.push_back(record.value);
+    }
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        block::DecodeScanned(*store_, dictionaries_, pool.id(), chunk);
+        DecodeRead(refs, values, read_at);
     for (size_t i = 0; i < chunk.size(); ++i) {
       absl::Status status = decoded[i].status();
       if (status.ok()) status = pool.CategoryName(decoded[i]->category_index).status();

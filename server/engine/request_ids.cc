@@ -56,9 +56,19 @@ void AddToIdRuns(uint32_t pool_id, uint64_t seq, storage::AppendedRequest* entry
 
 std::unique_ptr<InFlightRequests::Slot> InFlightRequests::Acquire(absl::string_view id) {
   absl::MutexLock lock(&mu_);
-  while (held_.contains(id)) released_.Wait(&mu_);
+  while (held_.contains(id)) {
+    ++waiting_;
+    released_.Wait(&mu_);
+    --waiting_;
+  }
   held_.emplace(id);
   return std::make_unique<Slot>(this, std::string(id));
+}
+
+bool InFlightRequests::WaitForWaitersForTest(int n, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto waiting = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return waiting_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&waiting), timeout);
 }
 
 void InFlightRequests::Release(const std::string& id) {

@@ -45,6 +45,8 @@ class InFlightRequests {
   // Waits until no other Slot holds `id`, then holds it. The slot must not outlive
   // this object.
   std::unique_ptr<Slot> Acquire(absl::string_view id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until `n` callers wait in Acquire or `timeout` passes; true if they do.
+  bool WaitForWaitersForTest(int n, absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   void Release(const std::string& id) ABSL_LOCKS_EXCLUDED(mu_);
@@ -52,6 +54,7 @@ class InFlightRequests {
   absl::Mutex mu_;
   absl::CondVar released_;
   absl::flat_hash_set<std::string> held_ ABSL_GUARDED_BY(mu_);
+  int waiting_ ABSL_GUARDED_BY(mu_) = 0;  // Callers of Acquire waiting for a release.
 };
 
 }  // namespace dictlog::engine

@@ -56,7 +56,8 @@ TEST(InFlightRequestsTest, SameIdWaitsOtherIdsDoNot) {
     auto slot = in_flight.Acquire("r1");
     acquired = true;
   });
-  absl::SleepFor(absl::Milliseconds(50));
+  // The retry blocks in Acquire (waits for "r1"), however slow the machine.
+  ASSERT_TRUE(in_flight.WaitForWaitersForTest(1, absl::Seconds(60)));
   EXPECT_FALSE(acquired.load());
   first.reset();
   retry.join();

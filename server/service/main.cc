@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -159,6 +160,9 @@ ABSL_FLAG(bool, mutex_deadlock_detection, false,
 ABSL_FLAG(int, open_delay_ms_for_test, 0,
           "tests only: wait this long after binding, before opening the store, so the "
           "NOT_SERVING phase can be observed");
+ABSL_FLAG(std::string, open_gate_file_for_test, "",
+          "tests only: after binding, wait until this file exists before opening the "
+          "store, so the NOT_SERVING phase lasts as long as the test needs");
 
 namespace dictlog {
 namespace {
@@ -370,6 +374,11 @@ absl::Status Serve(const sigset_t& signals) {
               absl::GetFlag(FLAGS_data_dir).c_str());
   std::fflush(stdout);
   absl::SleepFor(absl::Milliseconds(absl::GetFlag(FLAGS_open_delay_ms_for_test)));
+  // Polled: the test creates the file when it has seen what it needed.
+  for (const std::string gate = absl::GetFlag(FLAGS_open_gate_file_for_test);
+       !gate.empty() && !std::filesystem::exists(gate);) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
   ASSIGN_OR_RETURN(engine, engine::LogEngine::Open(std::move(options)));
   server->SetEngine(engine.get());
   if (!absl::GetFlag(FLAGS_port_file).empty()) {

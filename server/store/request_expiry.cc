@@ -14,7 +14,7 @@ bool RequestExpiry::Filter(int /*level*/, const rocksdb::Slice& /*key*/,
                            bool* /*value_changed*/) const {
   storage::AppendedRequest entry;
   if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size()))) return true;
-  return RequestExpired(entry, window_, absl::Now());
+  return RequestExpired(entry, window_, clock_ ? clock_() : absl::Now());
 }
 
 }  // namespace dictlog::store

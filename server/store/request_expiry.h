@@ -9,7 +9,9 @@
 
 #include <rocksdb/compaction_filter.h>
 
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "absl/time/time.h"
 #include "server/store/catalog.pb.h"
@@ -22,7 +24,9 @@ bool RequestExpired(const storage::AppendedRequest& entry, absl::Duration window
 
 class RequestExpiry final : public rocksdb::CompactionFilter {
  public:
-  explicit RequestExpiry(absl::Duration window) : window_(window) {}
+  // `clock` (null: absl::Now) tells the time; it is called from RocksDB's threads.
+  RequestExpiry(absl::Duration window, std::function<absl::Time()> clock)
+      : window_(window), clock_(std::move(clock)) {}
 
   bool Filter(int level, const rocksdb::Slice& key, const rocksdb::Slice& value,
               std::string* new_value, bool* value_changed) const override;
@@ -30,6 +34,7 @@ class RequestExpiry final : public rocksdb::CompactionFilter {
 
  private:
   const absl::Duration window_;
+  const std::function<absl::Time()> clock_;
 };
 
 }  // namespace dictlog::store

@@ -171,7 +171,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       // memory.
       {kRequestsFamily, FamilyOptions(cache, true)},
   };
-  auto request_expiry = std::make_unique<RequestExpiry>(options.request_window);
+  auto request_expiry =
+      std::make_unique<RequestExpiry>(options.request_window, options.clock_for_test);
   families.back().options.compaction_filter = request_expiry.get();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
@@ -192,7 +193,8 @@ Store::Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
       handles_(std::move(handles)),
       path_(options.path),
       sync_writes_(options.sync_writes),
-      request_window_(options.request_window) {
+      request_window_(options.request_window),
+      clock_(options.clock_for_test) {
   records_ = handles_[1];
   catalog_ = handles_[2];
   counters_ = handles_[3];
@@ -359,7 +361,7 @@ absl::StatusOr<storage::AppendedRequest> Store::GetAppendedRequest(
     return absl::DataLossError(
         absl::StrCat("stored entry of request id ", request_id, " does not parse"));
   }
-  if (RequestExpired(entry, request_window_, absl::Now())) {
+  if (RequestExpired(entry, request_window_, Now())) {
     return absl::NotFoundError(absl::StrCat("request id ", request_id, " expired"));
   }
   return entry;

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "server/store/catalog.pb.h"
@@ -141,6 +143,9 @@ class Store {
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;
+    // Tests only: the clock request ids are stamped with (Now) and expire against, in
+    // reads and in compactions; called from any thread. Null: absl::Now.
+    std::function<absl::Time()> clock_for_test;
   };
 
   static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options);
@@ -204,6 +209,8 @@ class Store {
   // family, by family name; DB-wide properties repeat the same value. Properties
   // RocksDB does not know are left out.
   std::vector<std::pair<std::string, uint64_t>> IntProperty(absl::string_view name) const;
+  // The time request ids are stamped with (Options::clock_for_test, or absl::Now).
+  absl::Time Now() const { return clock_ ? clock_() : absl::Now(); }
 
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
@@ -254,6 +261,7 @@ class Store {
   const std::string path_;
   const bool sync_writes_;
   const absl::Duration request_window_;
+  const std::function<absl::Time()> clock_;
   std::atomic<bool> write_failed_{false};
 };
 

@@ -38,10 +38,12 @@ for file in "$logs"/*.log; do
 done
 echo "ratio before training and re-compression: $(total_ratio)"
 
-# Automatic first training: every pool gets an active dictionary.
-for _ in $(seq 1 600); do
+# Automatic first training: every pool gets an active dictionary (polled: a loaded
+# machine may take minutes, a healthy one seconds).
+deadline=$((SECONDS + 600))
+while true; do
   active=$(dl dict list --format=json | grep -c '"active":true' || true)
-  [[ $active -eq 10 ]] && break
+  [[ $active -eq 10 || $SECONDS -ge $deadline ]] && break
   sleep 0.1
 done
 dl dict list
@@ -104,25 +106,35 @@ echo "ratio after restart: $(total_ratio)"
 dl dict list --format=json >"$work/dicts.json"
 
 # A re-compression killed mid-job resumes after a restart; reads stay correct while it
-# runs. Slow the job down so the kill lands in the middle.
+# runs. The job is throttled to 100 records/s (one 256-record batch, then 2.56 s per
+# batch: ~18 s for 2000) and killed once its first batch is stored.
 third=$(dl dict train --pool=Hadoop --size=8192 --format=json | python3 -c \
   'import json,sys; print(json.load(sys.stdin)["id"])')
 dl dict activate --pool=Hadoop --id="$third" >/dev/null
 stop_server
-extra_flags=(--recompress_records_per_second=500)
+extra_flags=(--recompress_records_per_second=100)
 start_server
 dl recompress --pool=Hadoop --detach
-sleep 1.5
-dl recompress --pool=Hadoop --status | tee "$work/before_kill.txt"
+deadline=$((SECONDS + 120))
+while true; do
+  dl recompress --pool=Hadoop --status >"$work/before_kill.txt"
+  grep -Eq "RUNNING [1-9][0-9]*/" "$work/before_kill.txt" && break
+  grep -q RUNNING "$work/before_kill.txt" || break  # Finished or failed: fails below.
+  [[ $SECONDS -ge $deadline ]] && break
+  sleep 0.1
+done
+cat "$work/before_kill.txt"
 grep -q RUNNING "$work/before_kill.txt" || fail "the job should still run when killed"
 dl scan --category=Hadoop | cmp - <(lines_of "$logs/Hadoop.log") ||
   fail "Hadoop reads differ during re-compression"
 kill -KILL "$server_pid"; wait "$server_pid" || true
 extra_flags=()
 start_server
-for _ in $(seq 1 300); do
+deadline=$((SECONDS + 300))
+while true; do
   dl recompress --pool=Hadoop --status >"$work/resume.txt"  # The resumed job.
   grep -q DONE "$work/resume.txt" && break
+  [[ $SECONDS -ge $deadline ]] && break
   sleep 0.1
 done
 cat "$work/resume.txt"

@@ -1,7 +1,8 @@
 // End to end: health reflects reality. The real dictlogd binds its port and reports
-// NOT_SERVING while its store opens (held open for 3 s by --open_delay_ms_for_test);
-// LogStore and Admin calls get UNAVAILABLE then; once the store is open, SERVING and
-// calls succeed; SIGTERM drains and exits 0. The metrics endpoint says the same.
+// NOT_SERVING while its store opens (held until the test creates the file named by
+// --open_gate_file_for_test, however slow the machine); LogStore and Admin calls get
+// UNAVAILABLE then; once the store is open, SERVING and calls succeed; SIGTERM drains
+// and exits 0. The metrics endpoint says the same.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -29,11 +30,12 @@ namespace {
 // dictlogd with its stdout in a file, so the test learns the port before it serves.
 class RawServer {
  public:
-  explicit RawServer(const std::string& work) : log_(work + "/dictlogd.log") {
+  explicit RawServer(const std::string& work)
+      : log_(work + "/dictlogd.log"), gate_(work + "/open-the-store") {
     std::vector<std::string> args = {testing::RunfilePath("server/service/dictlogd"),
                                      "--listen=127.0.0.1:0",
                                      "--data_dir=" + work + "/data",
-                                     "--open_delay_ms_for_test=3000",
+                                     "--open_gate_file_for_test=" + gate_,
                                      "--metrics_listen=127.0.0.1:0"};
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
@@ -54,10 +56,12 @@ class RawServer {
     }
   }
 
-  // The first number after `marker` in the log, waiting up to 10 s; 0 if none.
+  // Lets it open its store.
+  void OpenStore() { std::ofstream(gate_).put('1'); }
+  // The first number after `marker` in the log, waiting up to 60 s; 0 if none.
   int PortAfter(const std::string& marker) {
     const std::regex pattern(marker + " ([0-9]+)");
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
     while (absl::Now() < deadline) {
       std::stringstream text;
       text << std::ifstream(log_).rdbuf();
@@ -80,6 +84,7 @@ class RawServer {
 
  private:
   const std::string log_;
+  const std::string gate_;
   pid_t pid_ = -1;
 };
 
@@ -125,14 +130,16 @@ TEST(HealthE2eTest, NotServingWhileOpeningThenServing) {
   options.append_attempts = 1;  // One refused call, counted once below.
   const client::Client client(options);
 
-  // The store opens 3 s after binding: these run well within that window.
+  // The store stays closed until OpenStore().
   EXPECT_EQ(Health(health.get()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   EXPECT_EQ(client.Append("HDFS", "too early").status().code(),
             absl::StatusCode::kUnavailable);
   EXPECT_EQ(client.ListPools().status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(Scrape(metrics_port).find("\ndictlog_store_open 0\n"), std::string::npos);
+  EXPECT_EQ(Health(health.get()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
 
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  server.OpenStore();
+  const absl::Time deadline = absl::Now() + absl::Seconds(120);
   while (Health(health.get()) != grpc::health::v1::HealthCheckResponse::SERVING &&
          absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(50));
