@@ -520,6 +520,9 @@ TEST_F(DictionaryLifecycleTest, TrainingOrImportRacingGcLeavesNoEmptyEntry) {
   EXPECT_GE(imported->id(), codec::kMinDictionaryId);
   EXPECT_EQ(imported->pool(), "app");
   import.set_activate(true);
+  // Other content: an identical import would return the first dictionary, storing none.
+  import.set_content(
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 9), 4096, 99998));
   auto activated = engine_->ImportDictionary(import);
   ASSERT_TRUE(activated.ok()) << activated.status();
   EXPECT_TRUE(activated->active());
