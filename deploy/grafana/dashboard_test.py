@@ -303,7 +303,8 @@ class DashboardTest(unittest.TestCase):
                      "dictlog_dictionary_cache_misses_total",
                      "dictlog_dictionary_cache_builds_total",
                      "dictlog_recompress_records_done", "dictlog_recompress_records_planned",
-                     "dictlog_auto_trainings_total", "dictlog_rocksdb_num_running_compactions"):
+                     "dictlog_auto_trainings_total", "dictlog_rocksdb_num_running_compactions",
+                     "dictlog_rocksdb_estimate_pending_compaction_bytes"):
             self.assertIn(name, queried)
         exprs = [expr for _, expr, _ in self.queries]
         self.assertTrue(any("histogram_quantile" in e and "method" in parse_promql(e)[1]

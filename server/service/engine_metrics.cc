@@ -144,7 +144,8 @@ void RenderAutoTraining(const dictionary::AutoTrainerStats& stats, TextWriter* o
 void RenderRocksDb(const engine::LogEngine& engine, TextWriter* out) {
   for (const char* property :
        {"rocksdb.estimate-live-data-size", "rocksdb.total-sst-files-size",
-        "rocksdb.cur-size-all-mem-tables", "rocksdb.estimate-num-keys"}) {
+        "rocksdb.cur-size-all-mem-tables", "rocksdb.estimate-num-keys",
+        "rocksdb.estimate-pending-compaction-bytes"}) {
     const std::string name = absl::StrReplaceAll(
         std::string("dictlog_") + property, {{".", "_"}, {"-", "_"}});
     out->Family(name, "gauge",

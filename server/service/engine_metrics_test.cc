@@ -64,6 +64,8 @@ TEST(EngineMetricsTest, PoolsCacheAndRocksDbFromARealEngine) {
       absl::StrContains(text, "dictlog_dictionary_cache_budget_bytes 268435456\n"));
   EXPECT_TRUE(absl::StrContains(text, "dictlog_rocksdb_estimate_num_keys{family=\"records\"} "));
   EXPECT_TRUE(absl::StrContains(text, "\ndictlog_rocksdb_num_running_compactions "));
+  EXPECT_TRUE(absl::StrContains(
+      text, "dictlog_rocksdb_estimate_pending_compaction_bytes{family=\"records\"} "));
   // No pool has had a re-compression job: the families are there, without samples.
   EXPECT_TRUE(absl::StrContains(text, "# TYPE dictlog_recompress_running gauge\n"));
   EXPECT_FALSE(absl::StrContains(text, "dictlog_recompress_running{"));
