@@ -62,7 +62,16 @@ OTHER_PROGRAM_FLAGS = {
         "corruption_test": {"trials", "targets", "max_flips", "records_per_pool"},
     },
     "docs/adr/0007-frame-checksums.md": {"corruption_test": {"max_flips", "targets"}},
+    "docs/adr/0001-offline-bazel-with-debian-libraries.md": {
+        "ld (-Wl,...)": {"push-state", "no-as-needed", "as-needed"},
+    },
+    "docs/adr/0011-records-table-compression.md": {
+        "benchmarks/compare": {"mode", "configs", "rounds"},
+    },
+    "benchmarks/README.md": {"dict_bench": {"csv", "dict_modes", "dict_bytes"}},
+    "client/python/README.md": {"pip": {"isolated"}, "bazel test": {"test_env"}},
 }
+OTHER_PROGRAM_FLAGS["docs/reliability.md"]["bazel"] = {"dynamic_mode"}
 
 
 def runfile(rel):
@@ -96,35 +105,68 @@ def command_of(word):
     return None
 
 
-def doc_flags(text):
-    """[(line number, flag)] of the --flags in text that are dictlog's."""
-    found = []
-    owner = None  # None: dictlog's; "skip": another program's
-    previous_owner = None
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            previous_owner, owner = owner, None  # a paragraph (or code block) ends
+def scan_words(words, owner, found, lineno):
+    """Adds the dictlog --flags of words to found; returns the owner after them."""
+    previous_word = ""
+    for word in words:
+        if word == "--":
             continue
-        if re.match(r"\s*(Other flags|Flags):", line):
-            owner = previous_owner  # the flags of the program shown just before
-        previous_word = ""
-        for m in WORD_RE.finditer(line):
-            word = m.group(0)
-            if word == "--":
-                continue
-            fm = FLAG_RE.match(word)
-            if fm:
-                previous_word = word
-                if owner != "skip" and fm.group(1) not in PLACEHOLDERS:
-                    found.append((lineno, fm.group(1)))
-                continue
+        fm = FLAG_RE.match(word)
+        if fm:
+            if owner != "skip" and fm.group(1) not in PLACEHOLDERS:
+                found.append((lineno, fm.group(1)))
+        else:
             c = command_of(word)
             if c and c.startswith("check:") and previous_word.startswith("-") \
                     and "=" not in previous_word:
                 c = None  # a flag's value (`docker run --name dictlogd`), not a command
-            previous_word = word
             if c:
                 owner = None if c.startswith("check:") else c
+        previous_word = word
+    return owner
+
+
+def doc_flags(text):
+    """[(line number, flag)] of the --flags in text that are dictlog's.
+
+    Code lines (in a ``` fence or indented 4 spaces): any command word switches the
+    owner, which carries to the block's next lines (continuations, comments) until a
+    blank line. Prose: only the first word of an inline `code span` can be a command,
+    for the rest of that span; flags elsewhere in prose are dictlog's, except in a
+    paragraph starting "Flags:"/"Other flags:", which names the flags of the program
+    in the code block just before it.
+    """
+    found = []
+    fenced = False
+    block_owner = None  # owner carried through a code block
+    prose_owner = None  # owner of a prose paragraph
+    last_block_owner = None
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            if not fenced:
+                last_block_owner, block_owner = block_owner, None
+            continue
+        if not line.strip():
+            if block_owner is not None:
+                last_block_owner = block_owner
+            block_owner = None
+            prose_owner = None
+            continue
+        if fenced or line.startswith("    "):
+            block_owner = scan_words([m.group(0) for m in WORD_RE.finditer(line)],
+                                     block_owner, found, lineno)
+            if block_owner is None:
+                last_block_owner = None
+            continue
+        if re.match(r"\s*(Other flags|Flags):", line):
+            prose_owner = last_block_owner
+        for k, part in enumerate(line.split("`")):
+            words = [m.group(0) for m in WORD_RE.finditer(part)]
+            if k % 2 == 1 and words and command_of(words[0]):
+                scan_words(words, None, found, lineno)  # `zstd -d -D ...`
+            else:
+                scan_words(words, prose_owner, found, lineno)
     return found
 
 
