@@ -46,6 +46,8 @@ OTHER_TOOLS = {
 BUILTIN = {"help", "helpfull", "version", "flagfile", "fromenv", "tryfromenv", "undefok"}
 
 FLAG_RE = re.compile(r"(?<![\w,=-])--([a-z][a-z0-9_]*[a-z0-9](?:-[a-z0-9_]+)*)(?![\w*-])")
+# "`--flag` (default)" in prose: a number, maybe with thousands commas and a unit.
+PROSE_DEFAULT_RE = re.compile(r"`--([a-z0-9_]+)`\s*\(([\d.,]+(?: MiB| KiB|s)?)[;)]")
 # Words that stand for any flag ("`--flag=`").
 PLACEHOLDERS = {"flag", "name"}
 HELP_ENTRY_RE = re.compile(r"^ {4}--([a-z][a-z0-9_]*) \(", re.M)
@@ -257,6 +259,26 @@ class DocFlagsTest(unittest.TestCase):
                                 f"dictlog --help says {default}")
         self.assertEqual([], problems, "\n" + "\n".join(problems))
 
+
+    def test_prose_defaults(self):
+        """"`--flag` (N)" in any doc: N (5, 50,000, 4 MiB, 10s) is --help's default."""
+        problems = []
+        for doc in self.docs:
+            for lineno, line in enumerate(self.read(doc).split("\n"), 1):
+                for m in PROSE_DEFAULT_RE.finditer(line):
+                    flag, value = m.group(1), m.group(2)
+                    defaults = [h[flag] for h in self.help.values() if flag in h]
+                    if not defaults:
+                        continue  # another program's flag, or unknown (test above)
+                    number = value.replace(",", "")
+                    unit = re.match(r"([\d.]+) (MiB|KiB)$", number)
+                    if unit and not flag.endswith("_mb"):
+                        scale = 1 << 20 if unit.group(2) == "MiB" else 1 << 10
+                        number = str(int(float(unit.group(1)) * scale))
+                    if not any(normalise(number) == normalise(d) for d in defaults):
+                        problems.append(f"{doc}:{lineno}: --{flag} ({value}), --help's "
+                                        f"default: {' or '.join(defaults)}")
+        self.assertEqual([], problems, "\n" + "\n".join(problems))
 
     def test_every_binary_flag_is_documented(self):
         """dictlog's, dict_trainer's and dictlog-bench's flags are named in some doc
