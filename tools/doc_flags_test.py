@@ -6,16 +6,19 @@ dictlog-bench) given as data; runs each with --help and collects absl's
 `--name (text); default: value;` lines. Then:
   * every --flag in a doc, unless it belongs to another tool (below), must be a flag of
     some dictlog binary;
-  * docs/configuration.md's flag table must agree with dictlogd's --help defaults, list
-    every dictlogd flag, and README.md's "CLI flags:" paragraph must agree with
-    dictlog's defaults and list every dictlog flag.
+  * docs/configuration.md's flag table must list every dictlogd flag with --help's
+    default; README.md's "CLI flags:" paragraph must agree with dictlog's defaults;
+  * every flag of dictlog, dict_trainer and dictlog-bench is named in some doc.
 
-Whose flag is it: a line (with its `\\`-continued lines) is split into words; a flag
-belongs to the nearest command word before it on that line. A command word is a word
-whose last path component (after `/` or `:`) is one of DICTLOG_BINARIES (check it),
-one of OTHER_TOOLS or a name ending in _test/_bench/_fuzzer (skip: another program's
-flags). A flag with no command word before it on its line (prose, tables) is dictlog's.
-After a bare `--` (bazel run's separator) the command word is the run target before it.
+Whose flag is it (doc_flags below): a command word is a word whose last path component
+(after `/` or `:`) is one of DICTLOG_BINARIES (check it), one of OTHER_TOOLS or a name
+ending in _test/_bench/_fuzzer (skip: another program's flags). In code lines (a ```
+fence or 4-space indent) any command word counts (not as a flag's value: `docker run
+--name dictlogd`) and carries through the block's following lines; in prose only the
+first word of an inline code span counts, for that span. Other flags in prose are
+dictlog's, except in a "Flags:"/"Other flags:" paragraph (the program of the code block
+before it) and the flags OTHER_PROGRAM_FLAGS lists for that doc. The prose pattern
+"`--flag` (N)" must also match the flag's --help default.
 Failures name the doc, the line number and the flag. Only reads its data files.
 """
 import os
