@@ -9,8 +9,8 @@
 // per record (protobuf bytes of the results, measured on a sample of calls outside the
 // timed loop; gRPC adds a few bytes of framing per message, no compression).
 //
-//   bazel run -c opt //benchmarks:frames_bench -- --copies=100 --duration=20s \
-//     --csv=benchmarks/results/frames_bench.csv
+//   bazel run -c opt //benchmarks:frames_bench -- --copies=100 --duration=20s
+//     --csv=$PWD/benchmarks/results/frames_bench.csv   (one command line)
 //
 // Writes a CSV (one row per case); benchmarks/plot_frames_bench.py draws it.
 #include <signal.h>

@@ -27,12 +27,12 @@ using auth::Role;
 
 // Replaces each result `grant` may not see, or not know absent, by NOT_FOUND
 // (read_scope.h).
-template <typename Result>
+template <typename Result, typename Visible>
 void HideForbidden(const auth::Grant& grant, const std::vector<std::string>& ids,
-                   std::vector<absl::StatusOr<Result>>* results) {
+                   const Visible& visible, std::vector<absl::StatusOr<Result>>* results) {
   if (grant.categories.empty()) return;
   for (size_t i = 0; i < results->size() && i < ids.size(); ++i) {
-    (*results)[i] = VisibleRecord(grant, ids[i], std::move((*results)[i]));
+    (*results)[i] = visible(grant, ids[i], std::move((*results)[i]));
   }
 }
 
@@ -104,7 +104,7 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
   auto results = engine_->MultiGet(ids, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
-  HideForbidden(**grant, ids, &*results);
+  HideForbidden(**grant, ids, VisibleRecord, &*results);
   for (absl::StatusOr<v1::Record>& result : *results) {
     v1::MultiGetResult* out = response->add_results();
     if (result.ok()) {
@@ -132,7 +132,7 @@ grpc::Status LogStoreService::MultiGetFrames(grpc::ServerContext* context,
   }
   auto results = engine_->MultiGetFrames(ids, frames_for, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
-  HideForbidden(**grant, ids, &*results);
+  HideForbidden(**grant, ids, VisibleFrame, &*results);
   for (absl::StatusOr<v1::RecordFrame>& result : *results) {
     v1::MultiGetFramesResult* out = response->add_results();
     if (result.ok()) {

@@ -23,8 +23,8 @@ absl::StatusOr<v1::Record> VisibleRecord(const auth::Grant& grant, absl::string_
   return Visible(grant, id, std::move(record));
 }
 
-absl::StatusOr<v1::RecordFrame> VisibleRecord(const auth::Grant& grant, absl::string_view id,
-                                              absl::StatusOr<v1::RecordFrame> record) {
+absl::StatusOr<v1::RecordFrame> VisibleFrame(const auth::Grant& grant, absl::string_view id,
+                                             absl::StatusOr<v1::RecordFrame> record) {
   return Visible(grant, id, std::move(record));
 }
 

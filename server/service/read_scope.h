@@ -26,8 +26,8 @@ namespace dictlog::service {
 absl::StatusOr<v1::Record> VisibleRecord(const auth::Grant& grant, absl::string_view id,
                                          absl::StatusOr<v1::Record> record);
 // The same for one MultiGetFrames result.
-absl::StatusOr<v1::RecordFrame> VisibleRecord(const auth::Grant& grant, absl::string_view id,
-                                              absl::StatusOr<v1::RecordFrame> record);
+absl::StatusOr<v1::RecordFrame> VisibleFrame(const auth::Grant& grant, absl::string_view id,
+                                             absl::StatusOr<v1::RecordFrame> record);
 
 // The status of a category scan: NOT_FOUND (no pool for the category) is an empty
 // scan to a limited grant.
