@@ -78,8 +78,8 @@ struct ClientOptions {
 
 // Options of one read.
 struct ReadOptions {
-  // Decode in this process: the server sends stored frames (MultiGetFrames, 3-7x fewer
-  // bytes than payloads, and no decoding on the server), the client fetches each
+  // Decode in this process: the server sends stored frames (MultiGetFrames: about half
+  // the bytes of payloads for loghub lines, and no decoding on the server), the client fetches each
   // dictionary once (GetDictionary) and caches it. The results are the same, byte for
   // byte and error for error. Needs a token allowed to read the pools' dictionaries
   // (GetDictionary; a reader whose scope covers the pool). Default false.
