@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/strings/str_format.h"
+#include "client/ask_again.h"
 #include "client/grpc_status.h"
 #include "common/status_macros.h"
 
@@ -40,7 +41,8 @@ Client::Client(const ClientOptions& options)
       retry_backoff_(options.retry_backoff),
       authorization_(options.security.token.empty()
                          ? ""
-                         : "Bearer " + options.security.token) {
+                         : "Bearer " + options.security.token),
+      ddicts_(std::make_shared<DdictCache>(options.dictionary_cache_bytes)) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_receive_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
@@ -181,31 +183,11 @@ absl::StatusOr<v1::Record> Client::Get(absl::string_view id) const {
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGet(
-    absl::Span<const std::string> ids) const {
-  ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::Record>> results, MultiGetOnce(ids));
-  // Positions (into ids) the server has not answered yet, in order.
-  std::vector<size_t> pending;
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (absl::IsResourceExhausted(results[i].status())) pending.push_back(i);
-  }
-  while (!pending.empty()) {
-    std::vector<std::string> again;
-    again.reserve(pending.size());
-    for (size_t i : pending) again.push_back(ids[i]);
-    ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::Record>> answers, MultiGetOnce(again));
-    if (answers.size() != pending.size()) {
-      return absl::InternalError(absl::StrCat("MultiGet of ", pending.size(),
-                                              " ids returned ", answers.size(), " results"));
-    }
-    std::vector<size_t> still;
-    for (size_t k = 0; k < pending.size(); ++k) {
-      if (absl::IsResourceExhausted(answers[k].status())) still.push_back(pending[k]);
-      results[pending[k]] = std::move(answers[k]);
-    }
-    if (still.size() == pending.size()) break;  // No progress: leave them exhausted.
-    pending = std::move(still);
-  }
-  return results;
+    absl::Span<const std::string> ids, const ReadOptions& options) const {
+  if (options.decode_locally) return MultiGetDecodingLocally(ids);
+  return AskAgain<v1::Record>(ids, [this](absl::Span<const std::string> some) {
+    return MultiGetOnce(some);
+  });
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
@@ -219,6 +201,27 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
   std::vector<absl::StatusOr<v1::Record>> results;
   results.reserve(response.results_size());
   for (v1::MultiGetResult& result : *response.mutable_results()) {
+    if (result.has_record()) {
+      results.emplace_back(std::move(*result.mutable_record()));
+    } else {
+      results.emplace_back(absl::Status(
+          static_cast<absl::StatusCode>(result.error().code()), result.error().message()));
+    }
+  }
+  return results;
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFramesOnce(
+    absl::Span<const std::string> ids) const {
+  v1::MultiGetRequest request;
+  for (const std::string& id : ids) request.add_ids(id);
+  ASSIGN_OR_RETURN(v1::MultiGetFramesResponse response,
+                   Unary<v1::MultiGetFramesResponse>([&](auto* context, auto* out) {
+                     return store_->MultiGetFrames(context, request, out);
+                   }));
+  std::vector<absl::StatusOr<v1::RecordFrame>> results;
+  results.reserve(response.results_size());
+  for (v1::MultiGetFramesResult& result : *response.mutable_results()) {
     if (result.has_record()) {
       results.emplace_back(std::move(*result.mutable_record()));
     } else {

@@ -22,9 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "client/frame_decoder.h"
 #include "proto/dictlog.grpc.pb.h"
 
 namespace dictlog::client {
@@ -68,6 +70,20 @@ struct ClientOptions {
   absl::Duration retry_backoff = absl::Milliseconds(100);
   // Default: plaintext, no token.
   ClientSecurity security;
+  // MultiGet with ReadOptions::decode_locally: decoded dictionaries kept (least
+  // recently used evicted past it; shared by the client's copies). Default 64 MiB
+  // (a 16 KiB dictionary takes about 40 KB decoded, a 110 KB one about 140 KB).
+  size_t dictionary_cache_bytes = 64 << 20;
+};
+
+// Options of one read.
+struct ReadOptions {
+  // Decode in this process: the server sends stored frames (MultiGetFrames: about half
+  // the bytes of payloads for loghub lines, and no decoding on the server), the client fetches each
+  // dictionary once (GetDictionary) and caches it. The results are the same, byte for
+  // byte and error for error. Needs a token allowed to read the pools' dictionaries
+  // (GetDictionary; a reader whose scope covers the pool). Default false.
+  bool decode_locally = false;
 };
 
 // A fresh random request id (32 hex digits). Thread-safe.
@@ -102,8 +118,18 @@ class Client {
   // RESOURCE_EXHAUSTED each: MultiGet asks again for exactly those, in order, each
   // call with its own deadline, until all are answered (a call that answers none of
   // them ends it, leaving them RESOURCE_EXHAUSTED). A failed call fails it all.
+  // With options.decode_locally, through MultiGetFrames: frames decoded here with
+  // dictionaries fetched once by id (a dictionary gc deleted meanwhile: the record is
+  // read again, and if its frame still names it, its result is DATA_LOSS as the
+  // server's would be).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
+      absl::Span<const std::string> ids, const ReadOptions& options = {}) const;
+  // The stored frames (or server-decoded payloads) of ids, one result per id in
+  // order; asks again for RESOURCE_EXHAUSTED ids as MultiGet does.
+  absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFrames(
       absl::Span<const std::string> ids) const;
+  // The cache of decoded dictionaries (decode_locally).
+  DdictCacheStats DictionaryCacheStats() const { return ddicts_->stats(); }
   // Calls `visit` for each record in order; stops and returns its error if it fails.
   absl::Status Scan(const v1::ScanRequest& request,
                     const std::function<absl::Status(const v1::Record&)>& visit) const;
@@ -154,6 +180,15 @@ class Client {
   // One MultiGet call: one result per id, in order.
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetOnce(
       absl::Span<const std::string> ids) const;
+  absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFramesOnce(
+      absl::Span<const std::string> ids) const;
+  // MultiGet with decode_locally (local_decode.cc).
+  absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetDecodingLocally(
+      absl::Span<const std::string> ids) const;
+  // The DDict of every dictionary `frames` name, fetched if not cached. An id gc
+  // deleted maps to nullptr; any other failure fails the call.
+  absl::StatusOr<absl::flat_hash_map<uint32_t, std::shared_ptr<const Ddict>>> DdictsOf(
+      absl::Span<const absl::StatusOr<v1::RecordFrame>> frames) const;
 
   absl::Duration timeout_;
   int append_attempts_;
@@ -162,6 +197,7 @@ class Client {
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<v1::LogStore::Stub> store_;
   std::shared_ptr<v1::Admin::Stub> admin_;
+  std::shared_ptr<DdictCache> ddicts_;
 };
 
 }  // namespace dictlog::client

@@ -73,7 +73,9 @@ OTHER_PROGRAM_FLAGS = {
     "docs/adr/0011-records-table-compression.md": {
         "benchmarks/compare": {"mode", "configs", "rounds"},
     },
-    "benchmarks/README.md": {"dict_bench": {"csv", "dict_modes", "dict_bytes"}},
+    "benchmarks/README.md": {"dict_bench": {"csv", "dict_modes", "dict_bytes"},
+                             "frames_bench": {"copies", "duration", "csv", "batch",
+                                              "threads"}},
     "client/python/README.md": {"pip": {"isolated"}, "bazel test": {"test_env"}},
 }
 OTHER_PROGRAM_FLAGS["docs/reliability.md"]["bazel"] = {"dynamic_mode"}

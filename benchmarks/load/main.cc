@@ -34,6 +34,9 @@ ABSL_FLAG(int, connections, 4,
           "(at most --concurrency are opened)");
 ABSL_FLAG(std::string, op, "get", "read: get (one id a call) or multiget");
 ABSL_FLAG(int, batch, 64, "read: ids per MultiGet call");
+ABSL_FLAG(bool, decode_locally, false,
+          "read --op=multiget: fetch stored frames (MultiGetFrames) and decode them in "
+          "dictlog-bench with cached dictionaries instead of on the server");
 ABSL_FLAG(std::string, dist, "uniform",
           "read: how ids are picked: uniform, or zipf:S over ids ranked by their position "
           "in --ids (e.g. zipf:0.99: the first ids are the hottest)");
@@ -128,6 +131,7 @@ absl::StatusOr<dictlog::bench::ReadOptions> ReadFlags() {
   if (!op.ok()) return op.status();
   options.op = *op;
   options.batch = absl::GetFlag(FLAGS_batch);
+  options.decode_locally = absl::GetFlag(FLAGS_decode_locally);
   absl::StatusOr<dictlog::bench::Distribution> dist =
       dictlog::bench::ParseDistribution(absl::GetFlag(FLAGS_dist));
   if (!dist.ok()) return dist.status();

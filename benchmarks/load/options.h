@@ -84,6 +84,9 @@ struct ReadOptions {
   ReadOp op = ReadOp::kGet;
   // Ids per MultiGet call, 1..10000. Default 64. Get always reads one.
   int batch = 64;
+  // MultiGet: decode in the load generator (ReadOptions::decode_locally, over
+  // MultiGetFrames). Default false: the server decodes.
+  bool decode_locally = false;
   Distribution dist;
   // Reads vs single-record Appends. Default read only.
   Mix mix;

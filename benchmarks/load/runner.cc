@@ -185,7 +185,9 @@ class Worker {
       return record.status();
     }
     for (std::string& key : keys_) key = ids_[sampler_.Sample(rng_)];
-    auto results = client_.MultiGet(keys_);
+    client::ReadOptions read;
+    read.decode_locally = options_.decode_locally;
+    auto results = client_.MultiGet(keys_, read);
     if (!results.ok()) return results.status();
     for (const absl::StatusOr<v1::Record>& record : *results) {
       if (record.ok()) {

@@ -81,7 +81,9 @@ absl::Status Get(const client::Client& client, const std::vector<std::string>& a
   for (size_t start = 1; start < args.size(); start += kGetChunk) {
     const size_t end = std::min(args.size(), start + kGetChunk);
     std::vector<std::string> ids(args.begin() + start, args.begin() + end);
-    ASSIGN_OR_RETURN(auto results, client.MultiGet(ids));
+    client::ReadOptions read;
+    read.decode_locally = options.decode_locally;
+    ASSIGN_OR_RETURN(auto results, client.MultiGet(ids, read));
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i].ok()) {
         PrintRecord(*results[i], options.format, io.out);

@@ -63,6 +63,10 @@ ABSL_FLAG(std::string, out, "", "dict export, get --frame: output file; backup: 
 ABSL_FLAG(bool, frame, false,
           "get: write the stored record as a standard zstd frame (decodable with "
           "`zstd -d -D <exported dictionary>`)");
+ABSL_FLAG(bool, decode_locally, false,
+          "get: the server sends stored frames (MultiGetFrames) and dictlog decodes them "
+          "with dictionaries fetched once (needs a token that may read the pools' "
+          "dictionaries); same output");
 ABSL_FLAG(bool, dry_run, false, "dict gc: list what would be deleted");
 ABSL_FLAG(bool, detach, false, "recompress: start the job and return at once");
 ABSL_FLAG(bool, status, false,
@@ -83,6 +87,7 @@ Commands:
                                  soon as it is stored
   get ID...                      print the payloads of records (--format=json for
                                  id, category and payload)
+                                 (--decode_locally: decode frames here)
   scan --category=C|--pool=P [--from=ID] [--limit=N]
                                  print records in append order
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
@@ -184,6 +189,7 @@ int main(int argc, char** argv) {
   options.id = absl::GetFlag(FLAGS_id);
   options.out = absl::GetFlag(FLAGS_out);
   options.frame = absl::GetFlag(FLAGS_frame);
+  options.decode_locally = absl::GetFlag(FLAGS_decode_locally);
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
   options.detach = absl::GetFlag(FLAGS_detach);
   options.status = absl::GetFlag(FLAGS_status);

@@ -85,6 +85,12 @@ struct EngineOptions {
 // cancelled call). Empty: never stops.
 using Interrupt = std::function<absl::Status()>;
 
+// Whether MultiGetFrames may send a pool's frames to the caller, given every category
+// the pool may hold (PoolCategoriesOf); asked once per pool and call. Empty: always.
+// Where it says no, the server decodes and returns payloads (frame sizes are a
+// compression side channel across a pool's categories; docs/security.md).
+using FramePolicy = std::function<bool(const std::vector<std::string>& pool_categories)>;
+
 struct ScanSpec {
   // Exactly one of category (routed; only its records) and pool (all records).
   std::string category;
@@ -141,11 +147,21 @@ class LogEngine {
 
   // The stored record as a standard zstd frame and the id of its dictionary.
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
+  // MultiGet without decoding: per id, the stored frame (standard zstd, magic restored)
+  // and its dictionary id, or the payload where the server decodes (block entries,
+  // records stored raw, pools `frames_for` refuses). Limits, per-id errors and
+  // max_response_bytes (counted in payload bytes, the frame's content size, before
+  // anything is copied or decoded) exactly as MultiGet, so both answer the same ids.
+  absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFrames(
+      absl::Span<const std::string> ids, const FramePolicy& frames_for = nullptr,
+      const Interrupt& interrupt = nullptr) const;
   // Every category the pool of record `id` may hold: those stored under an index of
   // their own and, if it routes there, the pool's own name (so a token allowed all of
   // them may see the pool's frame sizes). INVALID_ARGUMENT for a malformed id,
   // NOT_FOUND for an absent pool.
   absl::StatusOr<std::vector<std::string>> PoolCategoriesOf(absl::string_view id) const;
+  // The same for pool `name`. NOT_FOUND for an absent pool.
+  absl::StatusOr<std::vector<std::string>> PoolCategories(absl::string_view name) const;
 
   std::vector<v1::PoolInfo> ListPools() const;
   v1::DictionaryCacheStats DictionaryCacheStats() const;
@@ -263,6 +279,15 @@ class LogEngine {
   // values read are more than it can take (every later record would be refused).
   std::vector<absl::StatusOr<std::string>> ReadWithinBudget(
       absl::Span<const store::RecordRef> refs, const block::ByteBudget& budget) const;
+  // MultiGetFrames' work on ids (at most kReadChunkIds); appends one result per id.
+  void MultiGetFramesChunk(absl::Span<const std::string> ids, const FramePolicy& frames_for,
+                           block::ByteBudget* budget,
+                           std::vector<absl::StatusOr<v1::RecordFrame>>* results) const;
+  // The result of a record stored as a frame: id, category name, standard frame.
+  absl::StatusOr<v1::RecordFrame> FrameOf(const pool::Pool& pool, uint64_t seq,
+                                          const codec::RecordView& view) const;
+  // Every category `pool` may hold (PoolCategoriesOf).
+  std::vector<std::string> CategoriesOfPool(const pool::Pool& pool) const;
   // MultiGet's work on ids (at most kReadChunkIds); appends one result per id. Each
   // distinct record is read once, however often it is asked for.
   void MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,

@@ -40,8 +40,18 @@ absl::StatusOr<std::vector<std::string>> LogEngine::PoolCategoriesOf(
     absl::string_view id) const {
   ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(parsed.pool));
-  std::vector<std::string> categories = pool->Categories();
-  if (router_.Route(pool->name()) == pool->name()) categories.push_back(pool->name());
+  return CategoriesOfPool(*pool);
+}
+
+absl::StatusOr<std::vector<std::string>> LogEngine::PoolCategories(
+    absl::string_view name) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(name));
+  return CategoriesOfPool(*pool);
+}
+
+std::vector<std::string> LogEngine::CategoriesOfPool(const pool::Pool& pool) const {
+  std::vector<std::string> categories = pool.Categories();
+  if (router_.Route(pool.name()) == pool.name()) categories.push_back(pool.name());
   return categories;
 }
 

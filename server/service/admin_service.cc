@@ -1,6 +1,7 @@
 #include "server/service/admin_service.h"
 
 #include "server/service/grpc_status.h"
+#include "server/service/read_scope.h"
 
 namespace dictlog::service {
 namespace {
@@ -79,8 +80,20 @@ grpc::Status AdminService::ActivateDictionary(grpc::ServerContext* context,
 grpc::Status AdminService::GetDictionary(grpc::ServerContext* context,
                                          const v1::GetDictionaryRequest* request,
                                          v1::GetDictionaryResponse* response) {
-  if (grpc::Status denied = Admit(*context, "GetDictionary"); !denied.ok()) return denied;
-  return Reply(engine_->GetDictionary(*request), response);
+  // Readers too, so that clients can decode frames (MultiGetFrames): a dictionary is
+  // trained on every category of its pool, so a token limited to categories needs all
+  // of them (as for frames, read_scope.h).
+  absl::StatusOr<const auth::Grant*> grant =
+      auth_.Check(*context, auth::Role::kReader, "GetDictionary");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
+  absl::StatusOr<v1::GetDictionaryResponse> dictionary = engine_->GetDictionary(*request);
+  if (dictionary.ok() && (*grant)->role != auth::Role::kAdmin) {
+    absl::Status allowed = RequireWholePool(
+        **grant, engine_->PoolCategories(dictionary->dictionary().pool()));
+    if (!allowed.ok()) return ToGrpcStatus(allowed);
+  }
+  return Reply(std::move(dictionary), response);
 }
 
 grpc::Status AdminService::ImportDictionary(grpc::ServerContext* context,

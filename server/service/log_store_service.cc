@@ -27,12 +27,19 @@ using auth::Role;
 
 // Replaces each result `grant` may not see, or not know absent, by NOT_FOUND
 // (read_scope.h).
+template <typename Result, typename Visible>
 void HideForbidden(const auth::Grant& grant, const std::vector<std::string>& ids,
-                   std::vector<absl::StatusOr<v1::Record>>* results) {
+                   const Visible& visible, std::vector<absl::StatusOr<Result>>* results) {
   if (grant.categories.empty()) return;
   for (size_t i = 0; i < results->size() && i < ids.size(); ++i) {
-    (*results)[i] = VisibleRecord(grant, ids[i], std::move((*results)[i]));
+    (*results)[i] = visible(grant, ids[i], std::move((*results)[i]));
   }
+}
+
+// One id's error in a MultiGet or MultiGetFrames response.
+void SetError(const absl::Status& status, v1::RecordError* error) {
+  error->set_code(static_cast<int>(status.code()));
+  error->set_message(std::string(status.message()));
 }
 
 }  // namespace
@@ -97,14 +104,41 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
   auto results = engine_->MultiGet(ids, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
-  HideForbidden(**grant, ids, &*results);
+  HideForbidden(**grant, ids, VisibleRecord, &*results);
   for (absl::StatusOr<v1::Record>& result : *results) {
     v1::MultiGetResult* out = response->add_results();
     if (result.ok()) {
       *out->mutable_record() = *std::move(result);
     } else {
-      out->mutable_error()->set_code(static_cast<int>(result.status().code()));
-      out->mutable_error()->set_message(std::string(result.status().message()));
+      SetError(result.status(), out->mutable_error());
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status LogStoreService::MultiGetFrames(grpc::ServerContext* context,
+                                             const v1::MultiGetRequest* request,
+                                             v1::MultiGetFramesResponse* response) {
+  absl::StatusOr<const auth::Grant*> grant =
+      auth_.Check(*context, Role::kReader, "MultiGetFrames");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
+  std::vector<std::string> ids(request->ids().begin(), request->ids().end());
+  engine::FramePolicy frames_for;
+  if (!(*grant)->categories.empty()) {
+    frames_for = [grant = *grant](const std::vector<std::string>& categories) {
+      return RequireWholePool(*grant, categories).ok();
+    };
+  }
+  auto results = engine_->MultiGetFrames(ids, frames_for, CallInterrupt(context));
+  if (!results.ok()) return ToGrpcStatus(results.status());
+  HideForbidden(**grant, ids, VisibleFrame, &*results);
+  for (absl::StatusOr<v1::RecordFrame>& result : *results) {
+    v1::MultiGetFramesResult* out = response->add_results();
+    if (result.ok()) {
+      *out->mutable_record() = *std::move(result);
+    } else {
+      SetError(result.status(), out->mutable_error());
     }
   }
   return grpc::Status::OK;

@@ -39,6 +39,11 @@ class LogStoreService final : public v1::LogStore::Service {
                     grpc::ServerWriter<v1::ScanResponse>* writer) override;
   grpc::Status GetFrame(grpc::ServerContext* context, const v1::GetRequest* request,
                         v1::GetFrameResponse* response) override;
+  // MultiGet's rules; frames only of pools whose every category the token may read
+  // (payloads otherwise: frame sizes are a side channel, read_scope.h).
+  grpc::Status MultiGetFrames(grpc::ServerContext* context,
+                              const v1::MultiGetRequest* request,
+                              v1::MultiGetFramesResponse* response) override;
 
  private:
   const EngineSlot& engine_;

@@ -4,13 +4,28 @@
 
 namespace dictlog::service {
 
-absl::StatusOr<v1::Record> VisibleRecord(const auth::Grant& grant, absl::string_view id,
-                                         absl::StatusOr<v1::Record> record) {
+namespace {
+
+template <typename Result>
+absl::StatusOr<Result> Visible(const auth::Grant& grant, absl::string_view id,
+                               absl::StatusOr<Result> record) {
   if (grant.categories.empty()) return record;
   const bool hidden = record.ok() ? !grant.AllowsCategory(record->category())
                                   : absl::IsNotFound(record.status());
   if (hidden) return absl::NotFoundError(absl::StrCat("no record ", id));
   return record;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Record> VisibleRecord(const auth::Grant& grant, absl::string_view id,
+                                         absl::StatusOr<v1::Record> record) {
+  return Visible(grant, id, std::move(record));
+}
+
+absl::StatusOr<v1::RecordFrame> VisibleFrame(const auth::Grant& grant, absl::string_view id,
+                                             absl::StatusOr<v1::RecordFrame> record) {
+  return Visible(grant, id, std::move(record));
 }
 
 absl::Status VisibleScanStatus(const auth::Grant& grant, absl::Status status) {
@@ -28,9 +43,9 @@ absl::Status RequireWholePool(const auth::Grant& grant,
   }
   if (allowed) return absl::OkStatus();
   return absl::PermissionDeniedError(
-      "GetFrame with a token limited to categories needs one allowed every category "
-      "of the record's pool (frame sizes would reveal the others' contents; "
-      "docs/security.md)");
+      "GetFrame and GetDictionary with a token limited to categories need one allowed "
+      "every category of the pool (frame sizes and dictionaries would reveal the "
+      "others' contents; docs/security.md)");
 }
 
 }  // namespace dictlog::service

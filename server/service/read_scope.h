@@ -25,6 +25,9 @@ namespace dictlog::service {
 // `grant` is limited and the record is forbidden, absent, or its pool is.
 absl::StatusOr<v1::Record> VisibleRecord(const auth::Grant& grant, absl::string_view id,
                                          absl::StatusOr<v1::Record> record);
+// The same for one MultiGetFrames result.
+absl::StatusOr<v1::RecordFrame> VisibleFrame(const auth::Grant& grant, absl::string_view id,
+                                             absl::StatusOr<v1::RecordFrame> record);
 
 // The status of a category scan: NOT_FOUND (no pool for the category) is an empty
 // scan to a limited grant.
@@ -32,7 +35,9 @@ absl::Status VisibleScanStatus(const auth::Grant& grant, absl::Status status);
 
 // OK if `grant` may see exact frame sizes of a pool holding `pool_categories`
 // (LogEngine::PoolCategoriesOf, whose NOT_FOUND counts as not allowed); else the
-// generic PERMISSION_DENIED. INVALID_ARGUMENT (a malformed id) is passed on.
+// generic PERMISSION_DENIED. INVALID_ARGUMENT (a malformed id) is passed on. Also
+// decides whether MultiGetFrames may send a pool's frames (else it sends payloads) and
+// whether GetDictionary may send a pool's dictionary (trained on all its categories).
 absl::Status RequireWholePool(const auth::Grant& grant,
                               const absl::StatusOr<std::vector<std::string>>& pool_categories);
 

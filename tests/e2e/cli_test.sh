@@ -28,6 +28,10 @@ check_all() {
     # `get` with every acknowledged id returns the file's lines in order.
     xargs "$dictlog" --server="$server" get <"$work/$category.ids" >"$work/$category.get"
     cmp "$expected" "$work/$category.get" || fail "get of $category differs from $file"
+    xargs "$dictlog" --server="$server" get --decode_locally <"$work/$category.ids" \
+      >"$work/$category.local"
+    cmp "$expected" "$work/$category.local" ||
+      fail "get --decode_locally of $category differs from $file"
   done
 }
 

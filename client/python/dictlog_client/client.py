@@ -1,9 +1,10 @@
 """Client: appends and reads dictlog records over gRPC (dictlog.v1 LogStore and Admin).
 
 A Client wraps one grpc channel to one dictlogd. Reads return records decoded by the
-server, or, with get(id, decode_locally=True), fetch the stored zstd frame (GetFrame)
-and decode it here with the python `zstandard` package and the dictionary the frame
-names (GetDictionary, cached per dictionary id for the client's lifetime).
+server, or, with get(id, decode_locally=True) and multiget(ids, decode_locally=True),
+fetch the stored zstd frames (GetFrame, MultiGetFrames) and decode them here with the
+python `zstandard` package and the dictionary each frame names (GetDictionary, cached
+per dictionary id for the client's lifetime; a decompressor per thread and id).
 
 Retries live in one place (_call): idempotent reads (Get, MultiGet, GetFrame,
 GetDictionary, ListPools) are retried on UNAVAILABLE with exponential backoff; appends
@@ -54,6 +55,11 @@ _APPEND_RETRY_CODES = frozenset([grpc.StatusCode.UNAVAILABLE,
 _MAX_BACKOFF_SECONDS = 2.0
 
 _Response = TypeVar("_Response")
+_Result = TypeVar("_Result")
+# No record decodes to more than this (the server's format limit).
+_MAX_RECORD_BYTES = 64 * 1024 * 1024
+# A decoded result standing for "its dictionary was deleted; read it again".
+_STALE = object()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +83,7 @@ class Frame:
 
 #: One result of multiget(): the record, or the error of that id alone.
 MultiGetResult = Union[Record, DictlogError]
+_FrameResult = Union["dictlog_pb2.RecordFrame", DictlogError]
 
 
 class Client:
@@ -130,6 +137,7 @@ class Client:
         self._admin = dictlog_pb2_grpc.AdminStub(channel)
         self._dictionaries: Dict[int, zstandard.ZstdCompressionDict] = {}
         self._dictionaries_lock = threading.Lock()
+        self._decompressors = threading.local()
 
     def close(self) -> None:
         """Closes the channel if the Client opened it. Calls after close() fail."""
@@ -169,25 +177,30 @@ class Client:
         request = dictlog_pb2.GetRequest(id=record_id)
         return _record(self._call(self._store.Get, request, self._read_retry).record)
 
-    def multiget(self, ids: Iterable[str]) -> List[MultiGetResult]:
+    def multiget(self, ids: Iterable[str], *,
+                 decode_locally: bool = False) -> List[MultiGetResult]:
         """Reads many records: one result per id, in request order, each a Record or,
         for an id that failed alone (malformed, missing), a DictlogError (returned, not
         raised). Ids the server left for another call (RESOURCE_EXHAUSTED: its response
         budget was spent) are asked for again, until a call returns none of them; those
-        then keep their RESOURCE_EXHAUSTED error."""
+        then keep their RESOURCE_EXHAUSTED error.
+
+        With decode_locally, the server sends the stored frames (MultiGetFrames) and
+        they are decoded here with dictionaries fetched once by id: the same records
+        (category included) and the same error codes as server-side decoding."""
         ids = list(ids)
-        results: List[Optional[MultiGetResult]] = [None] * len(ids)
-        pending = list(range(len(ids)))  # Indexes into ids still without a result.
-        while pending:
-            answers = self._multiget_once([ids[i] for i in pending])
-            left = [i for i, a in zip(pending, answers)
-                    if _is_resource_exhausted(a)]
-            progress = len(left) < len(pending)
-            for index, answer in zip(pending, answers):
-                if not progress or not _is_resource_exhausted(answer):
-                    results[index] = answer
-            pending = left if progress else []
-        return results  # type: ignore[return-value]  # Every slot is filled.
+        if not decode_locally:
+            return self._ask_again(ids, self._multiget_once)
+        frames = self._ask_again(ids, self._multiget_frames_once)
+        results = [self._decoded(f) for f in frames]
+        # gc deletes only dictionaries no record references: a frame naming a deleted
+        # one was re-encoded after it was read. Read those records again, once.
+        stale = [i for i, r in enumerate(results) if r is _STALE]
+        if stale:
+            fresh = self._ask_again([ids[i] for i in stale], self._multiget_frames_once)
+            for i, frame in zip(stale, fresh):
+                results[i] = self._decoded(frame, final=True)
+        return results  # type: ignore[return-value]
 
     def scan(self, *, category: Optional[str] = None, pool: Optional[str] = None,
              from_id: str = "", limit: int = 0) -> Iterator[Record]:
@@ -273,6 +286,77 @@ class Client:
                 raise error
             time.sleep(backoff_seconds(self._retry_backoff, attempt))
             attempt += 1
+
+    def _ask_again(self, ids: List[str], once: Callable[[List[str]], List[_Result]]
+                   ) -> List[_Result]:
+        """once(ids) for every id, then again for the ids answered RESOURCE_EXHAUSTED
+        until a call makes no progress (multiget's loop)."""
+        results: List[Optional[_Result]] = [None] * len(ids)
+        pending = list(range(len(ids)))  # Indexes into ids still without a result.
+        while pending:
+            answers = once([ids[i] for i in pending])
+            left = [i for i, a in zip(pending, answers)
+                    if _is_resource_exhausted(a)]
+            progress = len(left) < len(pending)
+            for index, answer in zip(pending, answers):
+                if not progress or not _is_resource_exhausted(answer):
+                    results[index] = answer
+            pending = left if progress else []
+        return results  # type: ignore[return-value]  # Every slot is filled.
+
+    def _multiget_frames_once(self, ids: List[str]) -> List[_FrameResult]:
+        request = dictlog_pb2.MultiGetRequest(ids=ids)
+        response = self._call(self._store.MultiGetFrames, request, self._read_retry)
+        if len(response.results) != len(ids):
+            raise DictlogError(
+                grpc.StatusCode.INTERNAL,
+                f"MultiGetFrames of {len(ids)} ids returned {len(response.results)} results")
+        return [r.record if r.HasField("record") else
+                DictlogError(code_from_number(r.error.code), r.error.message)
+                for r in response.results]
+
+    def _decoded(self, result: _FrameResult, final: bool = False
+                 ) -> Union[MultiGetResult, object]:
+        """The MultiGet result of one MultiGetFrames result; _STALE if its dictionary
+        was deleted (unless final: then DATA_LOSS, as the server would answer)."""
+        if isinstance(result, DictlogError):
+            return result
+        if result.WhichOneof("content") == "payload":
+            return Record(result.id, result.category, bytes(result.payload))
+        try:
+            decompressor = self._decompressor(result.dictionary_id)
+        except DictlogError as e:
+            if e.code != grpc.StatusCode.NOT_FOUND:
+                raise
+            if not final:
+                return _STALE
+            return DictlogError(grpc.StatusCode.DATA_LOSS,
+                                f"record {result.id}: stored frame names unknown "
+                                f"dictionary id {result.dictionary_id}")
+        try:
+            size = zstandard.get_frame_parameters(result.frame).content_size
+            if size > _MAX_RECORD_BYTES:
+                return DictlogError(grpc.StatusCode.DATA_LOSS, f"record {result.id}: "
+                                    "stored frame declares an oversized content size")
+            payload = decompressor.decompress(result.frame)
+        except zstandard.ZstdError as e:
+            return DictlogError(grpc.StatusCode.DATA_LOSS,
+                                f"record {result.id}: stored frame does not decode: {e}")
+        return Record(result.id, result.category, payload)
+
+    def _decompressor(self, dictionary_id: int) -> zstandard.ZstdDecompressor:
+        """This thread's decompressor for dictionary_id (0: none); zstandard's are not
+        thread-safe, so each thread keeps its own, over the shared dictionary cache."""
+        per_thread = self._decompressors.__dict__.setdefault("by_id", {})
+        decompressor = per_thread.get(dictionary_id)
+        if decompressor is None:
+            if dictionary_id == 0:
+                decompressor = zstandard.ZstdDecompressor()
+            else:
+                decompressor = zstandard.ZstdDecompressor(
+                    dict_data=self._dictionary(dictionary_id))
+            per_thread[dictionary_id] = decompressor
+        return decompressor
 
     def _multiget_once(self, ids: List[str]) -> List[MultiGetResult]:
         request = dictlog_pb2.MultiGetRequest(ids=ids)

@@ -1,0 +1,292 @@
+// frames_bench: MultiGet(64) with server-side decoding (MultiGet) against client-side
+// decoding (ReadOptions::decode_locally: MultiGetFrames + cached dictionaries), in
+// record mode and block mode, on a real dictlogd this binary starts on 127.0.0.1:0.
+//
+// Per case it reports records/s, the server's CPU seconds per million records served
+// (utime + stime from /proc/<pid>/stat: the load generator shares the machine, so wall
+// time would mislead), the client's CPU microseconds per record (getrusage of this
+// process: the load generator's own cost, decoding included), and the response bytes
+// per record (protobuf bytes of the results, measured on a sample of calls outside the
+// timed loop; gRPC adds a few bytes of framing per message, no compression).
+//
+//   bazel run -c opt //benchmarks:frames_bench -- --copies=100 --duration=20s
+//     --csv=$PWD/benchmarks/results/frames_bench.csv   (one command line)
+//
+// Writes a CSV (one row per case); benchmarks/plot_frames_bench.py draws it.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "client/client.h"
+
+ABSL_FLAG(std::string, dictlogd, "server/service/dictlogd", "the dictlogd binary");
+ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
+ABSL_FLAG(int, copies, 5, "append every file this many times per storage mode");
+ABSL_FLAG(absl::Duration, duration, absl::Seconds(5), "timed reads per case");
+ABSL_FLAG(int, threads, 8, "client threads, each one MultiGet in flight");
+ABSL_FLAG(int, batch, 64, "ids per MultiGet");
+ABSL_FLAG(std::string, work_dir, "", "the server's data directory (default: a temp one)");
+ABSL_FLAG(std::string, csv, "", "also write the results as CSV to this file");
+
+namespace dictlog::bench {
+namespace {
+
+// dictlogd started on 127.0.0.1:0; stopped (SIGTERM, then waited for) by its pid.
+struct Server {
+  pid_t pid = -1;
+  std::string address;
+  void Stop() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+    pid = -1;
+  }
+  ~Server() { Stop(); }
+};
+
+// Waits until no pool has a re-compression running (the first dictionary of a pool
+// re-encodes what it stored before, in the background): it would use the server's
+// CPU during the measurement.
+void WaitForRecompression(const client::Client& client) {
+  auto pools = client.ListPools();
+  for (const v1::PoolInfo& pool : pools.value_or(std::vector<v1::PoolInfo>{})) {
+    v1::RecompressRequest request;
+    request.set_pool(pool.name());
+    while (true) {
+      auto status = client.GetRecompressStatus(request);
+      if (!status.ok() || status->state() != v1::RecompressStatus::RUNNING) break;
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+  }
+}
+
+bool StartServer(const std::string& binary, const std::string& data_dir, Server* server) {
+  const std::string port_file = data_dir + ".port";
+  std::filesystem::remove(port_file);
+  server->pid = fork();
+  if (server->pid == 0) {
+    const std::string data = "--data_dir=" + data_dir, port = "--port_file=" + port_file;
+    execl(binary.c_str(), binary.c_str(), "--listen=127.0.0.1:0", data.c_str(),
+          port.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 3000; ++i) {  // Up to 30 s for the port file.
+    std::ifstream in(port_file);
+    std::string port;
+    if (in >> port && !port.empty()) {
+      server->address = "127.0.0.1:" + port;
+      return true;
+    }
+    if (waitpid(server->pid, nullptr, WNOHANG) == server->pid) {
+      server->pid = -1;
+      return false;
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return false;
+}
+
+// CPU seconds (user + system) of process `pid` so far.
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string skip;
+  for (int i = 3; i < 14; ++i) fields >> skip;  // Fields 3..13.
+  double utime = 0, stime = 0;
+  fields >> utime >> stime;
+  return (utime + stime) / sysconf(_SC_CLK_TCK);
+}
+
+double SelfCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return absl::ToDoubleSeconds(absl::DurationFromTimeval(usage.ru_utime) +
+                               absl::DurationFromTimeval(usage.ru_stime));
+}
+
+// Appends every *.log line of `dir` `copies` times, category prefix + file name.
+std::vector<std::string> Load(const client::Client& client, const std::string& dir,
+                              const std::string& prefix, int copies) {
+  std::vector<std::string> ids;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".log") continue;
+    std::vector<std::string> lines;
+    std::ifstream in(entry.path(), std::ios::binary);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const std::string category = prefix + entry.path().stem().string();
+    for (int copy = 0; copy < copies; ++copy) {
+      for (size_t start = 0; start < lines.size(); start += 1000) {
+        std::vector<v1::RecordToAppend> batch;
+        for (size_t i = start; i < std::min(lines.size(), start + 1000); ++i) {
+          batch.emplace_back();
+          batch.back().set_category(category);
+          batch.back().set_payload(lines[i]);
+        }
+        auto appended = client.AppendBatch(batch);
+        if (!appended.ok()) {
+          std::fprintf(stderr, "frames_bench: append: %s\n", appended.status().ToString().c_str());
+          std::exit(1);
+        }
+        ids.insert(ids.end(), appended->begin(), appended->end());
+      }
+    }
+  }
+  return ids;
+}
+
+struct Result {
+  std::string mode, decoding;
+  double records_per_s = 0, server_cpu_s_per_m = 0, client_cpu_us_per_record = 0;
+  double bytes_per_record = 0;
+  uint64_t records = 0, errors = 0;
+};
+
+std::vector<std::string> Sample(const std::vector<std::string>& ids, int n, std::mt19937_64* rng) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back(ids[(*rng)() % ids.size()]);
+  return out;
+}
+
+// Protobuf bytes per record of the responses of 200 MultiGet calls.
+double BytesPerRecord(const client::Client& client, const std::vector<std::string>& ids,
+                      bool local, int batch) {
+  std::mt19937_64 rng(7);
+  uint64_t bytes = 0, records = 0;
+  for (int call = 0; call < 200; ++call) {
+    const std::vector<std::string> some = Sample(ids, batch, &rng);
+    if (local) {
+      auto frames = client.MultiGetFrames(some);
+      for (const auto& f : frames.value_or(std::vector<absl::StatusOr<v1::RecordFrame>>{})) {
+        if (f.ok()) bytes += f->ByteSizeLong() + 3, ++records;  // + field tag, length.
+      }
+    } else {
+      auto results = client.MultiGet(some);
+      for (const auto& r : results.value_or(std::vector<absl::StatusOr<v1::Record>>{})) {
+        if (r.ok()) bytes += r->ByteSizeLong() + 3, ++records;
+      }
+    }
+  }
+  return records == 0 ? 0 : static_cast<double>(bytes) / records;
+}
+
+Result Run(const Server& server, const std::vector<std::string>& ids, bool local,
+           const std::string& mode) {
+  const int threads = absl::GetFlag(FLAGS_threads), batch = absl::GetFlag(FLAGS_batch);
+  client::ClientOptions options;
+  options.server = server.address;
+  client::Client client(options);
+  client::ReadOptions read;
+  read.decode_locally = local;
+  std::mt19937_64 warm_rng(1);
+  for (int i = 0; i < 20; ++i) (void)client.MultiGet(Sample(ids, batch, &warm_rng), read);
+  std::atomic<uint64_t> records{0}, errors{0};
+  const double server_before = ProcessCpuSeconds(server.pid), self_before = SelfCpuSeconds();
+  const absl::Time start = absl::Now(), end = start + absl::GetFlag(FLAGS_duration);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      std::mt19937_64 rng(100 + t);
+      while (absl::Now() < end) {
+        auto results = client.MultiGet(Sample(ids, batch, &rng), read);
+        if (!results.ok()) {
+          errors += batch;
+          continue;
+        }
+        for (const auto& r : *results) (r.ok() ? records : errors) += 1;
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  Result result;
+  result.mode = mode;
+  result.decoding = local ? "client" : "server";
+  result.records = records;
+  result.errors = errors;
+  result.records_per_s = records / seconds;
+  result.server_cpu_s_per_m = (ProcessCpuSeconds(server.pid) - server_before) / records * 1e6;
+  result.client_cpu_us_per_record = (SelfCpuSeconds() - self_before) / records * 1e6;
+  result.bytes_per_record = BytesPerRecord(client, ids, local, batch);
+  return result;
+}
+
+int Main() {
+  std::string work = absl::GetFlag(FLAGS_work_dir);
+  if (work.empty()) work = std::filesystem::temp_directory_path() / ("frames_bench." + std::to_string(getpid()));
+  std::filesystem::remove_all(work);
+  Server server;
+  if (!StartServer(absl::GetFlag(FLAGS_dictlogd), work, &server)) {
+    std::fprintf(stderr, "frames_bench: dictlogd did not start\n");
+    return 1;
+  }
+  client::ClientOptions options;
+  options.server = server.address;
+  options.timeout = absl::Minutes(5);
+  client::Client admin(options);
+  const int copies = absl::GetFlag(FLAGS_copies);
+  const absl::Time load_start = absl::Now();
+  std::vector<std::string> record_ids = Load(admin, absl::GetFlag(FLAGS_dir), "r-", copies);
+  for (const auto& entry : std::filesystem::directory_iterator(absl::GetFlag(FLAGS_dir))) {
+    if (entry.path().extension() != ".log") continue;
+    v1::PoolOptions block;
+    block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+    (void)admin.CreatePool("b-" + entry.path().stem().string(), block);
+  }
+  std::vector<std::string> block_ids = Load(admin, absl::GetFlag(FLAGS_dir), "b-", copies);
+  std::printf("loaded %zu record-mode and %zu block-mode records in %.0f s (server %s, pid %d)\n",
+              record_ids.size(), block_ids.size(),
+              absl::ToDoubleSeconds(absl::Now() - load_start), server.address.c_str(),
+              static_cast<int>(server.pid));
+  WaitForRecompression(admin);
+  std::vector<Result> results;
+  for (const auto& [mode, ids] : {std::pair{"record", &record_ids}, {"block", &block_ids}}) {
+    for (bool local : {false, true}) results.push_back(Run(server, *ids, local, mode));
+  }
+  std::printf("%-7s %-8s %12s %16s %18s %14s %8s\n", "mode", "decoding", "records/s",
+              "server_cpu_s/M", "client_cpu_us/rec", "bytes/record", "errors");
+  for (const Result& r : results) {
+    std::printf("%-7s %-8s %12.0f %16.2f %18.2f %14.1f %8llu\n", r.mode.c_str(),
+                r.decoding.c_str(), r.records_per_s, r.server_cpu_s_per_m,
+                r.client_cpu_us_per_record, r.bytes_per_record,
+                static_cast<unsigned long long>(r.errors));
+  }
+  if (!absl::GetFlag(FLAGS_csv).empty()) {
+    std::ofstream csv(absl::GetFlag(FLAGS_csv));
+    csv << "mode,decoding,records_per_mode,threads,batch,records_per_s,server_cpu_s_per_million,"
+           "client_cpu_us_per_record,bytes_per_record,errors\n";
+    for (const Result& r : results) {
+      csv << r.mode << ',' << r.decoding << ','
+          << (r.mode == "record" ? record_ids.size() : block_ids.size()) << ','
+          << absl::GetFlag(FLAGS_threads) << ',' << absl::GetFlag(FLAGS_batch) << ','
+          << r.records_per_s << ',' << r.server_cpu_s_per_m << ','
+          << r.client_cpu_us_per_record << ',' << r.bytes_per_record << ',' << r.errors << '\n';
+    }
+  }
+  server.Stop();
+  std::filesystem::remove_all(work);
+  std::filesystem::remove(work + ".port");
+  return 0;
+}
+
+}  // namespace
+}  // namespace dictlog::bench
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return dictlog::bench::Main();
+}

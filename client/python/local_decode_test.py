@@ -1,0 +1,124 @@
+"""multiget(ids, decode_locally=True) against the real dictlogd on 127.0.0.1, port 0.
+
+Every loghub record (ten files, one pool each, plus HDFS again in a block-mode pool) is
+read in multiget calls of 64 ids with server-side and with client-side decoding
+(MultiGetFrames, dictionaries fetched once by id): the results are identical (records,
+error codes), before and after a retrain of HDFS, a re-compression and a dictionary gc;
+a frame naming a dictionary gc deleted is read again and decodes as the server's.
+
+Environment as roundtrip_test.py (DICTLOGD, LOGHUB, TEST_TMPDIR; python_test.sh).
+"""
+
+import os
+import tempfile
+import time
+import unittest
+
+import grpc
+
+from dictlog_client import Client, DictlogError, Record
+from dictlog_client import dictlog_pb2, dictlog_pb2_grpc
+from roundtrip_test import Server
+
+BAD_IDS = ["bad", "HDFS/999999", "nopool/1", "HDFS/01"]
+
+
+def loghub():
+    files = {}
+    for name in sorted(os.listdir(os.environ["LOGHUB"])):
+        if name.endswith(".log"):
+            with open(os.path.join(os.environ["LOGHUB"], name), "rb") as f:
+                files[name[:-4]] = f.read().split(b"\n")
+    return files
+
+
+def comparable(result):
+    if isinstance(result, DictlogError):
+        return ("error", result.code)
+    return ("record", result.id, result.category, result.payload)
+
+
+class LocalDecodeTest(unittest.TestCase):
+
+    def setUp(self):
+        work = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.server = Server(work, "--auto_train=false")
+        self.client = Client(self.server.address, timeout=60)
+        self.channel = grpc.insecure_channel(self.server.address)
+        self.admin = dictlog_pb2_grpc.AdminStub(self.channel)
+        self.ids = []
+
+    def tearDown(self):
+        self.client.close()
+        self.channel.close()
+        self.assertEqual(self.server.stop(), 0)
+
+    def append(self, category, lines):
+        for start in range(0, len(lines), 1000):
+            self.ids += self.client.append_batch(
+                [(category, line) for line in lines[start:start + 1000]])
+
+    def expect_local_equals_server(self):
+        ids = self.ids + BAD_IDS
+        with Client(self.server.address, timeout=60) as cold:
+            for start in range(0, len(ids), 64):
+                some = ids[start:start + 64]
+                server = [comparable(r) for r in self.client.multiget(some)]
+                self.assertEqual([comparable(r) for r in
+                                  self.client.multiget(some, decode_locally=True)], server)
+                self.assertEqual([comparable(r) for r in
+                                  cold.multiget(some, decode_locally=True)], server)
+
+    def test_every_loghub_record_decodes_locally_as_on_the_server(self):
+        files = loghub()
+        self.assertEqual(len(files), 10)
+        self.admin.CreatePool(dictlog_pb2.CreatePoolRequest(
+            name="blocks",
+            options=dictlog_pb2.PoolOptions(storage_mode=dictlog_pb2.STORAGE_MODE_BLOCK)))
+        for name, lines in files.items():
+            self.append(name, lines)
+            self.client.train_dictionary(name, activate=True)
+        self.append("blocks", files["HDFS"])
+        self.append("HDFS", files["HDFS"])  # With HDFS's first dictionary.
+        self.expect_local_equals_server()
+
+        old = self.client.get_frame(self.ids[-2]).dictionary_id  # [-1]: "" (raw).
+        self.assertNotEqual(old, 0)
+        trained = self.client.train_dictionary("HDFS", dictionary_bytes=8192)
+        self.admin.ActivateDictionary(dictlog_pb2.ActivateDictionaryRequest(
+            pool="HDFS", id=trained.dictionary.id))
+        self.append("HDFS", files["HDFS"][:500])
+        self.expect_local_equals_server()
+
+        # Frames read before the re-compression name the old dictionary.
+        hdfs = ["HDFS/%d" % seq for seq in range(2001, 2065)]  # The second HDFS append.
+        before = Client(self.server.address)._multiget_frames_once(hdfs)
+        self.assertIn(old, {f.dictionary_id for f in before})
+        self.admin.Recompress(dictlog_pb2.RecompressRequest(pool="HDFS"))
+        deadline = time.monotonic() + 60
+        while self.admin.GetRecompressStatus(dictlog_pb2.RecompressRequest(
+                pool="HDFS")).state != dictlog_pb2.RecompressStatus.DONE:
+            self.assertLess(time.monotonic(), deadline, "re-compression did not finish")
+            time.sleep(0.02)  # Polls the job's state (no event to wait on).
+        deleted = self.admin.GcDictionaries(dictlog_pb2.GcDictionariesRequest()).deleted
+        self.assertIn(old, [d.id for d in deleted])
+        self.expect_local_equals_server()
+        with Client(self.server.address) as fresh, self.assertRaises(DictlogError) as raised:
+            fresh.get_dictionary(old)  # self.client has it cached: ids are never reused.
+        self.assertEqual(raised.exception.code, grpc.StatusCode.NOT_FOUND)
+
+        # A client that read the frames before the gc reads them again.
+        with Client(self.server.address) as late:
+            answers = [before, None]
+            real = late._multiget_frames_once
+
+            def frames_then_real(ids):
+                stale = answers.pop(0)
+                return stale if stale is not None else real(ids)
+            late._multiget_frames_once = frames_then_real
+            self.assertEqual([comparable(r) for r in late.multiget(hdfs, decode_locally=True)],
+                             [comparable(r) for r in self.client.multiget(hdfs)])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
