@@ -51,8 +51,8 @@ done
 [[ -e "$work/pause/paused" ]] || { cat "$work/produce.err"; fail "producer did not reach 1000 acks"; }
 
 "$cluster" kill --dir="$dir" --node="kafka-$leader" --signal=KILL
-"$cluster" status --dir="$dir" | grep -q "^kafka-$leader .* stopped$" ||
-  fail "status does not show kafka-$leader stopped"
+status="$("$cluster" status --dir="$dir")"  # not piped into grep -q: pipefail + SIGPIPE
+grep -q "^kafka-$leader .* stopped$" <<<"$status" || fail "status does not show kafka-$leader stopped"
 touch "$work/pause/resume"
 wait "$producer_pid" || { cat "$work/produce.err"; fail "producer failed"; }
 producer_pid=
@@ -79,8 +79,10 @@ kc --wait_in_sync --timeout_ms=120000 leader >/dev/null || fail "kafka-$leader d
 
 pids="$(cat "$dir"/kafka-*/pid)"
 "$cluster" down --dir="$dir" --timeout=30 || fail "down"
-for pid in $pids; do
-  ! kill -0 "$pid" 2>/dev/null || fail "pid $pid survived down"
+for pid in $pids; do  # gone, or a zombie its (non-test) parent has not reaped yet
+  state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)"
+  [[ -z "$state" || "$state" == Z ]] || fail "pid $pid survived down (state $state)"
 done
-[[ -z "$("$cluster" status --dir="$dir" | grep running)" ]] || fail "status shows running nodes"
+status="$("$cluster" status --dir="$dir")"
+[[ "$(grep -c ' stopped$' <<<"$status")" == 3 ]] || fail "status after down: $status"
 echo PASS
