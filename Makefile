@@ -9,11 +9,12 @@ DATA_DIR ?= ./data
 DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compiler-grpc \
   libprotobuf-dev protobuf-compiler libabsl-dev librocksdb-dev libgtest-dev libgmock-dev \
   libbenchmark-dev python3-grpcio python3-protobuf python3-zstandard python3-yaml python3-venv \
-  openssl libssl-dev prometheus libgoogle-perftools-dev
+  openssl libssl-dev prometheus libgoogle-perftools-dev librdkafka-dev maven \
+  openjdk-17-jre-headless
 # Only for `make fuzz` (libFuzzer needs clang).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: deps build run test tsan charts fuzz clean help
+.PHONY: deps kafka build run test tsan charts fuzz clean help
 
 help:
 	@echo "make run    install, build, start dictlogd on $(LISTEN) with data in $(DATA_DIR)"
@@ -21,6 +22,7 @@ help:
 	@echo "make tsan   the engine, dictionary, block and service tests under ThreadSanitizer"
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
+	@echo "make kafka  the Kafka broker's jars from Maven Central (deploy/local-cluster/kafka/lib)"
 	@echo "make charts PNG charts from benchmarks/*.csv"
 	@echo "make fuzz   run each libFuzzer target FUZZ_SECONDS (60) under ASan+UBSan (clang-14)"
 
@@ -31,6 +33,18 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# The Kafka broker (KRaft) and its dependencies from Maven Central, for the local cluster
+# (deploy/local-cluster/cluster.sh) and its test; resolved again only when pom.xml changed.
+KAFKA_POM := deploy/local-cluster/kafka/pom.xml
+KAFKA_LIB := deploy/local-cluster/kafka/lib
+kafka: deps
+	@want=$$(sha256sum $(KAFKA_POM) | cut -d' ' -f1); \
+	if [ "$$(cat $(KAFKA_LIB)/.pom.sha256 2>/dev/null)" != "$$want" ]; then \
+	  echo "resolving the Kafka broker's jars (Maven Central) into $(KAFKA_LIB)"; \
+	  rm -rf $(KAFKA_LIB) && mvn -q -B -f $(KAFKA_POM) dependency:copy-dependencies && \
+	  echo "$$want" > $(KAFKA_LIB)/.pom.sha256; \
 	fi
 
 build: deps
@@ -52,7 +66,7 @@ run: build
 	@echo "Stop with Ctrl-C."
 	bin/dictlogd --listen=$(LISTEN) --data_dir=$(DATA_DIR)
 
-test: deps
+test: deps kafka
 	@status=0; $(BAZEL) test //... || status=$$?; \
 	echo "ThreadSanitizer (make tsan):"; \
 	$(MAKE) --no-print-directory tsan || { [ $$status -ne 0 ] || status=1; }; \

@@ -31,9 +31,12 @@ from deploy.deploy_files import (
     listen_host_port, load_k8s_documents, make_pki, makefile_packages, memory_quantity,
     owning_packages, parse_unit, read, stage_packages, systemd_seconds)
 
-# Packages the Makefile installs for tests only; the image build does not need them.
+# Packages the Makefile installs for tests only; the image build does not need them
+# (librdkafka-dev, maven and the JRE: the local Kafka cluster's test and kafka_check,
+# until dictlogd itself links librdkafka).
 TEST_ONLY_PACKAGES = {"python3-yaml", "python3-grpcio", "python3-protobuf",
-                      "python3-zstandard", "prometheus", "python3-venv"}
+                      "python3-zstandard", "prometheus", "python3-venv",
+                      "librdkafka-dev", "maven", "openjdk-17-jre-headless"}
 # Memory beyond the configured caches and the gRPC quota: RocksDB's memtables (2 x 64
 # MiB for each busy column family) and the process itself.
 MEMORY_OVERHEAD = 384 << 20

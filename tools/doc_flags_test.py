@@ -43,7 +43,7 @@ OTHER_TOOLS = {
     "bazel", "grpcurl", "ghz", "zstd", "pip", "pip3", "curl", "promtool", "kubectl",
     "docker", "podman", "systemctl", "useradd", "openssl", "python3", "python", "make",
     "git", "apt-get", "sudo", "install", "venv", "perf", "valgrind", "gdb", "tar", "ls",
-    "cp", "rsync", "find", "grep", "journalctl", "helm", "jq",
+    "cp", "rsync", "find", "grep", "journalctl", "helm", "jq", "cluster.sh", "kafka_check",
 }
 # Flags every absl binary has that --help does not list as `--name (...)`.
 BUILTIN = {"help", "helpfull", "version", "flagfile", "fromenv", "tryfromenv", "undefok"}

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# cluster.sh: a local Kafka (KRaft) cluster on 127.0.0.1 for dictlog's cluster mode
+# (docs/cluster.md): combined broker+controller nodes, each a JVM with a small heap,
+# on free loopback ports, all state under --dir. Everything it starts it records by pid
+# in DIR/NODE/pid and stops by that pid only. The jars come from `make kafka`.
+#
+#   cluster.sh up     --dir=DIR [--brokers=3] [--nodes=0] [--timeout=180]
+#                     formats and starts the brokers, waits until each serves, prints
+#                     one line per process: `kafka-N 127.0.0.1:PORT`
+#   cluster.sh kill   --dir=DIR --node=NAME [--signal=KILL|TERM|STOP|CONT]
+#   cluster.sh start  --dir=DIR --node=NAME    (again, with its existing storage)
+#   cluster.sh status --dir=DIR                `NAME ADDRESS running|stopped [pid P]`
+#   cluster.sh down   --dir=DIR                TERM, then KILL after --timeout (30 s)
+#
+# --nodes (dictlogd-N processes) is reserved for when dictlogd has a cluster mode
+# (issue 22); today only --nodes=0 is accepted. Environment: KAFKA_LIB (the jars;
+# default deploy/local-cluster/kafka/lib beside this script), KAFKA_JVM_OPTS (default
+# "-Xmx384m -Xms64m -XX:+UseSerialGC"). Exit 0 ok, 1 failure, 2 usage.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+kafka_lib="${KAFKA_LIB:-$here/kafka/lib}"
+jvm_opts="${KAFKA_JVM_OPTS:--Xmx384m -Xms64m -XX:+UseSerialGC}"
+
+usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() { echo "cluster.sh: $*" >&2; exit 1; }
+
+command="${1:-}"; [[ -n "$command" ]] || usage; shift
+dir="" brokers=3 nodes=0 node="" signal=KILL timeout=""
+for arg in "$@"; do
+  case "$arg" in
+    --dir=*) dir="${arg#*=}" ;;
+    --brokers=*) brokers="${arg#*=}" ;;
+    --nodes=*) nodes="${arg#*=}" ;;
+    --node=*) node="${arg#*=}" ;;
+    --signal=*) signal="${arg#*=}" ;;
+    --timeout=*) timeout="${arg#*=}" ;;
+    *) echo "cluster.sh: unknown argument $arg" >&2; usage ;;
+  esac
+done
+[[ -n "$dir" ]] || { echo "cluster.sh: --dir is required" >&2; usage; }
+[[ "$brokers" =~ ^[1-9]$ ]] || { echo "cluster.sh: --brokers must be 1..9" >&2; exit 2; }
+[[ "$nodes" == 0 ]] || die "--nodes: dictlogd has no cluster mode yet (issue 22)"
+[[ -z "$timeout" || "$timeout" =~ ^[0-9]+$ ]] || { echo "cluster.sh: bad --timeout" >&2; exit 2; }
+
+# Free loopback ports, one a line (the kernel's choice; released before use).
+free_ports() {
+  python3 -c 'import socket,sys
+socks=[socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1",0))
+print("\n".join(str(s.getsockname()[1]) for s in socks))' "$1"
+}
+
+# A Kafka cluster id: 16 random bytes, URL-safe base64 without padding, not starting
+# with '-' (what `kafka-storage random-uuid` prints), without starting a JVM.
+random_cluster_id() {
+  python3 -c 'import base64,os
+while True:
+    s=base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+    if not s.startswith("-"): print(s); break'
+}
+
+java_cmd() {  # NODE_DIR CLASS ARGS... (exec: in the background, $! is java's pid)
+  local node_dir="$1"; shift
+  # shellcheck disable=SC2086
+  exec java $jvm_opts -Dkafka.logs.dir="$node_dir" \
+    -Dlog4j2.configurationFile="$node_dir/log4j2.properties" -cp "$kafka_lib/*" "$@"
+}
+
+write_log_config() {  # NODE_DIR
+  cat >"$1/log4j2.properties" <<'EOF'
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = FILE
+appender.file.type = File
+appender.file.name = FILE
+appender.file.fileName = ${sys:kafka.logs.dir}/server.log
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+EOF
+}
+
+# server.properties of node N (1-based) given the broker and controller ports.
+write_properties() {  # N BROKER_PORT VOTERS
+  local n="$1" port="$2" voters="$3" node_dir="$dir/kafka-$1"
+  local controller_port="${voters#*"$n"@127.0.0.1:}"; controller_port="${controller_port%%,*}"
+  local rf=$(( brokers < 3 ? brokers : 3 )) isr=$(( brokers < 2 ? 1 : 2 ))
+  cat >"$node_dir/server.properties" <<EOF
+process.roles=broker,controller
+node.id=$n
+controller.quorum.voters=$voters
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$node_dir/data
+auto.create.topics.enable=false
+unclean.leader.election.enable=false
+default.replication.factor=$rf
+min.insync.replicas=$isr
+offsets.topic.replication.factor=$rf
+transaction.state.log.replication.factor=$rf
+transaction.state.log.min.isr=$isr
+group.initial.rebalance.delay.ms=0
+broker.session.timeout.ms=4000
+broker.heartbeat.interval.ms=500
+num.network.threads=2
+num.io.threads=2
+background.threads=2
+EOF
+  echo "127.0.0.1:$port" >"$node_dir/address"
+}
+
+node_pid() {  # NAME -> pid if that process is ours and alive
+  local pid_file="$dir/$1/pid" pid
+  [[ -s "$pid_file" ]] || return 1
+  pid="$(cat "$pid_file")"
+  # Only a live process started with this node's configuration (no reused pids).
+  grep -qF "$dir/$1/server.properties" "/proc/$pid/cmdline" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+start_node() {  # NAME
+  local node_dir="$dir/$1"
+  [[ -f "$node_dir/server.properties" ]] || die "no such node: $1"
+  if node_pid "$1" >/dev/null; then die "$1 is already running"; fi
+  # wait_serving reads the log from here on.
+  stat -c %s "$node_dir/server.log" 2>/dev/null >"$node_dir/log_offset" || echo 0 >"$node_dir/log_offset"
+  java_cmd "$node_dir" kafka.Kafka "$node_dir/server.properties" \
+    >>"$node_dir/console.log" 2>&1 </dev/null &
+  echo $! >"$node_dir/pid"
+}
+
+# Waits until the node logs that it started and its broker port accepts connections.
+wait_serving() {  # NAME DEADLINE(epoch s)
+  local node_dir="$dir/$1" address port
+  address="$(cat "$node_dir/address")"; port="${address##*:}"
+  while (( $(date +%s) < $2 )); do
+    node_pid "$1" >/dev/null || { tail -20 "$node_dir/console.log" >&2; die "$1 exited"; }
+    if tail -c "+$(( $(cat "$node_dir/log_offset") + 1 ))" "$node_dir/server.log" 2>/dev/null |
+      grep -q "Kafka Server started" &&
+      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  die "$1 did not serve within the timeout (see $node_dir/server.log)"
+}
+
+cmd_up() {
+  [[ -n "$(ls "$kafka_lib"/kafka_2.13-*.jar 2>/dev/null)" ]] ||
+    die "no Kafka jars in $kafka_lib: run \`make kafka\`"
+  [[ ! -e "$dir/cluster.env" ]] || die "$dir already holds a cluster (down it, or use start)"
+  mkdir -p "$dir"; dir="$(cd "$dir" && pwd)"
+  local ports voters="" n
+  mapfile -t ports < <(free_ports $(( 2 * brokers )))
+  for (( n = 1; n <= brokers; n++ )); do
+    voters+="${voters:+,}$n@127.0.0.1:${ports[$(( brokers + n - 1 ))]}"
+  done
+  local cluster_id pids=()
+  cluster_id="$(random_cluster_id)"
+  echo "brokers=$brokers cluster_id=$cluster_id" >"$dir/cluster.env"
+  for (( n = 1; n <= brokers; n++ )); do  # the formats run side by side: JVM start-up
+    mkdir -p "$dir/kafka-$n"; write_log_config "$dir/kafka-$n"
+    write_properties "$n" "${ports[$(( n - 1 ))]}" "$voters"
+    (jvm_opts="$jvm_opts -XX:TieredStopAtLevel=1"; java_cmd "$dir/kafka-$n" \
+      kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/kafka-$n/server.properties") \
+      >>"$dir/kafka-$n/format.log" 2>&1 &
+    pids+=($!)
+  done
+  for (( n = 1; n <= brokers; n++ )); do
+    wait "${pids[$(( n - 1 ))]}" || die "formatting kafka-$n failed (see $dir/kafka-$n/format.log)"
+  done
+  for (( n = 1; n <= brokers; n++ )); do start_node "kafka-$n"; done
+  local deadline=$(( $(date +%s) + ${timeout:-180} ))
+  for (( n = 1; n <= brokers; n++ )); do wait_serving "kafka-$n" "$deadline"; done
+  for (( n = 1; n <= brokers; n++ )); do echo "kafka-$n $(cat "$dir/kafka-$n/address")"; done
+}
+
+all_nodes() { local d; for d in "$dir"/kafka-*/; do [[ -d "$d" ]] && basename "$d"; done; }
+
+# Waits until NAME's process is gone; 1 if it is still there at the deadline.
+wait_gone() {  # NAME DEADLINE(epoch s)
+  while node_pid "$1" >/dev/null; do
+    (( $(date +%s) < $2 )) || return 1
+    sleep 0.1
+  done
+}
+
+cmd_kill() {
+  [[ -n "$node" ]] || { echo "cluster.sh: --node is required" >&2; exit 2; }
+  [[ "$signal" =~ ^(KILL|TERM|STOP|CONT)$ ]] || { echo "cluster.sh: bad --signal" >&2; exit 2; }
+  local pid; pid="$(node_pid "$node")" || die "$node is not running"
+  kill -s "$signal" "$pid"
+  if [[ "$signal" == KILL || "$signal" == TERM ]]; then
+    wait_gone "$node" $(( $(date +%s) + ${timeout:-30} )) || die "$node did not exit"
+  fi
+}
+
+cmd_start() {
+  [[ -n "$node" ]] || { echo "cluster.sh: --node is required" >&2; exit 2; }
+  start_node "$node"
+  wait_serving "$node" $(( $(date +%s) + ${timeout:-180} ))
+  echo "$node $(cat "$dir/$node/address")"
+}
+
+cmd_status() {
+  local name pid
+  for name in $(all_nodes); do
+    if pid="$(node_pid "$name")"; then
+      echo "$name $(cat "$dir/$name/address") running pid $pid"
+    else
+      echo "$name $(cat "$dir/$name/address") stopped"
+    fi
+  done
+}
+
+cmd_down() {
+  local name pid deadline=$(( $(date +%s) + ${timeout:-30} )) status=0
+  for name in $(all_nodes); do
+    if pid="$(node_pid "$name")"; then kill -CONT "$pid"; kill -TERM "$pid"; fi
+  done
+  for name in $(all_nodes); do
+    wait_gone "$name" "$deadline" && continue
+    pid="$(node_pid "$name")" && kill -KILL "$pid" && echo "cluster.sh: killed $name" >&2
+    wait_gone "$name" $(( $(date +%s) + 10 )) || { echo "cluster.sh: $name survives" >&2; status=1; }
+  done
+  return "$status"
+}
+
+[[ "$command" == up || -f "$dir/cluster.env" ]] || die "$dir holds no cluster (run up)"
+case "$command" in
+  up) cmd_up ;;
+  kill) cmd_kill ;;
+  start) cmd_start ;;
+  status) cmd_status ;;
+  down) cmd_down ;;
+  *) echo "cluster.sh: unknown command $command" >&2; usage ;;
+esac
