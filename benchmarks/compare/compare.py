@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -34,6 +35,8 @@ CONFIGS = [
      "dictionary": True},
     {"name": "block4k+dict", "server": "dictlogd", "storage": "block", "block_bytes": 4096,
      "dictionary": True},
+    {"name": "block16k+dict", "server": "dictlogd", "storage": "block", "block_bytes": 16384,
+     "dictionary": True},
     {"name": "record", "server": "dictlogd", "storage": "record", "dictionary": False},
     {"name": "block4k", "server": "dictlogd", "storage": "block", "block_bytes": 4096,
      "dictionary": False},
@@ -43,15 +46,31 @@ CONFIGS = [
      "dictionary": False},
     {"name": "rocksdb_dict", "server": "compare_server", "storage": "rocksdb",
      "block_bytes": 4096, "dictionary": True},
+    {"name": "rocksdb_dict16k", "server": "compare_server", "storage": "rocksdb",
+     "block_bytes": 16384, "dictionary": True},
     {"name": "null", "server": "compare_server", "storage": "none", "dictionary": False},
 ]
 CONFIG_NAMES = [c["name"] for c in CONFIGS]
+# Issue 19's configurations: each block size beside RocksDB's own at the same size.
+SCALE_CONFIGS = ["record+dict", "block2k+dict", "block4k+dict", "block16k+dict",
+                 "rocksdb_dict", "rocksdb_dict16k", "null"]
+# Scale mode (issue 19): 100 copies of loghub (2,000,000 records, 252 MB raw), block
+# cache 1/8 of the raw bytes, uniform and Zipf(0.99) reads, ingest end to end, peak RSS.
+SCALE_RECORDS = 2000000
 MODES = {
     "quick": {"copies": 1, "duration": "2s", "concurrency": 16, "wait_seconds": 120,
-              "rounds": 1},
+              "rounds": 1, "configs": ",".join(CONFIG_NAMES), "dists": "uniform",
+              "block_cache_mb": 32},
     "full": {"copies": 10, "duration": "10s", "concurrency": 32, "wait_seconds": 900,
-             "rounds": 3},
+             "rounds": 3, "configs": ",".join(CONFIG_NAMES), "dists": "uniform",
+             "block_cache_mb": 32},
+    # block_cache_mb 0: raw bytes / 8, rounded down to MiB (at least 1).
+    "scale": {"copies": 100, "duration": "10s", "concurrency": 32, "wait_seconds": 1800,
+              "rounds": 1, "configs": ",".join(SCALE_CONFIGS), "dists": "uniform,zipf:0.99",
+              "block_cache_mb": 0},
 }
+# dictlogd's --dictionary_cache_bytes default: part of the RSS target's budget.
+DICTIONARY_CACHE_BYTES = 256 << 20
 VERIFY_SAMPLE = 200
 
 
@@ -82,6 +101,18 @@ class Server:
         self.log_path = os.path.join(work, "server.log")
         self.process = None
         self.address = None
+        self.peak_rss_bytes = 0  # the largest VmHWM of any of its processes so far
+
+    def sample_rss(self):
+        """Folds the running process's peak resident set (VmHWM) into peak_rss_bytes."""
+        try:
+            with open("/proc/%d/status" % self.process.pid) as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        self.peak_rss_bytes = max(self.peak_rss_bytes,
+                                                  int(line.split()[1]) * 1024)
+        except (OSError, ValueError):
+            pass
 
     def start(self, timeout=60):
         if os.path.exists(self.port_file):
@@ -117,6 +148,7 @@ class Server:
 
     def stop(self, timeout=60):
         """SIGTERM; the server must drain and exit 0."""
+        self.sample_rss()
         self.process.send_signal(signal.SIGTERM)
         try:
             code = self.process.wait(timeout=timeout)
@@ -132,6 +164,44 @@ class Server:
             self.process.kill()
             self.process.wait()
         self.process = None
+
+
+class PageCacheDropper:
+    """While active, drops the OS page cache's pages of every file under a directory
+    (posix_fadvise DONTNEED) every `interval` seconds, so reads come from the disk
+    rather than from pages the load or earlier reads left in memory. Use as `with`."""
+
+    def __init__(self, directory, interval=0.1):
+        self.directory, self.interval = directory, interval
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.drops = 0
+
+    def drop_once(self):
+        for parent, _, names in os.walk(self.directory):
+            for name in names:
+                try:
+                    fd = os.open(os.path.join(parent, name), os.O_RDONLY)
+                except OSError:
+                    continue  # deleted by a compaction meanwhile
+                try:
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
+        self.drops += 1
+
+    def _run(self):
+        while not self.stopping.wait(self.interval):
+            self.drop_once()
+
+    def __enter__(self):
+        self.drop_once()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.stopping.set()
+        self.thread.join()
 
 
 def read_lines(path):
@@ -279,11 +349,11 @@ def verify(args, server, ids, dataset, payload_check):
     return len(picks)
 
 
-def bench_read(args, server, ids_path, op, work, tag):
+def bench_read(args, server, ids_path, op, work, tag, dist="uniform"):
     """One dictlog-bench read run; its JSON report. Its progress goes to stderr."""
     json_path = os.path.join(work, op + tag + ".json")
     run([args.bench, "read", "--server=" + server.address, "--ids=" + ids_path, "--op=" + op,
-         "--batch=64", "--dist=uniform", "--duration=" + args.duration,
+         "--batch=64", "--dist=" + dist, "--duration=" + args.duration,
          "--concurrency=%d" % args.concurrency, "--connections=%d" % args.connections,
          "--json=" + json_path], "dictlog-bench read --op=" + op, stderr=None)
     with open(json_path) as f:
@@ -311,6 +381,9 @@ class Prepared:
         self.ids_path, self.stats, self.details = ids_path, stats, details
         self.verified = verified
         self.gets, self.multigets = [], []
+        # Scale figures (compare_report.scale_fields): more read runs, ingest, RSS.
+        self.scale = {"zipf_get": [], "zipf_multiget": [], "nocache_get": [],
+                      "nocache_multiget": []}
 
 
 def server_argv(config, args, work):
@@ -318,6 +391,7 @@ def server_argv(config, args, work):
         return dictlogd_argv(config, args, work)
     backend = "null" if config["name"] == "null" else "rocksdb_dict"
     return [args.compare_server, "--backend=" + backend,
+            "--block_bytes=%d" % config.get("block_bytes", 4096),
             "--data_dir=" + os.path.join(work, "db"),
             "--stats_out=" + os.path.join(work, "stats.json"),
             "--block_cache_mb=%d" % args.block_cache_mb]
@@ -351,10 +425,17 @@ def prepare(config, args, data_dir, dataset, root):
     prepared = Prepared(config, server, work, None, None, {}, 0)
     progress("%s: serving on %s; loading %d records" %
              (config["name"], server.address, len(dataset)))
+    started = time.monotonic()
     prepared.ids_path, ids = load(args, server, data_dir, work)
+    loaded = time.monotonic()
     if len(ids) != len(dataset):
         raise CompareError("load acknowledged %d ids for %d records" % (len(ids), len(dataset)))
     stats, prepared.details = finalize(config, args, server, work)
+    # Ingest end to end: from the first append until the stored form is final.
+    prepared.scale.update(load_s=loaded - started, finalize_s=time.monotonic() - loaded)
+    progress("%s: ingest %.1f s (load %.1f s, final form %.1f s)" %
+             (config["name"], time.monotonic() - started, loaded - started,
+              time.monotonic() - loaded))
     if stats["records"] != len(dataset) or stats["raw_bytes"] != dataset.raw_bytes():
         raise CompareError("server counts %d records, %d raw bytes; loaded %d, %d" %
                            (stats["records"], stats["raw_bytes"], len(dataset),
@@ -374,6 +455,19 @@ def read_round(args, prepared, round_index):
                                     prepared.work, tag))
     prepared.multigets.append(bench_read(args, prepared.server, prepared.ids_path,
                                          "multiget", prepared.work, tag))
+    for dist in args.dists.split(","):
+        if dist == "uniform":
+            continue
+        for op in ("get", "multiget"):
+            prepared.scale["zipf_" + op].append(bench_read(
+                args, prepared.server, prepared.ids_path, op, prepared.work,
+                "-%s%s" % (dist.replace(":", ""), tag), dist))
+    if args.page_cache == "drop" and prepared.config["name"] != "null":
+        with PageCacheDropper(os.path.join(prepared.work, "db")):
+            for op in ("get", "multiget"):
+                prepared.scale["nocache_" + op].append(bench_read(
+                    args, prepared.server, prepared.ids_path, op, prepared.work,
+                    "-nocache" + tag))
 
 
 def run_all(configs, args, data_dir, dataset, root):
@@ -388,7 +482,7 @@ def run_all(configs, args, data_dir, dataset, root):
             for p in prepared:
                 read_round(args, p, round_index)
         for p in prepared:
-            p.server.stop()
+            p.server.stop()  # samples its peak RSS first
     finally:
         for p in prepared:
             p.server.kill()
@@ -396,7 +490,9 @@ def run_all(configs, args, data_dir, dataset, root):
     for p in prepared:
         if not args.keep_data:
             shutil.rmtree(os.path.join(p.work, "db"), ignore_errors=True)
-        row = compare_report.make_row(p.config, p.stats, p.gets, p.multigets, p.verified)
+        p.scale["peak_rss_bytes"] = p.server.peak_rss_bytes
+        row = compare_report.make_row(p.config, p.stats, p.gets, p.multigets, p.verified,
+                                      p.scale)
         progress("%s: ratio %.3f, Get %.0f ops/s, MultiGet %.0f records/s (median of %d)" %
                  (p.config["name"], row["ratio"], row["get_ops_s"], row["multiget_records_s"],
                   len(p.gets)))
@@ -417,14 +513,20 @@ def machine_line():
         platform.release(), " ".join("%.1f" % x for x in os.getloadavg()))
 
 
-def write_outputs(args, rows, details, started_machine, command):
+def write_outputs(args, rows, details, started_machine, command, conditions):
     os.makedirs(args.out, exist_ok=True)
     table = compare_report.markdown_table(rows)
-    goals = compare_report.targets(rows)
+    scale = compare_report.scale_table(rows)
+    if scale:
+        table += "\n" + scale
+    goals = compare_report.targets(
+        rows, rss_budget_bytes=(args.block_cache_mb << 20) + DICTIONARY_CACHE_BYTES)
     summary = {
         "command": command, "mode": args.mode, "copies": args.copies,
         "duration": args.duration, "concurrency": args.concurrency,
         "connections": args.connections, "block_cache_mb": args.block_cache_mb,
+        "dists": args.dists, "page_cache": args.page_cache,
+        "scale_conditions": conditions,
         "rounds": args.rounds, "machine_at_start": started_machine,
         "machine_at_end": machine_line(), "rows": rows, "targets": goals,
         "versus_rocksdb": compare_report.versus_rocksdb(rows),
@@ -456,15 +558,23 @@ def parse_args(argv):
     parser.add_argument("--dir", required=True, help="loghub directory (*.log, one category each)")
     parser.add_argument("--files", default="", help="only these files of --dir, e.g. HDFS,Spark")
     parser.add_argument("--mode", choices=sorted(MODES), default="quick")
-    parser.add_argument("--configs", default=",".join(CONFIG_NAMES),
-                        help="comma-separated subset of: " + ",".join(CONFIG_NAMES))
+    parser.add_argument("--configs", help="comma-separated subset of: " + ",".join(CONFIG_NAMES)
+                        + " (mode default: quick/full all of them, scale "
+                        + ",".join(SCALE_CONFIGS) + ")")
     parser.add_argument("--copies", type=int, help="dictlog-bench load --copies (mode default)")
     parser.add_argument("--duration", help="each read run, e.g. 20s (mode default)")
     parser.add_argument("--concurrency", type=int, help="dictlog-bench read --concurrency")
     parser.add_argument("--connections", type=int, default=4)
-    parser.add_argument("--block_cache_mb", type=int, default=32,
+    parser.add_argument("--block_cache_mb", type=int,
                         help="RocksDB block cache of every server, MiB (the same budget for "
-                             "all: dictlogd's --block_cache_mb, compare_server's)")
+                             "all: dictlogd's --block_cache_mb, compare_server's); default 32, "
+                             "scale: the raw bytes / 8")
+    parser.add_argument("--dists", help="read distributions: uniform[,zipf:S] (default "
+                                        "uniform; scale: uniform,zipf:0.99)")
+    parser.add_argument("--page_cache", choices=("keep", "drop"),
+                        help="drop: also run Get and MultiGet (uniform) while the OS page "
+                             "cache's pages of the server's files are dropped every 0.1 s; "
+                             "reported separately (default keep; scale: drop)")
     parser.add_argument("--rounds", type=int,
                         help="read rounds, configurations interleaved; medians (mode default)")
     parser.add_argument("--wait_seconds", type=int, help="limit of each wait (dictionaries)")
@@ -480,10 +590,26 @@ def parse_args(argv):
     for key, value in MODES[args.mode].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    if args.page_cache is None:
+        args.page_cache = "drop" if args.mode == "scale" else "keep"
     unknown = [c for c in args.configs.split(",") if c not in CONFIG_NAMES]
-    if unknown or min(args.copies, args.concurrency, args.rounds) < 1:
-        parser.error("unknown --configs %s, or --copies/--concurrency/--rounds < 1" % unknown)
+    if unknown or min(args.copies, args.concurrency, args.rounds) < 1 or args.block_cache_mb < 0:
+        parser.error("unknown --configs %s, or --copies/--concurrency/--rounds < 1, or "
+                     "--block_cache_mb < 0" % unknown)
+    dists = args.dists.split(",")
+    if (dists[0] != "uniform" or len(dists) > 2 or
+            (len(dists) == 2 and not dists[1].startswith("zipf:"))):
+        parser.error("--dists must be uniform or uniform,zipf:S, not " + args.dists)
     return args
+
+
+def scale_conditions(args, dataset):
+    """Issue 19's conditions of a scale run: records and the block cache's share."""
+    cache = args.block_cache_mb << 20
+    return {"records": len(dataset), "records_needed": SCALE_RECORDS,
+            "raw_bytes": dataset.raw_bytes(), "block_cache_bytes": cache,
+            "block_cache_share": round(cache / dataset.raw_bytes(), 4),
+            "met": len(dataset) >= SCALE_RECORDS and cache * 8 <= dataset.raw_bytes()}
 
 
 def main(argv):
@@ -498,13 +624,17 @@ def main(argv):
     try:
         data_dir = select_files(args, root)
         dataset = Dataset(data_dir, args.copies)
+        if args.block_cache_mb == 0:  # scale: an eighth of the raw data
+            args.block_cache_mb = max(1, dataset.raw_bytes() // 8 >> 20)
+            progress("block cache %d MiB (raw %d bytes / 8)" %
+                     (args.block_cache_mb, dataset.raw_bytes()))
         wanted = args.configs.split(",")
         rows, details = run_all([c for c in CONFIGS if c["name"] in wanted], args, data_dir,
                                 dataset, root)
     except (CompareError, subprocess.TimeoutExpired, OSError) as error:
         print("compare: %s" % error, file=sys.stderr)
         return 1
-    write_outputs(args, rows, details, started, command)
+    write_outputs(args, rows, details, started, command, scale_conditions(args, dataset))
     return 0
 
 

@@ -12,6 +12,23 @@ COLUMNS = [
     "get_errors", "multiget_ops_s", "multiget_records_s", "multiget_p50_us",
     "multiget_p99_us", "multiget_errors", "verified_records", "rounds", "get_ops_s_min",
     "get_ops_s_max", "multiget_records_s_min", "multiget_records_s_max",
+] + [
+    # Scale columns (issue 19; see SCALE_COLUMNS): empty where a run did not measure them.
+    "zipf_get_ops_s", "zipf_multiget_records_s", "nocache_get_ops_s",
+    "nocache_multiget_records_s", "load_s", "finalize_s", "ingest_s", "ingest_records_s",
+    "peak_rss_bytes",
+]
+
+# The scale table (issue 19): reads uniform and Zipf(0.99), with the page cache and
+# without it (its pages dropped during the run), ingest end to end, peak RSS.
+SCALE_TABLE_COLUMNS = [
+    ("config", "config"), ("sst_ratio", "SST ratio"), ("get_ops_s", "Get ops/s"),
+    ("multiget_records_s", "MultiGet(64) rec/s"), ("zipf_get_ops_s", "Zipf Get ops/s"),
+    ("zipf_multiget_records_s", "Zipf MultiGet rec/s"),
+    ("nocache_get_ops_s", "no-page-cache Get ops/s"),
+    ("nocache_multiget_records_s", "no-page-cache MultiGet rec/s"),
+    ("ingest_records_s", "ingest rec/s"), ("ingest_s", "ingest s (load + final)"),
+    ("peak_rss_mib", "peak RSS MiB"),
 ]
 
 TABLE_COLUMNS = [
@@ -26,6 +43,13 @@ TABLE_COLUMNS = [
 MULTIGET_FACTOR = 10.0
 GET_VS_NULL = 0.85
 RECORD_VS_BLOCK16K = 3.0
+# Issue 19's targets (scale mode; ratios against the same run).
+SST_BLOCK4K_VS_ROCKSDB = 1.4
+SST_BLOCK16K_VS_ROCKSDB16K = 1.2
+BLOCK2K_MULTIGET_VS_ROCKSDB = 1.5
+RECORD_MULTIGET_VS_ROCKSDB = 2.0
+INGEST_VS_ROCKSDB = 1.0
+RSS_SLACK_BYTES = 256 << 20
 
 
 def median_report(reports, key):
@@ -37,15 +61,41 @@ def median_report(reports, key):
     return median
 
 
-def make_row(config, stats, get_reports, multiget_reports, verified):
+def _median_value(reports, key):
+    """The median round's `key`, or "" if there were no such runs."""
+    return round(median_report(reports, key)[key], 1) if reports else ""
+
+
+def scale_fields(records, scale):
+    """The scale columns of a row. `scale`: optional lists of dictlog-bench read reports
+    zipf_get, zipf_multiget, nocache_get, nocache_multiget; load_s and finalize_s (the
+    load, and making the stored form final: the ingest is their sum); peak_rss_bytes."""
+    scale = scale or {}
+    ingest = (scale["load_s"] + scale["finalize_s"]) if "load_s" in scale else None
+    return {
+        "zipf_get_ops_s": _median_value(scale.get("zipf_get", []), "ops_per_s"),
+        "zipf_multiget_records_s": _median_value(scale.get("zipf_multiget", []),
+                                                 "records_per_s"),
+        "nocache_get_ops_s": _median_value(scale.get("nocache_get", []), "ops_per_s"),
+        "nocache_multiget_records_s": _median_value(scale.get("nocache_multiget", []),
+                                                    "records_per_s"),
+        "load_s": round(scale["load_s"], 2) if ingest is not None else "",
+        "finalize_s": round(scale["finalize_s"], 2) if ingest is not None else "",
+        "ingest_s": round(ingest, 2) if ingest is not None else "",
+        "ingest_records_s": round(records / ingest, 1) if ingest else "",
+        "peak_rss_bytes": scale.get("peak_rss_bytes", ""),
+    }
+
+
+def make_row(config, stats, get_reports, multiget_reports, verified, scale=None):
     """One result row. `config`: dict with name, server, storage, block_bytes,
     dictionary; `stats`: records, raw_bytes, stored_bytes, dictionary_bytes;
     *_reports: dictlog-bench read JSON objects, one a round (the median one is shown,
-    with the range)."""
+    with the range); `scale`: see scale_fields."""
     get_report = median_report(get_reports, "ops_per_s")
     multiget_report = median_report(multiget_reports, "records_per_s")
     stored_total = stats["stored_bytes"] + stats.get("dictionary_bytes", 0)
-    return {
+    return dict(scale_fields(stats["records"], scale), **{
         "config": config["name"],
         "server": config["server"],
         "storage": config["storage"],
@@ -74,7 +124,7 @@ def make_row(config, stats, get_reports, multiget_reports, verified):
         "get_ops_s_max": round(max(r["ops_per_s"] for r in get_reports), 1),
         "multiget_records_s_min": round(min(r["records_per_s"] for r in multiget_reports), 1),
         "multiget_records_s_max": round(max(r["records_per_s"] for r in multiget_reports), 1),
-    }
+    })
 
 
 def _cell(row, key):
@@ -90,20 +140,35 @@ def _cell(row, key):
         return "{:.1f}x".format(row["multiget_records_s"] / get) if get else "-"
     if key == "errors":
         return str(row["get_errors"] + row["multiget_errors"])
-    value = row[key]
+    if key == "peak_rss_mib":
+        rss = row.get("peak_rss_bytes", "")
+        return "-" if rss == "" else "{:,.0f}".format(rss / (1 << 20))
+    value = row.get(key, "")
+    if value == "":
+        return "-"
+    if key == "ingest_s":
+        return "{:.1f}".format(value)
     if isinstance(value, float):
         return "{:,.0f}".format(value)
     return str(value)
 
 
-def markdown_table(rows):
-    """The side-by-side table (GitHub markdown)."""
-    header = [title for _, title in TABLE_COLUMNS]
+def markdown_table(rows, columns=None):
+    """The side-by-side table (GitHub markdown); `columns` default TABLE_COLUMNS."""
+    columns = columns or TABLE_COLUMNS
+    header = [title for _, title in columns]
     lines = ["| " + " | ".join(header) + " |",
              "|---|" + "---:|" * (len(header) - 1)]
     for row in rows:
-        lines.append("| " + " | ".join(_cell(row, key) for key, _ in TABLE_COLUMNS) + " |")
+        lines.append("| " + " | ".join(_cell(row, key) for key, _ in columns) + " |")
     return "\n".join(lines) + "\n"
+
+
+def scale_table(rows):
+    """The scale table (SCALE_TABLE_COLUMNS), or "" if no row has ingest figures."""
+    if all(row.get("ingest_s", "") == "" for row in rows):
+        return ""
+    return markdown_table(rows, SCALE_TABLE_COLUMNS)
 
 
 def to_csv(rows):
@@ -125,9 +190,9 @@ def _target(name, needed, numerator, denominator, what):
             "pass": measured >= needed}
 
 
-def targets(rows):
-    """The issue's three targets, measured on the dictlog record+dict configuration,
-    plus the MultiGet target on every configuration (informative)."""
+def targets(rows, rss_budget_bytes=None):
+    """Issue 5's targets, measured on the dictlog record+dict configuration, issue 19's
+    (scale_targets), plus the MultiGet target on every configuration (informative)."""
     by = {row["config"]: row for row in rows}
 
     def get(config, key):
@@ -148,10 +213,53 @@ def targets(rows):
                 get("block16k", "multiget_records_s"),
                 "record+dict MultiGet records/s / no-dictionary 16 KiB blocks'"),
     ]
+    result.extend(scale_targets(rows, rss_budget_bytes))
     for row in rows:
         result.append(_target("multiget_records_vs_get:" + row["config"], MULTIGET_FACTOR,
                               row["multiget_records_s"], row["get_ops_s"],
                               row["config"] + ": MultiGet(64) records/s / Get records/s"))
+    return result
+
+
+def scale_targets(rows, rss_budget_bytes=None):
+    """Issue 19's targets; `rss_budget_bytes`: block cache + dictionary cache budget
+    (the RSS target allows RSS_SLACK_BYTES more; None: not checked)."""
+    by = {row["config"]: row for row in rows}
+
+    def get(config, key):
+        value = by[config][key] if config in by else None
+        return None if value == "" else value
+
+    result = [
+        _target("sst_block4k_dict_vs_rocksdb_dict", SST_BLOCK4K_VS_ROCKSDB,
+                get("block4k+dict", "sst_ratio"), get("rocksdb_dict", "sst_ratio"),
+                "SST ratio: block4k+dict / rocksdb_dict (4 KiB blocks)"),
+        _target("sst_block16k_dict_vs_rocksdb_dict16k", SST_BLOCK16K_VS_ROCKSDB16K,
+                get("block16k+dict", "sst_ratio"), get("rocksdb_dict16k", "sst_ratio"),
+                "SST ratio: block16k+dict / rocksdb_dict16k (16 KiB blocks)"),
+        _target("multiget_block2k_dict_vs_rocksdb_dict", BLOCK2K_MULTIGET_VS_ROCKSDB,
+                get("block2k+dict", "multiget_records_s"),
+                get("rocksdb_dict", "multiget_records_s"),
+                "MultiGet(64) records/s: block2k+dict / rocksdb_dict"),
+        _target("multiget_record_dict_vs_rocksdb_dict", RECORD_MULTIGET_VS_ROCKSDB,
+                get("record+dict", "multiget_records_s"),
+                get("rocksdb_dict", "multiget_records_s"),
+                "MultiGet(64) records/s: record+dict / rocksdb_dict"),
+        _target("ingest_record_dict_vs_rocksdb_dict", INGEST_VS_ROCKSDB,
+                get("record+dict", "ingest_records_s"), get("rocksdb_dict", "ingest_records_s"),
+                "ingest records/s end to end: record+dict / rocksdb_dict"),
+        _target("ingest_block4k_dict_vs_rocksdb_dict", INGEST_VS_ROCKSDB,
+                get("block4k+dict", "ingest_records_s"), get("rocksdb_dict", "ingest_records_s"),
+                "ingest records/s end to end: block4k+dict / rocksdb_dict"),
+    ]
+    for row in rows:
+        if row["server"] != "dictlogd":
+            continue
+        rss = get(row["config"], "peak_rss_bytes")
+        budget = None if rss_budget_bytes is None else rss_budget_bytes + RSS_SLACK_BYTES
+        result.append(_target("peak_rss:" + row["config"], 1.0, budget, rss,
+                              row["config"] + ": (block cache + dictionary cache budget + "
+                              "256 MiB) / peak server RSS"))
     return result
 
 

@@ -113,5 +113,72 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(compare_report.versus_rocksdb([row("record")]), [])
 
 
+def scale_row(name, server="dictlogd", sst=2000, multiget=20000.0, load_s=8.0,
+              finalize_s=2.0, rss=100 << 20):
+    config = {"name": name, "server": server, "storage": "block", "block_bytes": 4096,
+              "dictionary": True}
+    stats = {"records": 10, "raw_bytes": 4000, "stored_bytes": 1000, "sst_bytes": sst}
+    scale = {"zipf_get": [bench(3000.0, 3000.0)], "zipf_multiget": [bench(100.0, 6400.0)],
+             "nocache_get": [bench(50.0, 50.0)], "nocache_multiget": [],
+             "load_s": load_s, "finalize_s": finalize_s, "peak_rss_bytes": rss}
+    return compare_report.make_row(config, stats, [bench(1000.0, 1000.0)],
+                                   [bench(300.0, multiget)], 7, scale)
+
+
+class ScaleTest(unittest.TestCase):
+    def targets(self, rows, budget=None):
+        return {t["target"]: t for t in compare_report.targets(rows, budget)}
+
+    def test_scale_fields(self):
+        r = scale_row("block4k+dict")
+        self.assertEqual((r["load_s"], r["finalize_s"], r["ingest_s"]), (8.0, 2.0, 10.0))
+        self.assertEqual(r["ingest_records_s"], 1.0)  # 10 records in 10 s
+        self.assertEqual((r["zipf_get_ops_s"], r["zipf_multiget_records_s"]), (3000.0, 6400.0))
+        self.assertEqual((r["nocache_get_ops_s"], r["nocache_multiget_records_s"]), (50.0, ""))
+        self.assertEqual(r["peak_rss_bytes"], 100 << 20)
+        plain = row("record")
+        self.assertEqual((plain["ingest_s"], plain["zipf_get_ops_s"]), ("", ""))
+        self.assertEqual(compare_report.scale_table([plain]), "")
+        lines = compare_report.scale_table([r, plain]).splitlines()
+        self.assertIn("| 50 | - | 1 | 10.0 | 100 |", lines[2])
+        self.assertTrue(lines[3].endswith("| - | - | - | - | - | - |"), lines[3])
+        self.assertEqual(list(csv.DictReader(io.StringIO(
+            compare_report.to_csv([r]))))[0]["ingest_s"], "10.0")
+
+    def test_scale_targets(self):
+        t = self.targets([
+            scale_row("record+dict", multiget=40000.0, load_s=5.0, rss=700 << 20),
+            scale_row("block2k+dict", multiget=29000.0),
+            scale_row("block4k+dict", sst=3000, load_s=18.0),
+            scale_row("block16k+dict", sst=2500),
+            scale_row("rocksdb_dict", server="compare_server", sst=4000, multiget=20000.0,
+                      rss=900 << 20),
+            scale_row("rocksdb_dict16k", server="compare_server", sst=3000)], budget=200 << 20)
+        # SST ratio = raw / SST bytes: 4000/3000 vs 4000/4000.
+        self.assertEqual(t["sst_block4k_dict_vs_rocksdb_dict"]["measured"], 1.333)
+        self.assertFalse(t["sst_block4k_dict_vs_rocksdb_dict"]["pass"])
+        self.assertEqual(t["sst_block16k_dict_vs_rocksdb_dict16k"]["measured"], 1.2)
+        self.assertTrue(t["sst_block16k_dict_vs_rocksdb_dict16k"]["pass"])
+        self.assertEqual(t["multiget_block2k_dict_vs_rocksdb_dict"]["measured"], 1.45)
+        self.assertFalse(t["multiget_block2k_dict_vs_rocksdb_dict"]["pass"])
+        self.assertEqual(t["multiget_record_dict_vs_rocksdb_dict"]["measured"], 2.0)
+        self.assertTrue(t["multiget_record_dict_vs_rocksdb_dict"]["pass"])
+        self.assertEqual(t["ingest_record_dict_vs_rocksdb_dict"]["measured"], 1.4)  # 10 records in 7 s vs 10 s
+        self.assertTrue(t["ingest_record_dict_vs_rocksdb_dict"]["pass"])
+        self.assertEqual(t["ingest_block4k_dict_vs_rocksdb_dict"]["measured"], 0.5)
+        self.assertFalse(t["ingest_block4k_dict_vs_rocksdb_dict"]["pass"])
+        # Budget 200 MiB + 256 MiB slack: 456/700 fails, 456/100 passes; RocksDB not held.
+        self.assertEqual(t["peak_rss:record+dict"]["measured"], 0.651)
+        self.assertFalse(t["peak_rss:record+dict"]["pass"])
+        self.assertTrue(t["peak_rss:block2k+dict"]["pass"])
+        self.assertNotIn("peak_rss:rocksdb_dict", t)
+
+    def test_scale_targets_not_run(self):
+        t = self.targets([row("record+dict")])
+        for name in ("sst_block4k_dict_vs_rocksdb_dict", "ingest_record_dict_vs_rocksdb_dict",
+                     "peak_rss:record+dict"):
+            self.assertIsNone(t[name]["pass"], name)
+
+
 if __name__ == "__main__":
     unittest.main()
