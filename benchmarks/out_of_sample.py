@@ -12,9 +12,10 @@ had no active dictionary at the snapshot (first half below --auto_train_min_mult
 dictionary size), the second half's append triggers the first training and the
 re-encode of *all* older records, first half included, so the difference would
 credit the first half's shrinkage to the second half. Therefore the second half is
-measured per record: `dictlog get --frame` of each second-half record, minus the
-4-byte magic (= the magicless frame the reference counts). The stored_bytes difference
-is reported too (column diff) with whether it is valid.
+measured per record in that case: `dictlog get --frame` of each second-half record,
+minus the 4-byte magic (= the magicless frame the reference counts); otherwise
+(same active dictionary at both points) the stored_bytes difference is used.
+Column diffok says which (yes: difference; no: frames).
 """
 import argparse
 import csv
@@ -127,7 +128,9 @@ def wait_idle(client, name, deadline_s):
     end = time.monotonic() + deadline_s
     while not idle(client, name):
         if time.monotonic() > end:
-            raise RuntimeError("pool %s not idle after %ss" % (name, deadline_s))
+            print("pool %s: training due but none after %ss (never trains?)" %
+                  (name, deadline_s), file=sys.stderr)
+            break
         time.sleep(0.05)
     return client.pool(name)
 
@@ -149,16 +152,16 @@ def measure_category(bin_dir, path, deadline_s):
         ids = c.run("append", "--category=" + name, data=second).stdout.decode().split()
         p2 = wait_idle(c, name, deadline_s)
         raw2 = p2["raw_bytes"] - p1["raw_bytes"]
-        magicless = sum(c.frame_bytes(i) - MAGIC for i in ids)
+        diff_valid = p1["active_dictionary_id"] == p2["active_dictionary_id"]
+        diff = p2["stored_bytes"] - p1["stored_bytes"]
+        magicless = diff if diff_valid else sum(c.frame_bytes(i) - MAGIC for i in ids)
         final_dicts = c.dicts(name)
     finally:
         server.stop()
-    diff_valid = p1["active_dictionary_id"] != 0 and \
-        p1["active_dictionary_id"] == p2["active_dictionary_id"]
     return {
         "category": name, "records": len(ids), "raw_bytes": raw2,
         "stored_bytes": magicless, "ratio": raw2 / magicless if magicless else 0.0,
-        "diff_bytes": p2["stored_bytes"] - p1["stored_bytes"], "diff_valid": diff_valid,
+        "diff_bytes": diff, "diff_valid": diff_valid,
         "dict_after_first_half": p1["active_dictionary_id"],
         "dict_at_end": p2["active_dictionary_id"], "dictionaries": len(final_dicts),
     }
@@ -243,7 +246,7 @@ def main(argv=None):
     ap.add_argument("--bin_dir", default=os.path.join(ROOT, "bazel-bin"))
     ap.add_argument("--out_dir", default=os.path.join(ROOT, "benchmarks", "results"))
     ap.add_argument("--name", default="out_of_sample")
-    ap.add_argument("--deadline_s", type=float, default=120)
+    ap.add_argument("--deadline_s", type=float, default=30)
     a = ap.parse_args(argv)
     rows = compare(a.directory, a.bin_dir, a.deadline_s)
     print_table(rows)
