@@ -101,7 +101,7 @@ class Client:
         return b"RUNNING" in r.stdout
 
     def frame_bytes(self, record_id):
-        err = self.run("get", "--frame", record_id, "--out=/dev/null").stderr.decode()
+        err = self.run("get", "--frame", record_id).stderr.decode()
         m = re.search(r": (\d+) bytes", err)
         if not m:
             raise RuntimeError("no frame size in %r" % err)

@@ -3,10 +3,8 @@
 # (one large enough to train, one not), real dictlogd/dictlog; checks both write rows.
 set -euo pipefail
 T="${TEST_TMPDIR:-$(mktemp -d)}"
-mkdir -p "$T/in" "$T/bin/server/service" "$T/bin/client/cli"
-cp "$(dirname "$0")/../server/service/dictlogd" "$T/bin/server/service/" 2>/dev/null || \
-  cp server/service/dictlogd "$T/bin/server/service/"
-cp client/cli/dictlog "$T/bin/client/cli/"
+# Run from the runfiles root (bazel test): server/service/dictlogd, client/cli/dictlog.
+mkdir -p "$T/in"
 for i in $(seq 1 3000); do
   printf 'INFO 2026-11-24 17:%02d:%02d node-%d block blk_%d served to 10.0.%d.%d\r\n' \
     $((i % 60)) $((i % 60)) $((i % 7)) $((i * 7919)) $((i % 5)) $((i % 200))
@@ -15,7 +13,7 @@ for i in $(seq 1 40); do printf 'small line %d\r\n' "$i"; done > "$T/in/Small.lo
 /usr/bin/python3 benchmarks/zstd_reference.py "$T/in" --csv "$T/ref.csv" --json "$T/ref.json"
 grep -q '^Big,1500,' "$T/ref.csv"
 grep -q '^Small,20,' "$T/ref.csv"
-/usr/bin/python3 benchmarks/out_of_sample.py "$T/in" --bin_dir="$T/bin" --out_dir="$T/out"
+/usr/bin/python3 benchmarks/out_of_sample.py "$T/in" --bin_dir="$PWD" --out_dir="$T/out"
 grep -q '^Big,1500,' "$T/out/out_of_sample.csv"
 grep -q '^Small,20,' "$T/out/out_of_sample.csv"
 grep -q '^TOTAL,' "$T/out/out_of_sample.csv"
