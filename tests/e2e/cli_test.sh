@@ -143,6 +143,20 @@ printf 'some-token-0123456789\n' >"$home/.dictlog-token"
   == one ]] || fail "--token_file=~/.dictlog-token"
 HOME="$home" "$dictlog" --server="$server" get --frame '--out=~/one.zst' stdin/1 2>/dev/null
 [[ -s "$home/one.zst" ]] || fail "--out=~/one.zst not written to \$HOME"
+# --out onto a path that is not a regular file writes into it, never renames over it (as
+# root, `--out=/dev/null` once replaced the machine's /dev/null with a regular file).
+mkfifo "$work/out.fifo"
+timeout 60 cat "$work/out.fifo" >"$work/fifo.bytes" &
+reader_pid=$!
+"$dictlog" --server="$server" get --frame --out="$work/out.fifo" stdin/1 2>/dev/null ||
+  fail "get --out=FIFO failed"
+wait "$reader_pid" || fail "nothing was written into --out=FIFO"
+[[ -p "$work/out.fifo" ]] || fail "--out=FIFO replaced the FIFO"
+cmp -s "$work/fifo.bytes" "$home/one.zst" || fail "--out=FIFO did not receive the frame"
+ln -s "$work/link-target.zst" "$work/out.link"
+"$dictlog" --server="$server" get --frame --out="$work/out.link" stdin/1 2>/dev/null
+[[ -L "$work/out.link" ]] || fail "--out=SYMLINK replaced the symlink"
+cmp -s "$work/link-target.zst" "$home/one.zst" || fail "--out=SYMLINK did not write its target"
 HOME="$home" "$dictlogd" --listen=127.0.0.1:0 '--data_dir=~/store' '--port_file=~/port' \
   >"$work/home_server.log" 2>&1 &
 home_pid=$!
