@@ -3,16 +3,17 @@
 
 Per category (one *.log file): a fresh dictlogd (127.0.0.1, port 0, temp data dir,
 stopped by its pid), `dictlog append` of the first half (CRLF stripped by default),
-wait until automatic training and the first-dictionary re-encode are idle, snapshot
+wait until automatic training and the first-dictionary re-encode are idle (the
+server's dictlog_auto_training_queued/running metrics are 0 and no recompress job
+runs), snapshot
 the pool, append the second half, wait again, measure the second half.
 
 Measurement: the pool's stored_bytes difference (final - after first half) is exact
 only if the first half's records are not rewritten after the snapshot. When the pool
-had no active dictionary at the snapshot (first half below --auto_train_min_multiple x
-dictionary size), the second half's append triggers the first training and the
-re-encode of *all* older records, first half included, so the difference would
-credit the first half's shrinkage to the second half. Therefore the second half is
-measured per record in that case: `dictlog get --frame` of each second-half record,
+has another active dictionary at the end than at the snapshot (a first or a growth
+training during the second half), the first training's re-encode of *all* older
+records, first half included, would credit the first half's shrinkage to the second
+half. Therefore the second half is measured per record in that case: `dictlog get --frame` of each second-half record,
 minus the 4-byte magic (= the magicless frame the reference counts); otherwise
 (same active dictionary at both points) the stored_bytes difference is used.
 Column diffok says which (yes: difference; no: frames).
@@ -28,33 +29,44 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zstd_reference  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAGIC = 4
-MIN_MULTIPLE = 8  # dictlogd's --auto_train_min_multiple default
 
 
 class Server:
     """A dictlogd on 127.0.0.1 port 0 with a temp data dir; stop() kills its pid."""
 
-    def __init__(self, bin_dir, deadline_s):
+    def __init__(self, bin_dir, deadline_s, flags=()):
         self.dir = tempfile.mkdtemp(prefix="oos-")
         port_file = os.path.join(self.dir, "port")
+        metrics_file = os.path.join(self.dir, "metrics_port")
         self.log = open(os.path.join(self.dir, "log"), "w")
         self.proc = subprocess.Popen(
             [os.path.join(bin_dir, "server/service/dictlogd"), "--listen=127.0.0.1:0",
-             "--data_dir=" + os.path.join(self.dir, "data"), "--port_file=" + port_file],
+             "--data_dir=" + os.path.join(self.dir, "data"), "--port_file=" + port_file,
+             "--metrics_listen=127.0.0.1:0", "--metrics_port_file=" + metrics_file]
+            + list(flags),
             stdout=self.log, stderr=subprocess.STDOUT)
         end = time.monotonic() + deadline_s
-        while not (os.path.exists(port_file) and open(port_file).read().strip()):
-            if self.proc.poll() is not None or time.monotonic() > end:
-                self.stop()
-                raise RuntimeError("dictlogd did not start; see its log")
-            time.sleep(0.02)
+        for f in (port_file, metrics_file):
+            while not (os.path.exists(f) and open(f).read().strip()):
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    self.stop()
+                    raise RuntimeError("dictlogd did not start; see its log")
+                time.sleep(0.02)
         self.address = "127.0.0.1:" + open(port_file).read().strip()
+        self.metrics = "http://127.0.0.1:%s/metrics" % open(metrics_file).read().strip()
+
+    def training_idle(self):
+        """True if no automatic training is queued or running."""
+        text = urllib.request.urlopen(self.metrics, timeout=10).read().decode()
+        return ("\ndictlog_auto_training_queued 0\n" in text and
+                "\ndictlog_auto_training_running 0\n" in text)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -108,34 +120,23 @@ class Client:
         return int(m.group(1))
 
 
-def idle(client, name):
-    """True once training that is due has happened and the re-encode is done."""
-    p = client.pool(name)
-    if p is None or client.recompress_running(name):
-        return False
-    dicts = client.dicts(name)
-    if p["raw_bytes"] < MIN_MULTIPLE * p["dictionary_bytes"]:
-        return True  # no training due
-    if not dicts:
-        return False  # training due, not yet done
-    active = [d for d in dicts if d[1]]
-    if not active:
-        return True  # trained, not activated (gain below threshold)
-    return active[0][2] == p["records"]  # every record re-encoded with it
+def idle(server, client, name):
+    """True once no training is queued or running and no re-encode runs."""
+    return (client.pool(name) is not None and server.training_idle() and
+            not client.recompress_running(name))
 
 
-def wait_idle(client, name, deadline_s):
+def wait_idle(server, client, name, deadline_s):
     end = time.monotonic() + deadline_s
-    while not idle(client, name):
+    while not idle(server, client, name):
         if time.monotonic() > end:
-            print("pool %s: training due but none after %ss (never trains?)" %
-                  (name, deadline_s), file=sys.stderr)
+            print("pool %s: not idle after %ss" % (name, deadline_s), file=sys.stderr)
             break
         time.sleep(0.05)
     return client.pool(name)
 
 
-def measure_category(bin_dir, path, deadline_s):
+def measure_category(bin_dir, path, deadline_s, flags=()):
     name = os.path.splitext(os.path.basename(path))[0]
     with open(path, "rb") as f:
         lines = f.read().split(b"\n")
@@ -144,13 +145,13 @@ def measure_category(bin_dir, path, deadline_s):
     half = len(lines) // 2
     first = b"".join(l + b"\n" for l in lines[:half])
     second = b"".join(l + b"\n" for l in lines[half:])
-    server = Server(bin_dir, deadline_s)
+    server = Server(bin_dir, deadline_s, flags)
     try:
         c = Client(bin_dir, server.address)
         c.run("append", "--category=" + name, data=first)
-        p1 = wait_idle(c, name, deadline_s)
+        p1 = wait_idle(server, c, name, deadline_s)
         ids = c.run("append", "--category=" + name, data=second).stdout.decode().split()
-        p2 = wait_idle(c, name, deadline_s)
+        p2 = wait_idle(server, c, name, deadline_s)
         raw2 = p2["raw_bytes"] - p1["raw_bytes"]
         diff_valid = p1["active_dictionary_id"] == p2["active_dictionary_id"]
         diff = p2["stored_bytes"] - p1["stored_bytes"]
@@ -167,12 +168,12 @@ def measure_category(bin_dir, path, deadline_s):
     }
 
 
-def compare(directory, bin_dir, deadline_s):
+def compare(directory, bin_dir, deadline_s, flags=()):
     ref = {r["category"]: r for r in zstd_reference.reference(directory)}
     names = sorted(n for n in os.listdir(directory) if n.endswith(".log"))
     rows = []
     for n in names:
-        r = measure_category(bin_dir, os.path.join(directory, n), deadline_s)
+        r = measure_category(bin_dir, os.path.join(directory, n), deadline_s, flags)
         rf = ref[r["category"]]
         r["ref_raw_bytes"] = rf["raw_bytes"]
         r["ref_compressed_bytes"] = rf["compressed_bytes"]
@@ -247,8 +248,10 @@ def main(argv=None):
     ap.add_argument("--out_dir", default=os.path.join(ROOT, "benchmarks", "results"))
     ap.add_argument("--name", default="out_of_sample")
     ap.add_argument("--deadline_s", type=float, default=30)
+    ap.add_argument("--server_flag", action="append", default=[],
+                    help="extra dictlogd flag (repeatable), e.g. --server_flag=--auto_train_first_bytes=0")
     a = ap.parse_args(argv)
-    rows = compare(a.directory, a.bin_dir, a.deadline_s)
+    rows = compare(a.directory, a.bin_dir, a.deadline_s, a.server_flag)
     print_table(rows)
     os.makedirs(a.out_dir, exist_ok=True)
     base = os.path.join(a.out_dir, a.name)

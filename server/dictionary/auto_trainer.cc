@@ -1,5 +1,6 @@
 #include "server/dictionary/auto_trainer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -20,16 +21,36 @@ AutoTrainer::~AutoTrainer() {
   thread_.join();
 }
 
+uint64_t AutoTrainer::FullPoint(const pool::Pool& pool) const {
+  return options_.min_bytes_multiple * pool.options().dictionary_bytes();
+}
+
+uint64_t AutoTrainer::FirstPoint(const pool::Pool& pool) const {
+  const uint64_t full = FullPoint(pool);
+  return options_.first_min_bytes == 0 ? full : std::min(options_.first_min_bytes, full);
+}
+
 void AutoTrainer::Notify(const pool::Pool& pool) {
-  if (pool.active_dictionary_id() != 0) return;
   const store::PoolCounters counters = pool.counters();
-  const uint64_t threshold =
-      options_.min_bytes_multiple * pool.options().dictionary_bytes();
-  if (counters.records < options_.min_records || counters.raw_bytes < threshold) return;
+  const bool has_dictionary = pool.active_dictionary_id() != 0;
+  if (has_dictionary &&
+      (options_.first_min_bytes == 0 || counters.raw_bytes >= 2 * FullPoint(pool))) {
+    return;  // No growth, or grown (checked without the lock: every append calls this).
+  }
+  if (counters.records < options_.min_records || counters.raw_bytes < FirstPoint(pool)) {
+    return;
+  }
   absl::MutexLock lock(&mu_);
-  uint64_t& next = next_attempt_[pool.id()];
+  // A pool first seen with a dictionary (imported, trained on request, or before a
+  // restart) grows from its current size.
+  auto [it, inserted] = next_attempt_.try_emplace(
+      pool.id(), has_dictionary ? 2 * counters.raw_bytes : 0);
+  uint64_t& next = it->second;
   if (counters.raw_bytes < next || in_flight_.contains(pool.name())) return;
-  next = 2 * counters.raw_bytes;  // A failed or unactivated attempt waits for 2x data.
+  // Failed, unactivated and growth attempts all wait for 2x data; a dictionary trained
+  // at full size is not grown again.
+  next = has_dictionary && counters.raw_bytes >= FullPoint(pool) ? UINT64_MAX
+                                                                 : 2 * counters.raw_bytes;
   in_flight_.insert(pool.name());
   queue_.push_back(pool.name());
 }
@@ -72,7 +93,8 @@ void AutoTrainer::Run() {
       std::fprintf(stderr, "dictlogd: pool '%s': automatic training failed: %s\n",
                    pool.c_str(), result.status().ToString().c_str());
     }
-    // Only pools without a dictionary are queued: an activation here is the first.
+    // Automatic activations happen only while a pool is small (first and growth): the
+    // records stored before are few, so they are re-encoded every time.
     if (result.ok() && result->activated() && on_first_dictionary_) {
       on_first_dictionary_(pool);
     }
