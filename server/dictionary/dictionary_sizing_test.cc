@@ -27,6 +27,19 @@ TEST(CandidateSizesTest, LargeSamplesTryTheConfiguredSizeAndTwoHalvings) {
   EXPECT_THAT(CandidateSizes(100 << 20, 512), ElementsAre(512));    // Below the floor.
 }
 
+TEST(CandidatesTest, CoverOnlyOnSmallSamples) {
+  const std::vector<Candidate> small = Candidates(32 << 10, 16 << 10);
+  ASSERT_EQ(small.size(), 9u);
+  EXPECT_EQ(CandidateName(small[0]), "4096/fastcover-d8");
+  EXPECT_EQ(CandidateName(small[1]), "4096/fastcover-d6");
+  EXPECT_EQ(CandidateName(small[2]), "4096/cover-d8");
+  const std::vector<Candidate> large = Candidates(1 << 20, 16 << 10);
+  ASSERT_EQ(large.size(), 6u);
+  for (const Candidate& c : large) {
+    EXPECT_EQ(c.algorithm, trainer::TrainOptions::Algorithm::kFastCover) << CandidateName(c);
+  }
+}
+
 TEST(CandidateSizesTest, TooLittleDataTriesNothing) {
   EXPECT_THAT(CandidateSizes(5 * 1024 - 1, 16 << 10), IsEmpty());
   EXPECT_THAT(CandidateSizes(0, 16 << 10), IsEmpty());
@@ -51,12 +64,15 @@ TEST(TrainBestSizeTest, KeepsTheBestHeldOutRatioOfTheSizesTried) {
   ASSERT_LT(Bytes(records), 4u * 16384);  // Below what a 16 KiB dictionary needs.
   auto result = TrainBestSize(records, Options(16384), "");
   ASSERT_TRUE(result.ok()) << result.status();
-  ASSERT_GE(result->sizes_tried.size(), 2u);
-  ASSERT_EQ(result->ratios.size(), result->sizes_tried.size());
+  // Three sizes (4, 2 and 1 KiB for ~40 KB) x fastCover d=8, d=6 and COVER.
+  ASSERT_EQ(result->tried.size(), Candidates(Bytes(records), 16384).size());
+  ASSERT_EQ(result->tried.size(), 9u);
+  ASSERT_EQ(result->ratios.size(), result->tried.size());
   double best = 0;
   for (double r : result->ratios) best = std::max(best, r);
   EXPECT_EQ(result->best.evaluation.candidate_ratio, best);
-  EXPECT_LE(result->best.dictionary.size(), result->sizes_tried.front());
+  EXPECT_EQ(result->ratios[result->best_index], best);
+  EXPECT_LE(result->best.dictionary.size(), result->tried[result->best_index].bytes);
   EXPECT_GT(result->best.evaluation.gain, 0);
   EXPECT_GT(result->train_seconds, 0);
 }
