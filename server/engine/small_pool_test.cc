@@ -129,6 +129,31 @@ TEST_F(SmallPoolTest, NoActivationWithoutMeasuredGain) {
   EXPECT_EQ(engine_->AutoTrainingStats().activated, 0u);
 }
 
+// Block mode: the same early first dictionary for the dictionary its blocks use.
+TEST_F(SmallPoolTest, BlockModePoolGetsAnEarlyDictionary) {
+  options_.routes = {{"", "blk-", "blocks"}};
+  v1::PoolOptions block;
+  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  block.set_block_bytes(2048);
+  options_.pools = {{"blocks", block}};
+  Open();
+  const std::vector<std::string> lines = codec::SyntheticLogLines(200, 24);
+  std::vector<std::string> ids;
+  for (const std::string& line : lines) ids.push_back(AppendOne("blk-a", line));
+  auto pool = engine_->GetPool("blocks");
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  EXPECT_NE(pool->active_dictionary_id(), 0u);
+  const std::vector<v1::DictionaryInfo> dicts = Dictionaries("blocks");
+  ASSERT_FALSE(dicts.empty());
+  EXPECT_LE(dicts.front().size_bytes(), 4096u);
+  auto read = engine_->MultiGet(ids);
+  ASSERT_TRUE(read.ok()) << read.status();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE((*read)[i].ok()) << ids[i] << ": " << (*read)[i].status();
+    EXPECT_EQ((*read)[i]->payload(), lines[i]);
+  }
+}
+
 // Explicit training below 4x the configured size: a smaller dictionary, not a refusal.
 // An explicit --size keeps today's check.
 TEST_F(SmallPoolTest, ExplicitTrainBelowFourTimesFitsTheSize) {
