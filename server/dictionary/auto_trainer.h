@@ -3,10 +3,12 @@
 // first_min_bytes (or, with that 0, min_bytes_multiple x its dictionary size), and
 // min_records records, is queued, and one background thread trains (sized to the data:
 // dictionary_sizing.h) and, if the gain is enough, activates a dictionary for it. A
-// pool is queued again each time its raw bytes have doubled since, while it holds less
-// than min_bytes_multiple x its dictionary size (so with first_min_bytes 16 KiB and a
-// 16 KiB dictionary: at 16, 32, 64 and 128 KiB); a pool still without a dictionary
-// beyond that is tried at each doubling, as before. When a first or grown dictionary is
+// pool is queued again each time its raw bytes have doubled since, until it has been
+// queued with a dictionary at min_bytes_multiple x its dictionary size or more, or a
+// first dictionary queued there (both try the full size) has been activated (so with
+// first_min_bytes 16 KiB and a 16 KiB dictionary: at 16, 32, 64 and 128 KiB; a pool
+// that jumps from 16 KiB to 1 MB: once more, at 1 MB); a pool without a dictionary is
+// tried at each doubling, as before. When a first or grown dictionary is
 // activated, the trainer calls `on_first_dictionary` (the engine starts a background
 // re-encode of the records the pool stored before it, so the pool's ratio shows what
 // its dictionary does; a pool is small while it grows, so this is cheap).
@@ -79,7 +81,14 @@ class AutoTrainer {
   const FirstDictionaryCallback on_first_dictionary_;
 
   mutable absl::Mutex mu_;
-  std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  // A pool to train, and whether it had reached full size when it was queued (its
+  // training then tries the configured size: once activated, it is grown).
+  struct Queued {
+    std::string pool;
+    uint32_t pool_id = 0;
+    bool full = false;
+  };
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   // The raw bytes at which `pool` is first trained, and the bytes up to which a pool
   // with a dictionary is still trained again (growth).
   uint64_t FirstPoint(const pool::Pool& pool) const;

@@ -30,13 +30,16 @@ class SmallPoolTest : public ::testing::Test {
     engine_ = std::move(*engine);
   }
 
-  // Appends `line` to `category` and waits until automatic training (and the first
-  // dictionary's re-encode) is idle, like a pool fed one record at a time.
-  std::string AppendOne(const std::string& category, const std::string& line) {
+  // Appends `line` to `category` (routed to `pool`; empty: the category's own) and
+  // waits until automatic training (and the first dictionary's re-encode) is idle, like
+  // a pool fed one record at a time.
+  std::string AppendOne(const std::string& category, const std::string& line,
+                        const std::string& pool = "") {
     auto ids = engine_->Append({{category, line}});
     EXPECT_TRUE(ids.ok()) << ids.status();
     EXPECT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
-    EXPECT_TRUE(engine_->WaitForRecompressForTest(category, absl::Seconds(60)));
+    EXPECT_TRUE(engine_->WaitForRecompressForTest(pool.empty() ? category : pool,
+                                                  absl::Seconds(60)));
     return ids.ok() ? ids->front() : "";
   }
 
@@ -113,6 +116,30 @@ TEST_F(SmallPoolTest, DictionaryGrowsUpToTheConfiguredSize) {
   EXPECT_EQ(stats.activated + stats.not_activated + stats.failed, 4u);
 }
 
+// A pool that jumps past full size after its early first dictionary (one large batch)
+// is trained once more, at full size, and then left alone.
+TEST_F(SmallPoolTest, PoolThatJumpsPastFullSizeIsTrainedOnceMore) {
+  const std::vector<std::string> lines = codec::SyntheticLogLines(4000, 25);
+  std::vector<AppendInput> small, large;
+  for (size_t i = 0; i < 150; ++i) small.push_back({"jump", lines[i]});
+  for (size_t i = 150; i < 3500; ++i) large.push_back({"jump", lines[i]});
+  ASSERT_TRUE(engine_->Append(small).ok());
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  ASSERT_EQ(Dictionaries("jump").size(), 1u);
+  ASSERT_TRUE(engine_->Append(large).ok());  // ~450 KB: past 2 x 128 KiB at once.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  std::vector<v1::DictionaryInfo> dicts = Dictionaries("jump");
+  ASSERT_EQ(dicts.size(), 2u);
+  EXPECT_EQ(dicts[1].evaluation().baseline_dictionary_id(), dicts[0].id());
+  for (size_t i = 3500; i < lines.size(); i += 100) {  // Grown: nothing more.
+    std::vector<AppendInput> batch;
+    for (size_t j = i; j < i + 100; ++j) batch.push_back({"jump", lines[j]});
+    ASSERT_TRUE(engine_->Append(batch).ok());
+    ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  }
+  EXPECT_EQ(Dictionaries("jump").size(), 2u);
+}
+
 // Every activation is gated by measured gain: with a threshold no candidate reaches,
 // trainings happen, nothing is activated, and records stay without a dictionary.
 TEST_F(SmallPoolTest, NoActivationWithoutMeasuredGain) {
@@ -139,7 +166,7 @@ TEST_F(SmallPoolTest, BlockModePoolGetsAnEarlyDictionary) {
   Open();
   const std::vector<std::string> lines = codec::SyntheticLogLines(200, 24);
   std::vector<std::string> ids;
-  for (const std::string& line : lines) ids.push_back(AppendOne("blk-a", line));
+  for (const std::string& line : lines) ids.push_back(AppendOne("blk-a", line, "blocks"));
   auto pool = engine_->GetPool("blocks");
   ASSERT_TRUE(pool.ok()) << pool.status();
   EXPECT_NE(pool->active_dictionary_id(), 0u);
