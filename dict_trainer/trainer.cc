@@ -29,6 +29,9 @@ absl::Status CheckInput(const std::vector<std::string>& samples,
         absl::StrCat("dictionary id ", options.dictionary_id, " is outside [",
                      codec::kMinDictionaryId, ", ", codec::kMaxDictionaryId, "]"));
   }
+  if (options.d != 6 && options.d != 8) {  // fastCover takes no other.
+    return absl::InvalidArgumentError(absl::StrCat("d must be 6 or 8, not ", options.d));
+  }
   if (options.dictionary_bytes < 256) {
     return absl::InvalidArgumentError("dictionary_bytes must be at least 256");
   }
@@ -130,6 +133,32 @@ absl::StatusOr<TrainResult> TrainTwoPasses(std::vector<std::string> train,
   return result;
 }
 
+// zstd's trainer of `options.algorithm` into `dictionary` (its size the target); the
+// ZDICT result (a size or an error code).
+size_t Train(const TrainOptions& options, const std::string& joined,
+             const std::vector<size_t>& sizes, std::string* dictionary) {
+  ZDICT_params_t z = {};
+  z.dictID = options.dictionary_id;
+  z.compressionLevel = options.compression_level;
+  const unsigned count = static_cast<unsigned>(sizes.size());
+  if (options.algorithm == TrainOptions::Algorithm::kCover) {
+    ZDICT_cover_params_t params = {};
+    params.d = options.d;
+    params.steps = 4;
+    params.nbThreads = 1;
+    params.zParams = z;
+    return ZDICT_optimizeTrainFromBuffer_cover(dictionary->data(), dictionary->size(),
+                                               joined.data(), sizes.data(), count, &params);
+  }
+  ZDICT_fastCover_params_t params = {};
+  params.d = options.d;
+  params.steps = 4;  // Search k (and keep d) over 4 steps, like zstd's default.
+  params.nbThreads = 1;
+  params.zParams = z;
+  return ZDICT_optimizeTrainFromBuffer_fastCover(dictionary->data(), dictionary->size(),
+                                                 joined.data(), sizes.data(), count, &params);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> TrainDictionary(const std::vector<std::string>& samples,
@@ -145,15 +174,7 @@ absl::StatusOr<std::string> TrainDictionary(const std::vector<std::string>& samp
     return status;
   }
   std::string dictionary(options.dictionary_bytes, '\0');
-  ZDICT_fastCover_params_t params = {};
-  params.d = 8;
-  params.steps = 4;  // Search k (and keep d) over 4 steps, like zstd's default.
-  params.nbThreads = 1;
-  params.zParams.dictID = options.dictionary_id;
-  params.zParams.compressionLevel = options.compression_level;
-  const size_t size = ZDICT_optimizeTrainFromBuffer_fastCover(
-      dictionary.data(), dictionary.size(), joined.data(), sizes.data(),
-      static_cast<unsigned>(sizes.size()), &params);
+  const size_t size = Train(options, joined, sizes, &dictionary);
   if (ZDICT_isError(size)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "zstd could not train a dictionary from ", samples.size(), " records (",

@@ -32,6 +32,12 @@ struct TrainOptions {
   // Rewrite the trained dictionary in compact form (compact.h): cheap to decode cold,
   // literals stored raw. Default false (full).
   bool compact = false;
+  // zstd's trainer: fastCover (default), or plain COVER (slower; sometimes better on
+  // small samples). Both search k over 4 steps.
+  enum class Algorithm { kFastCover, kCover };
+  Algorithm algorithm = Algorithm::kFastCover;
+  // Both trainers' d (the length of the segments' dmers). Default 8.
+  unsigned d = 8;
 };
 
 // FAILED_PRECONDITION (saying how many records are needed) if there are too few

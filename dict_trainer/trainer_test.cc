@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -46,6 +47,31 @@ TEST(TrainerTest, TooFewBytesIsFailedPrecondition) {
   absl::Status status = TrainDictionary(samples, {16384, 40000, 3}).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(status.message().find("bytes of records"), std::string::npos) << status;
+}
+
+// Issue 20: the alternatives TrainBestSize compares, each a working dictionary.
+TEST(TrainerTest, CoverAndFastCoverWithDSixTrainWorkingDictionaries) {
+  const auto samples = codec::SyntheticLogLines(1000, 1);
+  for (const auto& [algorithm, d] :
+       {std::pair{TrainOptions::Algorithm::kCover, 8u},
+        std::pair{TrainOptions::Algorithm::kCover, 6u},
+        std::pair{TrainOptions::Algorithm::kFastCover, 6u}}) {
+    TrainOptions options{4096, 40000, 3};
+    options.algorithm = algorithm;
+    options.d = d;
+    absl::StatusOr<std::string> dict = TrainDictionary(samples, options);
+    ASSERT_TRUE(dict.ok()) << dict.status();
+    EXPECT_LE(dict->size(), 4096u);
+    EXPECT_EQ(*codec::DictionaryIdOf(*dict), 40000u);
+    EXPECT_TRUE(codec::EncoderDictionary::Create(*dict, 3).ok());
+  }
+}
+
+TEST(TrainerTest, UnsupportedDIsInvalidArgument) {
+  TrainOptions options{4096, 40000, 3};
+  options.d = 7;
+  EXPECT_EQ(TrainDictionary(codec::SyntheticLogLines(1000, 1), options).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TrainerTest, ReservedIdIsInvalidArgument) {

@@ -125,7 +125,7 @@ void RenderRecompress(const engine::LogEngine& engine,
 
 void RenderAutoTraining(const dictionary::AutoTrainerStats& stats, TextWriter* out) {
   out->Family("dictlog_auto_training_queued", "gauge",
-              "Pools waiting for their first dictionary (automatic training).");
+              "Pools waiting for an automatic training (first or growth).");
   out->Sample("dictlog_auto_training_queued", {}, static_cast<double>(stats.queued));
   out->Family("dictlog_auto_training_running", "gauge",
               "1 while an automatic training runs, else 0.");

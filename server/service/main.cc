@@ -85,13 +85,19 @@ ABSL_FLAG(int, grpc_idle_threads, 32,
           "created and destroyed per call under concurrent load)");
 ABSL_FLAG(bool, auto_train, true,
           "train and activate a first dictionary for a pool once it holds "
-          "--auto_train_min_multiple x its dictionary size");
+          "--auto_train_first_bytes, and grow it (see there)");
 ABSL_FLAG(bool, recompress_first_dictionary, true,
-          "when automatic training activates a pool's first dictionary, re-encode the "
-          "records the pool stored before it in the background (throttled by "
+          "when automatic training activates a pool's first (or grown) dictionary, "
+          "re-encode the records the pool stored before it in the background (throttled by "
           "--recompress_records_per_second)");
 ABSL_FLAG(int, auto_train_min_multiple, 8,
-          "automatic first training starts at this many times the dictionary size");
+          "automatic training trains a pool's dictionary at full size once the pool "
+          "holds this many times the dictionary size");
+ABSL_FLAG(int64_t, auto_train_first_bytes, 16384,
+          "automatic training gives a pool its first dictionary (sized to the data) "
+          "once it holds this many raw bytes, and trains it again at each doubling "
+          "until --auto_train_min_multiple x the dictionary size; 0: first training "
+          "only at --auto_train_min_multiple x");
 ABSL_FLAG(double, activation_min_gain, 0.03,
           "a candidate dictionary is activated (automatically, or by TrainDictionary "
           "with activate) only if it beats the active one by at least this fraction");
@@ -224,6 +230,8 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       static_cast<size_t>(absl::GetFlag(FLAGS_max_categories_per_pool));
   options.auto_train = absl::GetFlag(FLAGS_auto_train);
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
+  options.auto_trainer.first_min_bytes =
+      static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_auto_train_first_bytes)));
   options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
   options.dictionaries.sample_budget_multiple = absl::GetFlag(FLAGS_sample_budget_multiple);
