@@ -237,9 +237,13 @@ void HttpEndpoint::Work() {
       pending_.pop_front();
     }
     Serve(connection);
+    {
+      // The slot is free before the client can see the close: a client that sends its
+      // next request after reading this response whole never finds every slot taken.
+      absl::MutexLock lock(&mu_);
+      --busy_;
+    }
     close(connection.fd);
-    absl::MutexLock lock(&mu_);
-    --busy_;
   }
 }
 
