@@ -32,12 +32,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
-#include "dict_trainer/compact.h"
-#include "server/codec/dictionary_format.h"
-#include "dict_trainer/trainer.h"
-#include "server/codec/batch_decoder.h"
-#include "server/codec/record_codec.h"
-#include "server/codec/zstd_contexts.h"
+#include "training/compact.h"
+#include "codec/dictionary_format.h"
+#include "training/trainer.h"
+#include "codec/batch_decoder.h"
+#include "codec/record_codec.h"
+#include "codec/zstd_contexts.h"
 #include "server/dictionary/dictionary_cache.h"
 
 ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
@@ -637,7 +637,7 @@ struct Target {
   double value, threshold;
 };
 
-// dictlog's MultiGet path as the server runs it (see server/codec/batch_decoder.h).
+// dictlog's MultiGet path as the server runs it (see codec/batch_decoder.h).
 constexpr char kServerCase[] = "dictlog";
 
 std::vector<Target> Targets(const std::vector<Row>& rows, int n) {

@@ -6,10 +6,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "dict_trainer/compact.h"
-#include "dict_trainer/trainer.h"
+#include "training/compact.h"
+#include "training/trainer.h"
 #include "server/block/block_reader.h"
-#include "server/codec/record_codec.h"
+#include "codec/record_codec.h"
 #include "server/pool/pool_options.h"
 
 namespace dictlog::dictionary {

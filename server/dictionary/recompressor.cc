@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "server/codec/block_format.h"
-#include "server/codec/record_codec.h"
+#include "codec/block_format.h"
+#include "codec/record_codec.h"
 
 namespace dictlog::dictionary {
 

@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "server/codec/varint.h"
+#include "codec/varint.h"
 #include "server/store/keys.h"
 #include "server/store/request_expiry.h"
 
