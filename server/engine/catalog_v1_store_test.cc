@@ -77,9 +77,73 @@ TEST(CatalogV1StoreTest, PoolRecordsReadBackFromTheStore) {
   }
 }
 
-// DICTIONARY_CHECKS
+TEST(CatalogV1StoreTest, DictionaryAndItsEvaluationReadBack) {
+  std::unique_ptr<LogEngine> engine = OpenFixture();
+  ASSERT_NE(engine, nullptr);
+  v1::ListDictionariesRequest request;
+  request.set_pool("tuned");
+  auto listed = engine->ListDictionaries(request);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->dictionaries_size(), 1);
+  const v1::DictionaryInfo& dict = listed->dictionaries(0);
+  EXPECT_EQ(dict.id(), 32768u);
+  EXPECT_EQ(dict.pool(), "tuned");
+  EXPECT_EQ(dict.size_bytes(), 4096u);
+  EXPECT_EQ(dict.created_unix_ms(), 1795546933645);
+  EXPECT_TRUE(dict.active());
+  EXPECT_EQ(dict.records(), 400u);
+  EXPECT_EQ(dict.source(), "train");
+  EXPECT_EQ(static_cast<int>(dict.mode()), 1);  // FULL
+  ASSERT_TRUE(dict.has_evaluation());
+  const v1::DictionaryEvaluation& eval = dict.evaluation();
+  EXPECT_EQ(eval.records(), 40u);
+  EXPECT_EQ(eval.raw_bytes(), 4596u);
+  EXPECT_DOUBLE_EQ(eval.ratio(), 3.3843888070692194);
+  EXPECT_EQ(eval.baseline_dictionary_id(), 0u);
+  EXPECT_DOUBLE_EQ(eval.baseline_ratio(), 1.0314183123877918);
+  EXPECT_DOUBLE_EQ(eval.gain(), 2.2812960235640647);
+  EXPECT_DOUBLE_EQ(eval.compress_mb_per_s(), 11.9317620157864);
+  EXPECT_DOUBLE_EQ(eval.decompress_mb_per_s(), 55.239488505230128);
+  EXPECT_EQ(eval.samples_used(), 360u);
+  EXPECT_EQ(eval.samples_excluded(), 0u);
+  EXPECT_DOUBLE_EQ(eval.train_seconds(), 0.060430086);
+  auto tuned = engine->GetPool("tuned");
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  EXPECT_EQ(tuned->active_dictionary_id(), 32768u);
+}
 
-// RECOMPRESS_CHECKS
+TEST(CatalogV1StoreTest, RecordsDecodeWithTheStoredDictionary) {
+  std::unique_ptr<LogEngine> engine = OpenFixture();
+  ASSERT_NE(engine, nullptr);
+  auto first = engine->Get("tuned/1");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->payload(),
+            "081109 203500 100 INFO dfs.DataNode$PacketResponder: Received block "
+            "blk_7000000 of size 67108864 from /10.250.0.0");
+  auto last = engine->Get("tuned/400");
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_EQ(last->payload(),
+            "081109 203539 129 INFO dfs.DataNode$PacketResponder: Received block "
+            "blk_7005187 of size 67106071 from /10.250.0.148");
+}
+
+TEST(CatalogV1StoreTest, RecompressStatusReadsBack) {
+  std::unique_ptr<LogEngine> engine = OpenFixture();
+  ASSERT_NE(engine, nullptr);
+  v1::RecompressRequest request;
+  request.set_pool("tuned");
+  auto status = engine->GetRecompressStatus(request);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->pool(), "tuned");
+  EXPECT_EQ(static_cast<int>(status->state()), 3);  // DONE
+  EXPECT_EQ(status->target_dictionary_id(), 32768u);
+  EXPECT_EQ(status->records_done(), 400u);
+  EXPECT_EQ(status->records_total(), 400u);
+  EXPECT_EQ(status->records_rewritten(), 400u);
+  EXPECT_EQ(status->bytes_before(), 44574u);
+  EXPECT_EQ(status->bytes_after(), 12154u);
+  EXPECT_EQ(status->error(), "");
+}
 
 }  // namespace
 }  // namespace dictlog::engine
