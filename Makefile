@@ -22,7 +22,7 @@ help:
 	@echo "make tsan   the engine, dictionary, block and service tests under ThreadSanitizer"
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
-	@echo "make charts PNG charts from benchmarks/*.csv"
+	@echo "make charts PNG charts from benchmarks/results/*.csv"
 	@echo "make fuzz   run each libFuzzer target FUZZ_SECONDS (60) under ASan+UBSan (clang-14)"
 
 # Installs only what is missing (dpkg-query is fast; apt-get runs only when needed).
@@ -78,9 +78,9 @@ tsan: deps
 # PNG charts from the benchmark CSVs in benchmarks/ (matplotlib from PyPI).
 charts:
 	@python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib
-	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_quick.csv benchmarks/dict_bench_quick
-	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_modes.csv benchmarks/dict_bench_modes
-	python3 benchmarks/plot_storage_bench.py benchmarks/storage_bench.csv benchmarks/storage_bench
+	python3 benchmarks/plot_dict_bench.py benchmarks/results/dict_bench_quick.csv benchmarks/results/dict_bench_quick
+	python3 benchmarks/plot_dict_bench.py benchmarks/results/dict_bench_modes.csv benchmarks/results/dict_bench_modes
+	python3 benchmarks/plot_storage_bench.py benchmarks/results/storage_bench.csv benchmarks/results/storage_bench
 
 # libFuzzer targets (tests/fuzz/README.md); `make test` replays their corpus with gcc.
 fuzz: deps

@@ -4,7 +4,7 @@
 // the next group's tables can be prefetched while the current group decodes. Results
 // come back in input order.
 //
-// Measured with dict_bench (benchmarks/RESULTS.md): grouping changed records/s by
+// Measured with dict_bench (benchmarks/results/HISTORY.md): grouping changed records/s by
 // 0.90x..1.06x and is off by default. Prefetching pays only for compact dictionaries
 // (a few lines each: +23..34% records/s in 3 of 4 measurements over 1,000-10,000 of
 // them, -3% in the fourth); for a full one it would fetch the whole ~27 KB object and

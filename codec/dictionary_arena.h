@@ -6,7 +6,7 @@
 // Why: with thousands of dictionaries, a cold decode touches a few lines on each of
 // ~8 distinct 4 KiB pages (tables, repeat offsets, content). On 2 MiB pages the page
 // walks go away: +10-19% cold records/s in dict_bench over 10,000 dictionaries
-// (benchmarks/RESULTS.md, docs/adr/0012). If the kernel declines the advice the arena
+// (benchmarks/results/HISTORY.md, docs/adr/0012). If the kernel declines the advice the arena
 // still works, on ordinary pages.
 //
 // Freed blocks merge with free neighbours and are reused best-fit (a larger block is

@@ -20,7 +20,7 @@ using codec::FseTable;
 struct CompactOptions {
   // Accuracy log of the three sequence tables, 5 (32 cells) .. 6
   // (codec::kCompactMaxAccuracyLog); up to 8 for measurements, though a dictionary
-  // above 6 is not compact to the codec. Default 5 (benchmarks/RESULTS.md).
+  // above 6 is not compact to the codec. Default 5 (benchmarks/results/HISTORY.md).
   int accuracy_log = 5;
 };
 

@@ -481,7 +481,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       encoded.push_back(*value);
     }
   }
-  // In request order: grouping by dictionary did not pay in dict_bench (RESULTS.md).
+  // In request order: grouping by dictionary did not pay in dict_bench (benchmarks/results/HISTORY.md).
   std::vector<store::RecordRef> found_refs;
   for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
