@@ -14,16 +14,17 @@ DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compi
 # Only for `make fuzz` (libFuzzer needs clang).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: deps kafka build run test tsan charts fuzz clean help
+.PHONY: deps kafka build run test layering tsan charts fuzz clean help
 
 help:
 	@echo "make run    install, build, start dictlogd on $(LISTEN) with data in $(DATA_DIR)"
-	@echo "make test   install, build, run every test (bazel test //...), then make tsan"
+	@echo "make test   install, build, run every test (bazel test //...), make layering, make tsan"
+	@echo "make layering  check that no BUILD dependency points up a layer (tools/layering.py)"
 	@echo "make tsan   the engine, dictionary, block and service tests under ThreadSanitizer"
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
 	@echo "make kafka  the Kafka broker's jars from Maven Central (deploy/local-cluster/kafka/lib)"
-	@echo "make charts PNG charts from benchmarks/*.csv"
+	@echo "make charts PNG charts from benchmarks/results/*.csv"
 	@echo "make fuzz   run each libFuzzer target FUZZ_SECONDS (60) under ASan+UBSan (clang-14)"
 
 # Installs only what is missing (dpkg-query is fast; apt-get runs only when needed).
@@ -68,10 +69,17 @@ run: build
 
 test: deps kafka
 	@status=0; $(BAZEL) test //... || status=$$?; \
+	$(MAKE) --no-print-directory layering || { [ $$status -ne 0 ] || status=1; }; \
 	echo "ThreadSanitizer (make tsan):"; \
 	$(MAKE) --no-print-directory tsan || { [ $$status -ne 0 ] || status=1; }; \
 	python3 tools/test_summary.py $$($(BAZEL) query 'tests(//...)' 2>/dev/null) || true; \
 	exit $$status
+
+# Every BUILD dependency points down the layers (tools/layering.py says which); bazel
+# query cannot run inside a sandboxed test, so it runs here.
+layering:
+	@$(BAZEL) query 'deps(//...)' --output=graph --nograph:factored --noimplicit_deps \
+	  2>/dev/null | python3 tools/layering.py
 
 # ThreadSanitizer (gcc; docs/reliability.md): the packages with threads of their own,
 # in an output base of their own so the normal build's cache stays.
@@ -84,9 +92,9 @@ tsan: deps
 # PNG charts from the benchmark CSVs in benchmarks/ (matplotlib from PyPI).
 charts:
 	@python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib
-	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_quick.csv benchmarks/dict_bench_quick
-	python3 benchmarks/plot_dict_bench.py benchmarks/dict_bench_modes.csv benchmarks/dict_bench_modes
-	python3 benchmarks/plot_storage_bench.py benchmarks/storage_bench.csv benchmarks/storage_bench
+	python3 benchmarks/plot_dict_bench.py benchmarks/results/dict_bench_quick.csv benchmarks/results/dict_bench_quick
+	python3 benchmarks/plot_dict_bench.py benchmarks/results/dict_bench_modes.csv benchmarks/results/dict_bench_modes
+	python3 benchmarks/plot_storage_bench.py benchmarks/results/storage_bench.csv benchmarks/results/storage_bench
 
 # libFuzzer targets (tests/fuzz/README.md); `make test` replays their corpus with gcc.
 fuzz: deps

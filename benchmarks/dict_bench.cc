@@ -32,13 +32,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
-#include "dict_trainer/compact.h"
-#include "server/codec/dictionary_format.h"
-#include "dict_trainer/trainer.h"
-#include "server/codec/batch_decoder.h"
-#include "server/codec/record_codec.h"
-#include "server/codec/zstd_contexts.h"
+#include "training/compact.h"
+#include "codec/dictionary_format.h"
+#include "training/trainer.h"
+#include "codec/batch_decoder.h"
+#include "codec/record_codec.h"
+#include "codec/zstd_contexts.h"
 #include "server/dictionary/dictionary_cache.h"
+#include "benchmarks/dict_bench_corpus.h"
+#include "benchmarks/dict_bench_measure.h"
 
 ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
 ABSL_FLAG(std::string, mode, "quick",
@@ -63,216 +65,6 @@ ABSL_FLAG(int, ops, 0, "decodes per measurement (0: 200k quick, 500k full)");
 ABSL_FLAG(int, repeats, 0, "measurements per row, median reported (0: 3 quick, 5 full)");
 ABSL_FLAG(std::string, csv, "", "write the rows as CSV here");
 ABSL_FLAG(std::string, json, "", "write rows and targets as JSON here");
-
-namespace dictlog::bench {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct Row {
-  std::string unit;
-  int dict_bytes;
-  std::string dict_mode;  // "-" without a dictionary.
-  std::string kase;
-  int dicts;
-  std::string dist;
-  double ratio, mb_per_s, records_per_s;
-};
-
-struct Unit {
-  std::string raw;
-  std::string stored;
-  uint32_t dict_index = 0;  // Which cold copy (pool) it belongs to.
-};
-
-// A DictionaryLookup over dictionary copies whose ids are base_id + index.
-class CopyLookup : public codec::DictionaryLookup {
- public:
-  CopyLookup(uint32_t base_id, std::vector<std::shared_ptr<const codec::DecoderDictionary>> d)
-      : base_id_(base_id), dicts_(std::move(d)) {}
-  std::shared_ptr<const codec::DecoderDictionary> Find(uint32_t id) const override {
-    const uint32_t i = id - base_id_;
-    return id >= base_id_ && i < dicts_.size() ? dicts_[i] : nullptr;
-  }
-  const codec::DecoderDictionary& at(size_t i) const { return *dicts_[i]; }
-  size_t memory_bytes() const {
-    size_t total = 0;
-    for (const auto& d : dicts_) total += d->memory_bytes();
-    return total;
-  }
-
- private:
-  uint32_t base_id_;
-  std::vector<std::shared_ptr<const codec::DecoderDictionary>> dicts_;
-};
-
-constexpr uint32_t kBaseId = 32768;
-
-std::string WithId(std::string dict, uint32_t id) {
-  for (int i = 0; i < 4; ++i) dict[4 + i] = static_cast<char>((id >> (8 * i)) & 0xff);
-  return dict;
-}
-
-// Rewrites the 2-byte dictionary id of a stored magicless frame (same dictionary
-// bytes, another copy's id) so it names copy `id`.
-void SetFrameDictId(std::string* stored, uint32_t id) {
-  auto view = codec::ParseRecord(*stored);
-  if (!view.ok() || view->dictionary_id == 0) return;
-  const size_t frame_at = stored->size() - view->body.size();
-  const uint8_t fhd = static_cast<uint8_t>((*stored)[frame_at]);
-  if ((fhd & 3) != 2) std::abort();  // Copies use 2-byte ids (32768..65535).
-  const size_t at = frame_at + 1 + (((fhd >> 5) & 1) ? 0 : 1);
-  (*stored)[at] = static_cast<char>(id & 0xff);
-  (*stored)[at + 1] = static_cast<char>(id >> 8);
-}
-
-struct Corpus {
-  std::vector<std::string> train;                  // First halves.
-  std::vector<std::vector<std::string>> eval;      // Second halves, per file.
-};
-
-Corpus Load(const std::string& dir) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ".log") files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
-  Corpus corpus;
-  for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    const size_t half = lines.size() / 2;
-    corpus.train.insert(corpus.train.end(), lines.begin(), lines.begin() + half);
-    corpus.eval.emplace_back(lines.begin() + half, lines.end());
-  }
-  return corpus;
-}
-
-// Units of `block_bytes` (0: one record each) from every file's second half.
-std::vector<std::string> MakeUnits(const Corpus& corpus, size_t block_bytes) {
-  std::vector<std::string> units;
-  for (const auto& lines : corpus.eval) {
-    std::string block;
-    for (const std::string& line : lines) {
-      if (block_bytes == 0) {
-        units.push_back(line);
-        continue;
-      }
-      if (!block.empty() && block.size() + line.size() + 1 > block_bytes) {
-        units.push_back(std::move(block));
-        block.clear();
-      }
-      block += line;
-      block += '\n';
-    }
-    if (!block.empty()) units.push_back(std::move(block));
-  }
-  return units;
-}
-
-// Draws unit indexes: uniform over units, or a Zipf(0.99)-popular dictionary (pool)
-// and then one of its units.
-class AccessPattern {
- public:
-  AccessPattern(const std::vector<Unit>& units, int dicts, bool zipf, uint32_t seed)
-      : rng_(seed), zipf_(zipf), units_(units.size()) {
-    by_dict_.resize(dicts);
-    for (size_t i = 0; i < units.size(); ++i) by_dict_[units[i].dict_index].push_back(i);
-    double sum = 0;
-    for (int k = 1; k <= dicts; ++k) cdf_.push_back(sum += 1.0 / std::pow(k, 0.99));
-    for (double& c : cdf_) c /= sum;
-    rank_to_dict_.resize(dicts);
-    std::iota(rank_to_dict_.begin(), rank_to_dict_.end(), 0);
-    std::shuffle(rank_to_dict_.begin(), rank_to_dict_.end(), rng_);
-  }
-  size_t Next() {
-    if (!zipf_) return rng_() % units_;
-    while (true) {
-      const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
-      const size_t rank = std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin();
-      const auto& members = by_dict_[rank_to_dict_[std::min(rank, cdf_.size() - 1)]];
-      if (!members.empty()) return members[rng_() % members.size()];
-    }
-  }
-
- private:
-  std::mt19937_64 rng_;
-  bool zipf_;
-  size_t units_;
-  std::vector<std::vector<size_t>> by_dict_;
-  std::vector<double> cdf_;
-  std::vector<uint32_t> rank_to_dict_;
-};
-
-// One measured case: `decode` decodes the given unit indexes and returns the bytes it
-// produced; `pattern` draws the indexes.
-struct Case {
-  Row row;
-  std::unique_ptr<AccessPattern> pattern;
-  std::function<size_t(const std::vector<size_t>&)> decode;
-  std::vector<double> rps, mbps;
-};
-
-// Runs every case `repeats` times, interleaved (case A, B, C, A, B, C, ...) so that
-// machine noise hits all alike, and fills each row with its median. The unit indexes
-// are drawn before the clock starts (a Zipf draw costs about as much as a hot decode).
-void MeasureInterleaved(std::vector<Case>& cases, int ops, int repeats, int batch) {
-  std::vector<size_t> all(static_cast<size_t>(ops) + batch);
-  std::vector<size_t> picks(batch);
-  for (int r = 0; r < repeats; ++r) {
-    for (Case& c : cases) {
-      for (size_t& p : all) p = c.pattern->Next();
-      size_t bytes = 0;
-      const auto start = Clock::now();
-      for (int done = 0; done < ops; done += batch) {
-        std::copy(all.begin() + done, all.begin() + done + batch, picks.begin());
-        bytes += c.decode(picks);
-      }
-      const double secs = std::chrono::duration<double>(Clock::now() - start).count();
-      c.rps.push_back(ops / secs);
-      c.mbps.push_back(bytes / secs / 1e6);
-    }
-  }
-  for (Case& c : cases) {
-    std::sort(c.rps.begin(), c.rps.end());
-    std::sort(c.mbps.begin(), c.mbps.end());
-    c.row.records_per_s = c.rps[c.rps.size() / 2];
-    c.row.mb_per_s = c.mbps[c.mbps.size() / 2];
-  }
-}
-
-size_t PlainDecode(const Unit& unit, const ZSTD_DDict* ddict) {
-  auto view = codec::ParseRecord(unit.stored);
-  if (!view.ok()) std::abort();
-  if (view->encoding == codec::Encoding::kRaw) return view->body.size();
-  thread_local std::string out;
-  out.resize(view->content_size);
-  ZSTD_DCtx* dctx = codec::ThreadDecompressionContext();
-  ZSTD_DCtx_refDDict(dctx, ddict);
-  const size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), view->body.data(),
-                                       view->body.size());
-  if (ZSTD_isError(n)) std::abort();
-  return n;
-}
-
-// Decodes the picked units as the server's MultiGet does; returns the bytes produced.
-size_t DictlogDecode(const std::vector<Unit>& units, const std::vector<size_t>& picks,
-                     const codec::DictionaryLookup& lookup,
-                     const codec::BatchDecodeOptions& options) {
-  std::vector<absl::string_view> views;
-  views.reserve(picks.size());
-  for (size_t p : picks) views.push_back(units[p].stored);
-  size_t bytes = 0;
-  for (auto& r : codec::DecodeBatch(views, lookup, options)) {
-    if (!r.ok()) std::abort();
-    bytes += r->payload.size();
-  }
-  return bytes;
-}
-
-}  // namespace
-}  // namespace dictlog::bench
 
 namespace dictlog::bench {
 namespace {
@@ -637,7 +429,7 @@ struct Target {
   double value, threshold;
 };
 
-// dictlog's MultiGet path as the server runs it (see server/codec/batch_decoder.h).
+// dictlog's MultiGet path as the server runs it (see codec/batch_decoder.h).
 constexpr char kServerCase[] = "dictlog";
 
 std::vector<Target> Targets(const std::vector<Row>& rows, int n) {

@@ -17,10 +17,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
-#include "dict_trainer/trainer.h"
-#include "server/codec/block_format.h"
-#include "server/codec/dictionary.h"
-#include "server/codec/record_codec.h"
+#include "training/trainer.h"
+#include "codec/block_format.h"
+#include "codec/dictionary.h"
+#include "codec/record_codec.h"
 
 ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
 ABSL_FLAG(int, max_flips, 8, "bytes flipped per trial: 1..max_flips");

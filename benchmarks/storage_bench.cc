@@ -6,8 +6,8 @@
 // configurations measured in interleaved rounds, medians reported.
 //
 //   bazel build -c opt //benchmarks:storage_bench
-//   bazel-out/k8-opt/bin/benchmarks/storage_bench --dir=$PWD/../shared/data/loghub
-//       --csv=benchmarks/storage_bench.csv
+//   bazel-out/k8-opt/bin/benchmarks/results/storage_bench --dir=$PWD/../shared/data/loghub
+//       --csv=benchmarks/results/storage_bench.csv
 //
 // Dictionaries: each pool's is trained (TrainDictionary, activated) once the data is in,
 // then every record is re-compressed with it, so all stored data uses it.

@@ -19,11 +19,11 @@
 #include "common/command_line.h"
 #include "common/home_path.h"
 #include "common/status_macros.h"
-#include "dict_trainer/files.h"
+#include "training/files.h"
 #include "dict_trainer/progress_line.h"
-#include "dict_trainer/report.h"
-#include "dict_trainer/trainer.h"
-#include "server/codec/dictionary.h"
+#include "training/report.h"
+#include "training/trainer.h"
+#include "codec/dictionary.h"
 
 ABSL_FLAG(std::string, out, "", "required: file to write the dictionary to (via FILE.tmp "
           "and a rename)");

@@ -578,7 +578,10 @@ def parse_args(argv):
     parser.add_argument("--rounds", type=int,
                         help="read rounds, configurations interleaved; medians (mode default)")
     parser.add_argument("--wait_seconds", type=int, help="limit of each wait (dictionaries)")
-    parser.add_argument("--out", default="compare-results", help="output directory")
+    parser.add_argument(
+        "--out", default=os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."),
+                                      "benchmarks", "results", "compare"),
+        help="output directory (default: benchmarks/results/compare of the workspace)")
     parser.add_argument("--prefix", default="compare", help="output file name prefix")
     parser.add_argument("--work_dir", default="", help="servers' data (default: under --out)")
     parser.add_argument("--keep_data", action="store_true", help="keep the servers' databases")

@@ -32,7 +32,7 @@ absl::StatusOr<v1::Record> NullBackend::Get(absl::string_view id) {
   uint32_t length = 0;
   {
     absl::ReaderMutexLock lock(&mu_);
-    auto it = lengths_.find(parsed->category);
+    auto it = lengths_.find(parsed->pool);
     if (it == lengths_.end() || parsed->seq > it->second.size()) {
       return absl::NotFoundError(absl::StrCat("no record ", id));
     }
@@ -40,7 +40,7 @@ absl::StatusOr<v1::Record> NullBackend::Get(absl::string_view id) {
   }
   v1::Record record;
   record.set_id(std::string(id));
-  record.set_category(parsed->category);
+  record.set_category(parsed->pool);
   record.set_payload(std::string(length, 'n'));
   return record;
 }

@@ -10,14 +10,14 @@ TEST(RecordIdTest, FormatAndParseRoundTrip) {
   EXPECT_EQ(id, "HDFS/42");
   absl::StatusOr<RecordId> parsed = ParseRecordId(id);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->category, "HDFS");
+  EXPECT_EQ(parsed->pool, "HDFS");
   EXPECT_EQ(parsed->seq, 42u);
 }
 
 TEST(RecordIdTest, CategoryMayHoldSlashes) {
   absl::StatusOr<RecordId> parsed = ParseRecordId("a/b/7");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->category, "a/b");
+  EXPECT_EQ(parsed->pool, "a/b");
   EXPECT_EQ(parsed->seq, 7u);
 }
 
@@ -26,6 +26,16 @@ TEST(RecordIdTest, MalformedIdsAreInvalidArgument) {
                          "HDFS/1x", "HD FS/1", "HDFS/99999999999999999999999"}) {
     absl::StatusOr<RecordId> parsed = ParseRecordId(id);
     EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << id;
+  }
+}
+
+// The server's rules: dictlogd rejects a seq with leading zeros, so the comparison
+// servers do too (they used to read "HDFS/007" as HDFS/7).
+TEST(RecordIdTest, LeadingZerosAreRejectedLikeTheServerDoes) {
+  for (const char* id : {"HDFS/007", "HDFS/01", "HDFS/00"}) {
+    EXPECT_EQ(ParseRecordId(id).status().code(), absl::StatusCode::kInvalidArgument) << id;
+    EXPECT_EQ(pool::ParseRecordId(id).status().code(), absl::StatusCode::kInvalidArgument)
+        << id;
   }
 }
 

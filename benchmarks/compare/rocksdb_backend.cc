@@ -6,25 +6,19 @@
 #include <rocksdb/table_properties.h>
 #include <rocksdb/write_batch.h>
 
+#include <filesystem>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "benchmarks/compare/record_id.h"
+#include "server/store/rocksdb_status.h"
 
 namespace dictlog::compare {
 namespace {
 
-absl::Status FromRocks(const rocksdb::Status& status, absl::string_view what) {
-  if (status.ok()) return absl::OkStatus();
-  if (status.IsNotFound()) return absl::NotFoundError(absl::StrCat(what, ": not found"));
-  if (status.IsInvalidArgument() && status.ToString().find("exists") != std::string::npos) {
-    return absl::FailedPreconditionError(absl::StrCat(what, ": ", status.ToString()));
-  }
-  if (status.IsCorruption()) return absl::DataLossError(absl::StrCat(what, ": ", status.ToString()));
-  return absl::UnavailableError(absl::StrCat(what, ": ", status.ToString()));
-}
+using store::FromRocks;
 
 rocksdb::CompressionOptions DictionaryCompression(const RocksDbBackendOptions& options) {
   rocksdb::CompressionOptions compression;
@@ -74,6 +68,12 @@ rocksdb::Options RocksDbBackendDbOptions(const RocksDbBackendOptions& options) {
 
 absl::StatusOr<std::unique_ptr<RocksDbBackend>> RocksDbBackend::Open(
     const RocksDbBackendOptions& options) {
+  // A fresh database only (error_if_exists); said here, since RocksDB reports it as an
+  // invalid argument.
+  if (std::filesystem::exists(options.path + "/CURRENT")) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("opening ", options.path, ": a database exists there already"));
+  }
   rocksdb::DB* raw = nullptr;
   if (absl::Status status = FromRocks(
           rocksdb::DB::Open(RocksDbBackendDbOptions(options), options.path, &raw),
@@ -111,12 +111,12 @@ absl::StatusOr<v1::Record> RocksDbBackend::Get(absl::string_view id) {
   if (!parsed.ok()) return parsed.status();
   std::string payload;
   const rocksdb::Status status =
-      db_->Get(rocksdb::ReadOptions(), RecordKey(parsed->category, parsed->seq), &payload);
+      db_->Get(rocksdb::ReadOptions(), RecordKey(parsed->pool, parsed->seq), &payload);
   if (status.IsNotFound()) return absl::NotFoundError(absl::StrCat("no record ", id));
   if (absl::Status error = FromRocks(status, absl::StrCat("reading ", id)); !error.ok()) {
     return error;
   }
-  return MakeRecord(id, std::move(parsed->category), std::move(payload));
+  return MakeRecord(id, std::move(parsed->pool), std::move(payload));
 }
 
 std::vector<absl::StatusOr<v1::Record>> RocksDbBackend::MultiGet(
@@ -131,7 +131,7 @@ std::vector<absl::StatusOr<v1::Record>> RocksDbBackend::MultiGet(
       results[i] = id.status();
       continue;
     }
-    keys.push_back(RecordKey(id->category, id->seq));
+    keys.push_back(RecordKey(id->pool, id->seq));
     parsed.push_back(*std::move(id));
     index.push_back(i);
   }
@@ -147,7 +147,7 @@ std::vector<absl::StatusOr<v1::Record>> RocksDbBackend::MultiGet(
     } else if (!statuses[k].ok()) {
       results[index[k]] = FromRocks(statuses[k], absl::StrCat("reading ", id));
     } else {
-      results[index[k]] = MakeRecord(id, std::move(parsed[k].category), values[k].ToString());
+      results[index[k]] = MakeRecord(id, std::move(parsed[k].pool), values[k].ToString());
     }
   }
   return results;

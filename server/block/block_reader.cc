@@ -6,8 +6,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "server/codec/batch_decoder.h"
-#include "server/codec/block_format.h"
+#include "codec/batch_decoder.h"
+#include "codec/block_format.h"
 
 namespace dictlog::block {
 namespace {

@@ -13,8 +13,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "server/block/byte_budget.h"
-#include "server/codec/dictionary.h"
-#include "server/codec/record_codec.h"
+#include "codec/dictionary.h"
+#include "codec/record_codec.h"
 #include "server/store/store.h"
 
 namespace dictlog::block {

@@ -2,8 +2,8 @@
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
-#include "server/codec/block_format.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/block_format.h"
+#include "codec/test_dictionary.h"
 
 namespace dictlog::block {
 namespace {

@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "server/codec/batch_decoder.h"
-#include "server/codec/block_format.h"
-#include "server/codec/record_codec.h"
+#include "codec/batch_decoder.h"
+#include "codec/block_format.h"
+#include "codec/record_codec.h"
 #include "server/pool/pool_options.h"
 
 namespace dictlog::block {

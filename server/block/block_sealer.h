@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "server/codec/dictionary.h"
+#include "codec/dictionary.h"
 #include "server/pool/pool.h"
 #include "server/store/store.h"
 

@@ -3,8 +3,8 @@
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "server/block/block_reader.h"
-#include "server/codec/block_format.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/block_format.h"
+#include "codec/test_dictionary.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
 

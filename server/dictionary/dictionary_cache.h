@@ -20,7 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "server/codec/dictionary.h"
+#include "codec/dictionary.h"
 
 namespace dictlog::dictionary {
 

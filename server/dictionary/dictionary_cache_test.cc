@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/test_dictionary.h"
 
 namespace dictlog::dictionary {
 namespace {

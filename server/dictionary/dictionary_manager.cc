@@ -6,12 +6,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "dict_trainer/compact.h"
-#include "dict_trainer/trainer.h"
+#include "training/compact.h"
+#include "training/trainer.h"
 #include "server/block/block_reader.h"
-#include "server/codec/record_codec.h"
+#include "codec/record_codec.h"
 #include "server/dictionary/dictionary_sizing.h"
 #include "server/pool/pool_options.h"
+#include "server/store/catalog_convert.h"
 
 namespace dictlog::dictionary {
 namespace {
@@ -174,7 +175,7 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   train_options.dictionary_id = AllocateId();
   train_options.compact = NextMode(*pool).mode == v1::DICTIONARY_MODE_COMPACT;
   train_options.compression_level =
-      pool::FrameCompressionLevel(pool_record.options(), train_options.compact);
+      pool::FrameCompressionLevel(store::FromCatalog(pool_record.options()), train_options.compact);
   // Like with like: a compact candidate is judged against the compact form of a full
   // baseline, or a switch to compact could never show a gain.
   absl::string_view baseline_bytes = baseline ? baseline->content() : absl::string_view();
@@ -198,7 +199,7 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   record.set_content(std::move(result->dictionary));
   record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
   record.set_source(std::string(source));
-  *record.mutable_evaluation() = ToProto(*result, baseline_id);
+  *record.mutable_evaluation() = store::ToCatalog(ToProto(*result, baseline_id));
   v1::TrainDictionaryResponse response;
   const double gain = result->evaluation.gain;
   const bool activating = activate && gain >= options_.activation_min_gain;
@@ -317,7 +318,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view p
   // cannot compress with (e.g. a Huffman tree without all 256 literals), which would
   // make every append to the pool fail (found by tests/fuzz, dictionary_import).
   RETURN_IF_ERROR(codec::EncoderDictionary::Create(
-                      content, pool::FrameCompressionLevel(pool->record().options(),
+                      content, pool::FrameCompressionLevel(pool->options(),
                                                            codec::IsCompactDictionary(content)))
                       .status());
   record.set_pool_id(pool->id());
@@ -355,7 +356,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::InfoLocked(
   ASSIGN_OR_RETURN(store::PoolCounters refs, store_->DictionaryReferences(record.id()));
   info.set_records(refs.records);
   info.set_source(record.source());
-  if (record.has_evaluation()) *info.mutable_evaluation() = record.evaluation();
+  if (record.has_evaluation()) *info.mutable_evaluation() = store::FromCatalog(record.evaluation());
   info.set_mode(record.compact() ? v1::DICTIONARY_MODE_COMPACT : v1::DICTIONARY_MODE_FULL);
   return info;
 }
@@ -369,7 +370,7 @@ DictionaryManager::ServerHeat DictionaryManager::Heat() const {
 
 ModeChoice DictionaryManager::NextMode(const pool::Pool& pool, const ServerHeat& heat) const {
   ModeInputs in;
-  in.option = pool.record().options().dictionary_mode();
+  in.option = pool.options().dictionary_mode();
   in.pool_reads = pool.reads();
   in.all_reads = heat.all_reads;
   // Live once this pool has one: a pool's first dictionary adds to the count.

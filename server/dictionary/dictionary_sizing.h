@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "dict_trainer/trainer.h"
+#include "training/trainer.h"
 
 namespace dictlog::dictionary {
 

@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/test_dictionary.h"
 
 namespace dictlog::dictionary {
 namespace {

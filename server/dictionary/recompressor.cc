@@ -6,8 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "server/codec/block_format.h"
-#include "server/codec/record_codec.h"
+#include "codec/block_format.h"
+#include "codec/record_codec.h"
+#include "server/store/catalog_convert.h"
 
 namespace dictlog::dictionary {
 
@@ -21,7 +22,7 @@ absl::StatusOr<std::unique_ptr<Recompressor>> Recompressor::Load(
   absl::MutexLock lock(&recompressor->mu_);
   for (storage::RecompressState& state : states) {
     const uint32_t pool_id = state.pool_id();
-    const bool running = state.status().state() == v1::RecompressStatus::RUNNING;
+    const bool running = state.status().state() == storage::RecompressStatus::RUNNING;
     recompressor->jobs_[pool_id] = state;
     if (running) recompressor->Launch(std::move(state));  // Resume after a restart.
   }
@@ -70,21 +71,21 @@ absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_
   if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(pool->id());
-  if (it != jobs_.end() && it->second.status().state() == v1::RecompressStatus::RUNNING) {
-    return it->second.status();
+  if (it != jobs_.end() && it->second.status().state() == storage::RecompressStatus::RUNNING) {
+    return store::FromCatalog(it->second.status());
   }
   storage::RecompressState state;
   state.set_pool_id(pool->id());
   state.set_next_seq(1);
   state.set_end_seq(pool->AllocateSeqs(0) - 1);  // The last seq handed out so far.
-  v1::RecompressStatus* status = state.mutable_status();
+  storage::RecompressStatus* status = state.mutable_status();
   status->set_pool(pool->name());
-  status->set_state(v1::RecompressStatus::RUNNING);
+  status->set_state(storage::RecompressStatus::RUNNING);
   status->set_target_dictionary_id(pool->active_dictionary_id());
   status->set_records_total(pool->counters().records);
   RETURN_IF_ERROR(store_->PutRecompressState(state));
   Launch(state);
-  return state.status();
+  return store::FromCatalog(state.status());
 }
 
 void Recompressor::Launch(storage::RecompressState state) {
@@ -101,7 +102,7 @@ absl::StatusOr<v1::RecompressStatus> Recompressor::Status(absl::string_view pool
   if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(pool->id());
-  if (it != jobs_.end()) return it->second.status();
+  if (it != jobs_.end()) return store::FromCatalog(it->second.status());
   v1::RecompressStatus none;
   none.set_pool(pool->name());
   none.set_state(v1::RecompressStatus::NONE);
@@ -114,7 +115,7 @@ bool Recompressor::WaitForTest(absl::string_view pool_name, absl::Duration timeo
   absl::MutexLock lock(&mu_);
   auto done = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     auto it = jobs_.find(pool->id());
-    return it == jobs_.end() || it->second.status().state() != v1::RecompressStatus::RUNNING;
+    return it == jobs_.end() || it->second.status().state() != storage::RecompressStatus::RUNNING;
   };
   return mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
 }
@@ -138,7 +139,7 @@ void Recompressor::RunJob(uint32_t pool_id) {
     const absl::Time start = absl::Now();
     absl::StatusOr<bool> more = Step(*pool, &state);
     if (!more.ok()) {
-      state.mutable_status()->set_state(v1::RecompressStatus::FAILED);
+      state.mutable_status()->set_state(storage::RecompressStatus::FAILED);
       state.mutable_status()->set_error(std::string(more.status().message()));
       (void)store_->PutRecompressState(state);
       std::fprintf(stderr, "dictlogd: re-compression of pool '%s' failed: %s\n",
@@ -204,9 +205,9 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
 }
 
 absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressState* state) {
-  v1::RecompressStatus* status = state->mutable_status();
+  storage::RecompressStatus* status = state->mutable_status();
   if (state->next_seq() > state->end_seq()) {
-    status->set_state(v1::RecompressStatus::DONE);
+    status->set_state(storage::RecompressStatus::DONE);
     RETURN_IF_ERROR(store_->PutRecompressState(*state));
     return false;
   }

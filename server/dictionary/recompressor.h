@@ -23,7 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
 #include "server/dictionary/dictionary_manager.h"
-#include "server/codec/dictionary.h"
+#include "codec/dictionary.h"
 #include "server/pool/pool_registry.h"
 #include "server/store/store.h"
 

@@ -7,9 +7,9 @@
 #include "common/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/codec/dictionary_format.h"
-#include "server/codec/record_codec.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/dictionary_format.h"
+#include "codec/record_codec.h"
+#include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
 
 namespace dictlog::engine {

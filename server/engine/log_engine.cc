@@ -8,7 +8,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
-#include "server/codec/record_codec.h"
+#include "codec/record_codec.h"
 #include "server/pool/names.h"
 #include "server/store/keys.h"
 
@@ -481,7 +481,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       encoded.push_back(*value);
     }
   }
-  // In request order: grouping by dictionary did not pay in dict_bench (RESULTS.md).
+  // In request order: grouping by dictionary did not pay in dict_bench (benchmarks/results/HISTORY.md).
   std::vector<store::RecordRef> found_refs;
   for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =

@@ -22,7 +22,7 @@
 #include "proto/dictlog.pb.h"
 #include "server/block/block_sealer.h"
 #include "server/block/byte_budget.h"
-#include "server/codec/record_codec.h"
+#include "codec/record_codec.h"
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
 #include "server/dictionary/dictionary_cache.h"

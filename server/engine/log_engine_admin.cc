@@ -8,7 +8,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
-#include "server/codec/record_codec.h"
+#include "codec/record_codec.h"
 #include "server/engine/log_engine.h"
 #include "server/pool/names.h"
 

@@ -5,7 +5,7 @@
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
-#include "server/codec/record_codec.h"
+#include "codec/record_codec.h"
 
 namespace dictlog::engine {
 namespace {

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "absl/types/span.h"
-#include "server/codec/dictionary.h"
+#include "codec/dictionary.h"
 
 namespace dictlog::engine {
 

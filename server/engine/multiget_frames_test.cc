@@ -8,7 +8,7 @@
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
 
 namespace dictlog::engine {

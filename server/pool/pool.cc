@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/pool/pool_options.h"
+#include "server/store/catalog_convert.h"
 
 namespace dictlog::pool {
 
@@ -26,7 +27,7 @@ storage::PoolRecord Pool::record() const {
 
 v1::PoolOptions Pool::options() const {
   absl::MutexLock lock(&mu_);
-  return record_.options();
+  return store::FromCatalog(record_.options());
 }
 
 void Pool::set_record(const storage::PoolRecord& record) {
@@ -101,7 +102,8 @@ void Pool::SetActiveDictionary(
 absl::StatusOr<std::shared_ptr<const codec::EncoderDictionary>> Pool::Encoder() {
   absl::MutexLock lock(&mu_);
   if (active_ == nullptr) return nullptr;
-  const int level = FrameCompressionLevel(record_.options(), active_->compact());
+  const int level =
+      FrameCompressionLevel(store::FromCatalog(record_.options()), active_->compact());
   if (encoder_ == nullptr || encoder_->id() != active_->id() ||
       encoder_->compression_level() != level) {
     ASSIGN_OR_RETURN(encoder_, codec::EncoderDictionary::Create(active_->content(), level));
@@ -113,9 +115,9 @@ v1::PoolInfo Pool::Info() const {
   absl::MutexLock lock(&mu_);
   v1::PoolInfo info;
   info.set_name(name_);
-  *info.mutable_options() = record_.options();
+  *info.mutable_options() = store::FromCatalog(record_.options());
   info.mutable_options()->set_compact_compression_level(
-      FrameCompressionLevel(record_.options(), /*compact_dictionary=*/true));
+      FrameCompressionLevel(info.options(), /*compact_dictionary=*/true));
   info.set_active_dictionary_id(record_.active_dictionary_id());
   info.mutable_stats()->set_records(counters_.records);
   info.mutable_stats()->set_raw_bytes(counters_.raw_bytes);

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
-#include "server/codec/dictionary.h"
+#include "codec/dictionary.h"
 #include "server/pool/block_tail.h"
 #include "server/store/store.h"
 

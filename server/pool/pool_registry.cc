@@ -5,6 +5,7 @@
 #include "common/status_macros.h"
 #include "server/pool/names.h"
 #include "server/pool/pool_options.h"
+#include "server/store/catalog_convert.h"
 
 namespace dictlog::pool {
 
@@ -58,7 +59,7 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::CreateLocked(
   store::StoredPool stored;
   stored.record.set_id(next_id_);
   stored.record.set_name(std::string(name));
-  *stored.record.mutable_options() = std::move(resolved);
+  *stored.record.mutable_options() = store::ToCatalog(resolved);
   stored.record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
   RETURN_IF_ERROR(store_->PutPool(stored.record));
   ++next_id_;
@@ -77,9 +78,10 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::Update(
   }
   std::shared_ptr<Pool> pool = it->second;
   storage::PoolRecord record = pool->record();
-  RETURN_IF_ERROR(CheckUpdatable(record.options(), update));
-  ASSIGN_OR_RETURN(*record.mutable_options(),
-                   ApplyPoolOptions(record.options(), update));
+  const v1::PoolOptions current = store::FromCatalog(record.options());
+  RETURN_IF_ERROR(CheckUpdatable(current, update));
+  ASSIGN_OR_RETURN(const v1::PoolOptions updated, ApplyPoolOptions(current, update));
+  *record.mutable_options() = store::ToCatalog(updated);
   RETURN_IF_ERROR(store_->PutPool(record));
   pool->set_record(record);
   return pool;

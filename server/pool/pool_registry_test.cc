@@ -3,9 +3,9 @@
 #include <thread>
 
 #include "common/test_dir.h"
-#include "dict_trainer/compact.h"
+#include "training/compact.h"
 #include "gtest/gtest.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/test_dictionary.h"
 #include "server/pool/pool_options.h"
 
 namespace dictlog::pool {

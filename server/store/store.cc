@@ -18,9 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "server/codec/varint.h"
+#include "codec/varint.h"
 #include "server/store/keys.h"
 #include "server/store/request_expiry.h"
+#include "server/store/rocksdb_status.h"
 
 namespace dictlog::store {
 namespace {
@@ -31,21 +32,6 @@ constexpr char kCountersFamily[] = "counters";
 constexpr char kDictionariesFamily[] = "dictionaries";
 constexpr char kBlocksFamily[] = "blocks";
 constexpr char kRequestsFamily[] = "requests";
-
-// The one place where RocksDB statuses become absl statuses.
-absl::Status FromRocks(const rocksdb::Status& s, absl::string_view what) {
-  if (s.ok()) return absl::OkStatus();
-  const std::string message = absl::StrCat(what, ": ", s.ToString());
-  if (s.IsNotFound()) return absl::NotFoundError(message);
-  if (s.IsCorruption()) return absl::DataLossError(message);
-  if (s.IsNoSpace() || s.IsMemoryLimit()) return absl::ResourceExhaustedError(message);
-  if (s.IsBusy() || s.IsTryAgain() || s.IsTimedOut()) {
-    return absl::UnavailableError(message);
-  }
-  if (s.IsInvalidArgument()) return absl::InvalidArgumentError(message);
-  if (s.IsIOError()) return absl::UnavailableError(message);
-  return absl::InternalError(message);
-}
 
 rocksdb::Slice ToSlice(absl::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 

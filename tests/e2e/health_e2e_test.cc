@@ -3,11 +3,6 @@
 // --open_gate_file_for_test, however slow the machine); LogStore and Admin calls get
 // UNAVAILABLE then; once the store is open, SERVING and calls succeed; SIGTERM drains
 // and exits 0. The metrics endpoint says the same.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,38 +17,19 @@
 #include "server/service/health.grpc.pb.h"
 #include "tests/e2e/server_process.h"
 
-extern char** environ;
-
 namespace dictlog {
 namespace {
 
-// dictlogd with its stdout in a file, so the test learns the port before it serves.
+// dictlogd (tests/e2e/server_process.h) with its stdout in a file, so the test learns
+// the ports from its log before it serves.
 class RawServer {
  public:
   explicit RawServer(const std::string& work)
-      : log_(work + "/dictlogd.log"), gate_(work + "/open-the-store") {
-    std::vector<std::string> args = {testing::RunfilePath("server/service/dictlogd"),
-                                     "--listen=127.0.0.1:0",
-                                     "--data_dir=" + work + "/data",
-                                     "--open_gate_file_for_test=" + gate_,
-                                     "--metrics_listen=127.0.0.1:0"};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    if (posix_spawn(&pid_, args[0].c_str(), &actions, nullptr, argv.data(), environ) != 0) {
-      pid_ = -1;
-    }
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~RawServer() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
+      : log_(work + "/dictlogd.log"),
+        gate_(work + "/open-the-store"),
+        process_(testing::RunfilePath("server/service/dictlogd"), work + "/data",
+                 {"--open_gate_file_for_test=" + gate_, "--metrics_listen=127.0.0.1:0"}) {
+    started_ = process_.Spawn(log_).ok();
   }
 
   // Lets it open its store.
@@ -74,18 +50,16 @@ class RawServer {
   }
   // SIGTERM; the exit status, -1 if it did not exit normally.
   int Stop() {
-    kill(pid_, SIGTERM);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    absl::StatusOr<int> status = process_.Stop();
+    return status.ok() ? *status : -1;
   }
-  bool started() const { return pid_ > 0; }
+  bool started() const { return started_; }
 
  private:
   const std::string log_;
   const std::string gate_;
-  pid_t pid_ = -1;
+  testing::ServerProcess process_;  // Killed by its destructor if still running.
+  bool started_ = false;
 };
 
 grpc::health::v1::HealthCheckResponse::ServingStatus Health(

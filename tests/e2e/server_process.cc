@@ -1,5 +1,6 @@
 #include "tests/e2e/server_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -32,19 +33,34 @@ ServerProcess::~ServerProcess() {
   if (pid_ > 0) Kill();
 }
 
-absl::StatusOr<std::string> ServerProcess::Start() {
-  const std::string port_file = data_dir_ + ".port";
-  std::remove(port_file.c_str());
+absl::Status ServerProcess::Spawn(const std::string& stdout_path) {
+  if (pid_ > 0) return absl::FailedPreconditionError("already running");
+  std::remove(PortFile().c_str());
   std::vector<std::string> args = {binary_, "--listen=127.0.0.1:0",
-                                   "--data_dir=" + data_dir_, "--port_file=" + port_file};
+                                   "--data_dir=" + data_dir_, "--port_file=" + PortFile()};
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  if (posix_spawn(&pid_, binary_.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!stdout_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  const int spawned =
+      posix_spawn(&pid_, binary_.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
     pid_ = -1;
     return absl::InternalError(absl::StrCat("cannot start ", binary_));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ServerProcess::Start() {
+  if (absl::Status spawned = Spawn(); !spawned.ok()) return spawned;
+  const std::string port_file = PortFile();
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
   while (absl::Now() < deadline) {
     std::ifstream in(port_file);

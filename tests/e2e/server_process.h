@@ -26,6 +26,10 @@ class ServerProcess {
 
   // Starts the server and waits (up to 30 s) until it serves. Returns the address.
   absl::StatusOr<std::string> Start();
+  // Starts the server and returns at once, its stdout going to `stdout_path` (empty:
+  // this process's stdout); for tests that watch it start (its log names its ports).
+  // address() stays empty.
+  absl::Status Spawn(const std::string& stdout_path = "");
   // SIGTERM, then waits for exit; returns the exit status (0 expected).
   absl::StatusOr<int> Stop();
   // SIGKILL, then reaps the process.
@@ -40,6 +44,8 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
 
  private:
+  std::string PortFile() const { return data_dir_ + ".port"; }
+
   const std::string binary_;
   const std::string data_dir_;
   const std::vector<std::string> extra_flags_;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "server/codec/block_format.h"
+#include "codec/block_format.h"
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/codec/dictionary.h"
-#include "server/codec/dictionary_format.h"
-#include "server/codec/record_codec.h"
+#include "codec/dictionary.h"
+#include "codec/dictionary_format.h"
+#include "codec/record_codec.h"
 #include "tests/fuzz/engine_fixture.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_data.h"

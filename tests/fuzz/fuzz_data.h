@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "server/codec/dictionary.h"
-#include "server/codec/test_dictionary.h"
+#include "codec/dictionary.h"
+#include "codec/test_dictionary.h"
 
 namespace dictlog::fuzz {
 

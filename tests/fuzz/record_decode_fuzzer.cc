@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/codec/batch_decoder.h"
-#include "server/codec/block_format.h"
-#include "server/codec/record_codec.h"
+#include "codec/batch_decoder.h"
+#include "codec/block_format.h"
+#include "codec/record_codec.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_data.h"
 

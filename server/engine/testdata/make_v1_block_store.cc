@@ -10,7 +10,7 @@
 // It prints the pool's stats line; the records' ids are apps/1..apps/750.
 #include <cstdio>
 
-#include "server/codec/test_dictionary.h"
+#include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
 
 namespace {

@@ -1,0 +1,48 @@
+#include "benchmarks/dict_bench_corpus.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace dictlog::bench {
+
+Corpus Load(const std::string& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".log") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  Corpus corpus;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const size_t half = lines.size() / 2;
+    corpus.train.insert(corpus.train.end(), lines.begin(), lines.begin() + half);
+    corpus.eval.emplace_back(lines.begin() + half, lines.end());
+  }
+  return corpus;
+}
+
+std::vector<std::string> MakeUnits(const Corpus& corpus, size_t block_bytes) {
+  std::vector<std::string> units;
+  for (const auto& lines : corpus.eval) {
+    std::string block;
+    for (const std::string& line : lines) {
+      if (block_bytes == 0) {
+        units.push_back(line);
+        continue;
+      }
+      if (!block.empty() && block.size() + line.size() + 1 > block_bytes) {
+        units.push_back(std::move(block));
+        block.clear();
+      }
+      block += line;
+      block += '\n';
+    }
+    if (!block.empty()) units.push_back(std::move(block));
+  }
+  return units;
+}
+
+}  // namespace dictlog::bench

@@ -1,0 +1,209 @@
+#include "codec/record_codec.h"
+
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "codec/varint.h"
+#include "codec/zstd_contexts.h"
+
+namespace dictlog::codec {
+namespace {
+
+constexpr uint8_t kEncodingMask = 0x03;
+constexpr uint8_t kHasCategoryIndex = 0x04;
+// A first byte at or above this is not a flags byte: the value is a bare raw payload.
+constexpr uint8_t kFirstBareByte = 0x08;
+
+bool CanStoreBare(absl::string_view payload, uint32_t category_index) {
+  return category_index == 0 &&
+         (payload.empty() || static_cast<uint8_t>(payload.front()) >= kFirstBareByte);
+}
+
+absl::Status ZstdStatus(size_t code, absl::string_view what) {
+  if (!ZSTD_isError(code)) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(what, ": ", ZSTD_getErrorName(code)));
+}
+
+absl::Status ConfigureCompression(ZSTD_CCtx* cctx, const EncodeOptions& options) {
+  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+  RETURN_IF_ERROR(ZstdStatus(
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless), "format"));
+  RETURN_IF_ERROR(ZstdStatus(
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1), "content size"));
+  RETURN_IF_ERROR(
+      ZstdStatus(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, options.checksum ? 1 : 0),
+                 "checksum"));
+  const bool compact = options.dictionary != nullptr && options.dictionary->compact();
+  if (!options.compress_literals.value_or(!compact)) {
+    RETURN_IF_ERROR(ZstdStatus(
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_disable),
+        "literals"));
+  }
+  if (options.dictionary != nullptr) {
+    return ZstdStatus(ZSTD_CCtx_refCDict(cctx, options.dictionary->cdict()), "dict");
+  }
+  return ZstdStatus(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
+                                           options.compression_level),
+                    "level");
+}
+
+void AppendHeader(Encoding encoding, uint32_t category_index, std::string* out) {
+  uint8_t flags = static_cast<uint8_t>(encoding);
+  if (category_index != 0) flags |= kHasCategoryIndex;
+  out->push_back(static_cast<char>(flags));
+  if (category_index != 0) PutVarint32(category_index, out);
+}
+
+absl::Status ParseFrame(absl::string_view frame, RecordView* view) {
+  ZSTD_frameHeader header;
+  const size_t rc = ZSTD_getFrameHeader_advanced(&header, frame.data(), frame.size(),
+                                                 ZSTD_f_zstd1_magicless);
+  if (ZSTD_isError(rc) || rc > 0 || header.frameType != ZSTD_frame) {
+    return absl::DataLossError("stored record has a malformed zstd frame header");
+  }
+  if (header.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN ||
+      header.frameContentSize > kMaxRecordBytes) {
+    return absl::DataLossError(absl::StrCat(
+        "stored frame declares an unknown or oversized content size (limit ",
+        kMaxRecordBytes, " bytes)"));
+  }
+  view->dictionary_id = header.dictID;
+  view->content_size = header.frameContentSize;
+  return absl::OkStatus();
+}
+
+absl::Status BlockEntryError() {
+  return absl::FailedPreconditionError(
+      "stored record is an entry of a block: it decodes only through its block");
+}
+
+}  // namespace
+
+absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& options,
+                          std::string* out) {
+  ZSTD_CCtx* cctx = ThreadCompressionContext();
+  RETURN_IF_ERROR(ConfigureCompression(cctx, options));
+  const size_t start = out->size();
+  AppendHeader(Encoding::kZstdFrame, options.category_index, out);
+  const size_t header_end = out->size();
+  out->resize(header_end + ZSTD_compressBound(payload.size()));
+  const size_t frame_size = ZSTD_compress2(cctx, out->data() + header_end,
+                                           out->size() - header_end, payload.data(),
+                                           payload.size());
+  RETURN_IF_ERROR(ZstdStatus(frame_size, "compress"));
+  const bool bare = CanStoreBare(payload, options.category_index);
+  const size_t raw_size = payload.size() + (bare ? 0 : header_end - start);
+  if (header_end - start + frame_size < raw_size) {
+    out->resize(header_end + frame_size);
+    return absl::OkStatus();
+  }
+  out->resize(start);  // The frame does not shrink the record: store it raw.
+  if (!bare) AppendHeader(Encoding::kRaw, options.category_index, out);
+  out->append(payload.data(), payload.size());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {
+  RecordView view;
+  if (value.empty() || static_cast<uint8_t>(value.front()) >= kFirstBareByte) {
+    view.body = value;  // A bare raw payload.
+    view.content_size = value.size();
+    return view;
+  }
+  const uint8_t flags = static_cast<uint8_t>(value.front());
+  value.remove_prefix(1);
+  if ((flags & kEncodingMask) > 2) {
+    return absl::DataLossError(
+        absl::StrCat("stored record has unknown format flags 0x",
+                     absl::Hex(flags, absl::kZeroPad2)));
+  }
+  view.encoding = static_cast<Encoding>(flags & kEncodingMask);
+  if ((flags & kHasCategoryIndex) != 0 &&
+      (!GetVarint32(&value, &view.category_index) || view.category_index == 0)) {
+    return absl::DataLossError("stored record has a malformed category index");
+  }
+  view.body = value;
+  if (view.encoding == Encoding::kRaw) {
+    view.content_size = value.size();
+    return view;
+  }
+  if (view.encoding == Encoding::kBlockEntry) {
+    if (!GetVarint64(&value, &view.block_back) ||
+        !GetVarint32(&value, &view.block_entry) || !value.empty()) {
+      return absl::DataLossError("stored block entry is malformed");
+    }
+    return view;
+  }
+  RETURN_IF_ERROR(ParseFrame(value, &view));
+  return view;
+}
+
+absl::Status EncodeBlockEntry(uint32_t category_index, uint64_t back, uint32_t entry,
+                              std::string* out) {
+  AppendHeader(Encoding::kBlockEntry, category_index, out);
+  PutVarint64(back, out);
+  PutVarint32(entry, out);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> StandardFrame(absl::string_view value) {
+  ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));
+  if (view.encoding == Encoding::kBlockEntry) return BlockEntryError();
+  std::string frame;
+  if (view.encoding == Encoding::kZstdFrame) {
+    const uint32_t magic = ZSTD_MAGICNUMBER;
+    for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((magic >> (8 * i)) & 0xff));
+    frame.append(view.body.data(), view.body.size());
+    return frame;
+  }
+  frame.resize(ZSTD_compressBound(view.body.size()));
+  const size_t n = ZSTD_compress(frame.data(), frame.size(), view.body.data(),
+                                 view.body.size(), 1);
+  RETURN_IF_ERROR(ZstdStatus(n, "compress"));
+  frame.resize(n);
+  return frame;
+}
+
+absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
+                                           const DictionaryLookup& dictionaries) {
+  ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));
+  std::shared_ptr<const DecoderDictionary> dictionary;
+  if (view.encoding == Encoding::kZstdFrame && view.dictionary_id != 0) {
+    dictionary = dictionaries.Find(view.dictionary_id);
+  }
+  return DecodeParsed(view, dictionary.get());
+}
+
+absl::StatusOr<DecodedRecord> DecodeParsed(const RecordView& view,
+                                           const DecoderDictionary* dictionary) {
+  DecodedRecord record;
+  record.category_index = view.category_index;
+  if (view.encoding == Encoding::kBlockEntry) return BlockEntryError();
+  if (view.encoding == Encoding::kRaw) {
+    record.payload.assign(view.body.data(), view.body.size());
+    return record;
+  }
+  if (view.dictionary_id != 0 && dictionary == nullptr) {
+    return absl::DataLossError(
+        absl::StrCat("stored frame names unknown dictionary id ", view.dictionary_id));
+  }
+  if (view.content_size > kMaxRecordBytes) {  // ParseRecord never makes such a view.
+    return absl::DataLossError("stored frame declares an oversized content size");
+  }
+  ZSTD_DCtx* dctx = ThreadDecompressionContext();
+  ZSTD_DCtx_refDDict(dctx, dictionary ? dictionary->ddict() : nullptr);
+  record.payload.resize(view.content_size);
+  const size_t n = ZSTD_decompressDCtx(dctx, record.payload.data(),
+                                       record.payload.size(), view.body.data(),
+                                       view.body.size());
+  if (ZSTD_isError(n) || n != view.content_size) {
+    return absl::DataLossError(absl::StrCat(
+        "stored frame does not decode: ",
+        ZSTD_isError(n) ? ZSTD_getErrorName(n) : "content size mismatch"));
+  }
+  return record;
+}
+
+}  // namespace dictlog::codec

@@ -1,0 +1,115 @@
+#include "training/files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace dictlog::trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status ErrorFor(const std::error_code& error, absl::string_view what) {
+  return absl::ErrnoToStatus(error.value(), what);
+}
+
+// The regular files directly in `dir`, sorted by name.
+absl::StatusOr<std::vector<std::string>> ListDirectory(const std::string& dir) {
+  std::error_code error;
+  std::vector<std::string> files;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end;
+       it.increment(error)) {
+    std::error_code type_error;
+    if (it->is_regular_file(type_error)) files.push_back(it->path().string());
+  }
+  if (error) return ErrorFor(error, absl::StrCat("cannot list ", dir));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Writes all of `contents` to the open file `fd`, then syncs it.
+absl::Status WriteAndSync(int fd, absl::string_view contents, const std::string& path) {
+  while (!contents.empty()) {
+    const ssize_t n = ::write(fd, contents.data(), contents.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
+    contents.remove_prefix(static_cast<size_t>(n));
+  }
+  if (::fsync(fd) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot sync ", path));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ExpandInputs(
+    const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    std::error_code error;
+    const fs::file_status status = fs::status(input, error);
+    if (status.type() == fs::file_type::not_found) {
+      return absl::NotFoundError(absl::StrCat(input, ": no such file or directory"));
+    }
+    if (error) return ErrorFor(error, absl::StrCat("cannot stat ", input));
+    if (fs::is_regular_file(status)) {
+      files.push_back(input);
+    } else if (fs::is_directory(status)) {
+      ASSIGN_OR_RETURN(std::vector<std::string> listed, ListDirectory(input));
+      files.insert(files.end(), listed.begin(), listed.end());
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(input, ": neither a regular file nor a directory"));
+    }
+  }
+  return files;
+}
+
+void AppendLines(absl::string_view text, std::vector<std::string>* records) {
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    if (end == absl::string_view::npos) {
+      records->emplace_back(text);
+      return;
+    }
+    records->emplace_back(text.substr(0, end));
+    text.remove_prefix(end + 1);
+  }
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) return absl::ErrnoToStatus(errno, absl::StrCat("cannot read ", path));
+  return content.str();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", tmp));
+  absl::Status status = WriteAndSync(fd, contents, tmp);
+  if (::close(fd) != 0 && status.ok()) {
+    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot close ", tmp));
+  }
+  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    status =
+        absl::ErrnoToStatus(errno, absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  if (!status.ok()) ::unlink(tmp.c_str());
+  return status;
+}
+
+}  // namespace dictlog::trainer
