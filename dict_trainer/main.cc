@@ -19,6 +19,7 @@
 #include "common/command_line.h"
 #include "common/home_path.h"
 #include "common/status_macros.h"
+#include "common/atomic_file.h"
 #include "training/files.h"
 #include "dict_trainer/progress_line.h"
 #include "training/report.h"

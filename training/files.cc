@@ -1,8 +1,5 @@
 #include "training/files.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
@@ -34,20 +31,6 @@ absl::StatusOr<std::vector<std::string>> ListDirectory(const std::string& dir) {
   if (error) return ErrorFor(error, absl::StrCat("cannot list ", dir));
   std::sort(files.begin(), files.end());
   return files;
-}
-
-// Writes all of `contents` to the open file `fd`, then syncs it.
-absl::Status WriteAndSync(int fd, absl::string_view contents, const std::string& path) {
-  while (!contents.empty()) {
-    const ssize_t n = ::write(fd, contents.data(), contents.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
-    contents.remove_prefix(static_cast<size_t>(n));
-  }
-  if (::fsync(fd) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot sync ", path));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -94,22 +77,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   content << in.rdbuf();
   if (in.bad()) return absl::ErrnoToStatus(errno, absl::StrCat("cannot read ", path));
   return content.str();
-}
-
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", tmp));
-  absl::Status status = WriteAndSync(fd, contents, tmp);
-  if (::close(fd) != 0 && status.ok()) {
-    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot close ", tmp));
-  }
-  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    status =
-        absl::ErrnoToStatus(errno, absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  if (!status.ok()) ::unlink(tmp.c_str());
-  return status;
 }
 
 }  // namespace dictlog::trainer

@@ -29,11 +29,6 @@ void AppendLines(absl::string_view text, std::vector<std::string>* records);
 // ...) with the path in the message if it cannot be read.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
-// Writes `contents` to `path`.tmp, syncs it and renames it over `path`, so that
-// `path` holds either its old content or all of `contents`. On failure the
-// errno-derived code, and `path` is untouched.
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
-
 }  // namespace dictlog::trainer
 
 #endif  // DICTLOG_TRAINING_FILES_H_

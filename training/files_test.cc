@@ -60,22 +60,5 @@ TEST(ReadFileTest, ReadsBytesAndNamesAMissingFile) {
   EXPECT_NE(status.message().find("absent"), std::string::npos) << status;
 }
 
-TEST(WriteFileAtomicallyTest, ReplacesTheFileAndLeavesNoTemporary) {
-  const std::string dir = FreshTestDir();
-  std::filesystem::create_directories(dir);
-  const std::string path = dir + "/out.dict";
-  WriteText(path, "old content");
-  ASSERT_TRUE(WriteFileAtomically(path, "new").ok());
-  EXPECT_EQ(*ReadFile(path), "new");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
-}
-
-TEST(WriteFileAtomicallyTest, UnwritableDirectoryIsAnErrorNamingThePath) {
-  const std::string dir = FreshTestDir();
-  absl::Status status = WriteFileAtomically(dir + "/no/such/dir/out.dict", "x");
-  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(status.message().find("out.dict.tmp"), std::string::npos) << status;
-}
-
 }  // namespace
 }  // namespace dictlog::trainer

@@ -20,6 +20,7 @@
 #include "benchmarks/compare/compare_service.h"
 #include "benchmarks/compare/null_backend.h"
 #include "benchmarks/compare/rocksdb_backend.h"
+#include "common/atomic_file.h"
 #include "common/help_flags.h"
 #include "common/status_macros.h"
 #include "server/service/dictlog_server.h"
@@ -60,18 +61,10 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend() {
   return std::unique_ptr<Backend>(std::move(backend));
 }
 
-// Writes `text` to `path` through a temporary file, so readers never see half of it.
+// Writes `text` and a newline to `path` through a temporary file, so readers never
+// see half of it.
 absl::Status WriteAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text << "\n";
-    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, absl::StrCat(text, "\n"));
 }
 
 // Serves until SIGTERM/SIGINT; measures on each SIGUSR1.

@@ -1,6 +1,5 @@
 #include "client/cli/commands.h"
 
-#include <sys/stat.h>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/line_batcher.h"
 #include "client/cli/output.h"
+#include "common/atomic_file.h"
 #include "common/status_macros.h"
 
 namespace dictlog::cli {
@@ -174,40 +174,6 @@ bool IsReported(const absl::Status& status) {
 absl::Status Reported(absl::Status status) {
   status.SetPayload(kReportedPayload, absl::Cord("1"));
   return status;
-}
-
-namespace {
-
-// True when `path` exists and is not a regular file (lstat: a symlink counts as not
-// regular, so its target is written rather than the link replaced).
-bool IsSpecialFile(const std::string& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return false;
-  return !S_ISREG(st.st_mode);
-}
-
-absl::Status WriteInPlace(const std::string& path, absl::string_view bytes) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  file.flush();
-  if (!file) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
-  if (IsSpecialFile(path)) return WriteInPlace(path, bytes);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!file) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
 }
 
 absl::Status RunCommand(const client::Client& client, const std::vector<std::string>& args,

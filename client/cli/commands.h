@@ -64,10 +64,6 @@ absl::Status UsageError(absl::string_view message);
 bool IsReported(const absl::Status& status);
 // `status`, marked for IsReported.
 absl::Status Reported(absl::Status status);
-// Writes `bytes` to `path`: atomically (a temporary file renamed over it) when `path`
-// is a regular file or does not exist; in place when it is anything else (a device such
-// as /dev/null or /dev/stdout, a FIFO, a symlink), which a rename would replace.
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
 
 // `dict ...`, `recompress` and `verify` (dict_commands.cc).
 absl::Status RunDictCommand(const client::Client& client,

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "client/cli/commands.h"
+#include "common/atomic_file.h"
 #include "client/cli/output.h"
 #include "common/status_macros.h"
 

@@ -17,6 +17,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/ascii.h"
+#include "common/atomic_file.h"
 #include "common/command_line.h"
 #include "common/home_path.h"
 #include "absl/strings/match.h"
@@ -252,16 +253,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
 }
 
 absl::Status WritePortFile(const std::string& path, int port) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << port << "\n";
-    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, absl::StrCat(port, "\n"));
 }
 
 // TLS and plaintext policy from the flags; refuses plaintext off loopback unless

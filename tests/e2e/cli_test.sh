@@ -158,7 +158,8 @@ wait "$reader_pid" || fail "nothing was written into --out=FIFO"
 [[ -p "$work/out.fifo" ]] || fail "--out=FIFO replaced the FIFO"
 cmp -s "$work/fifo.bytes" "$home/one.zst" || fail "--out=FIFO did not receive the frame"
 ln -s "$work/link-target.zst" "$work/out.link"
-"$dictlog" --server="$server" get --frame --out="$work/out.link" stdin/1 2>/dev/null
+"$dictlog" --server="$server" get --frame --out="$work/out.link" stdin/1 2>/dev/null ||
+  fail "get --out=SYMLINK (dangling) failed"
 [[ -L "$work/out.link" ]] || fail "--out=SYMLINK replaced the symlink"
 cmp -s "$work/link-target.zst" "$home/one.zst" || fail "--out=SYMLINK did not write its target"
 HOME="$home" "$dictlogd" --listen=127.0.0.1:0 '--data_dir=~/store' '--port_file=~/port' \

@@ -114,6 +114,27 @@ class LocalDecodeE2eTest : public ::testing::Test {
     FAIL() << "re-compression of " << pool << " did not finish";
   }
 
+  // Automatic training runs in the background: waits until some pool has activated a
+  // dictionary and re-encoded its earlier records with it, so that dictionary frames
+  // exist to be decoded locally. Returns that pool.
+  std::string WaitForADictionaryInUse() {
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    while (absl::Now() < deadline) {
+      auto pools = client_->ListPools();
+      EXPECT_TRUE(pools.ok()) << pools.status();
+      if (!pools.ok()) return "";
+      for (const v1::PoolInfo& pool : *pools) {
+        if (pool.active_dictionary_id() != 0) {
+          WaitForRecompress(pool.name());
+          return pool.name();
+        }
+      }
+      absl::SleepFor(absl::Milliseconds(20));  // Polls (no event to wait on).
+    }
+    ADD_FAILURE() << "no pool activated a dictionary";
+    return "";
+  }
+
   std::map<std::string, std::vector<std::string>> files_;
   std::vector<std::string> ids_;
   client::ClientOptions options_;
@@ -127,6 +148,7 @@ TEST_F(LocalDecodeE2eTest, EveryLoghubRecordDecodesLocallyAsOnTheServer) {
   ASSERT_TRUE(client_->CreatePool("blocks", block).ok());
   for (const auto& [name, lines] : files_) Append(name, lines);
   Append("blocks", files_["HDFS"]);
+  ASSERT_FALSE(WaitForADictionaryInUse().empty());
   ExpectLocalEqualsServer();
 
   // Retrain HDFS: old records keep the old dictionary, new ones get the new one.
