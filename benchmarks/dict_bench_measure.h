@@ -19,6 +19,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "benchmarks/load/sampler.h"
 #include "codec/batch_decoder.h"
 #include "codec/dictionary.h"
 
@@ -76,12 +77,14 @@ void SetFrameDictId(std::string* stored, uint32_t id);
 class AccessPattern {
  public:
   AccessPattern(const std::vector<Unit>& units, int dicts, bool zipf, uint32_t seed)
-      : rng_(seed), zipf_(zipf), units_(units.size()) {
+      : rng_(seed),
+        zipf_(zipf),
+        units_(units.size()),
+        ranks_(IdSampler::Create({Distribution::Kind::kZipf, 0.99},
+                                 static_cast<size_t>(std::max(dicts, 1)))
+                   .value()) {
     by_dict_.resize(dicts);
     for (size_t i = 0; i < units.size(); ++i) by_dict_[units[i].dict_index].push_back(i);
-    double sum = 0;
-    for (int k = 1; k <= dicts; ++k) cdf_.push_back(sum += 1.0 / std::pow(k, 0.99));
-    for (double& c : cdf_) c /= sum;
     rank_to_dict_.resize(dicts);
     std::iota(rank_to_dict_.begin(), rank_to_dict_.end(), 0);
     std::shuffle(rank_to_dict_.begin(), rank_to_dict_.end(), rng_);
@@ -89,9 +92,7 @@ class AccessPattern {
   size_t Next() {
     if (!zipf_) return rng_() % units_;
     while (true) {
-      const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
-      const size_t rank = std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin();
-      const auto& members = by_dict_[rank_to_dict_[std::min(rank, cdf_.size() - 1)]];
+      const auto& members = by_dict_[rank_to_dict_[ranks_.Sample(rng_)]];
       if (!members.empty()) return members[rng_() % members.size()];
     }
   }
@@ -101,7 +102,7 @@ class AccessPattern {
   bool zipf_;
   size_t units_;
   std::vector<std::vector<size_t>> by_dict_;
-  std::vector<double> cdf_;
+  IdSampler ranks_;  // Zipf(0.99) over dictionary ranks.
   std::vector<uint32_t> rank_to_dict_;
 };
 

@@ -13,21 +13,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "benchmarks/load/sampler.h"
 #include "client/client.h"
 
 namespace dictlog::bench {
 
 // What one read call is.
 enum class ReadOp { kGet, kMultiGet };
-
-// How ids are picked from the ids file.
-struct Distribution {
-  enum class Kind { kUniform, kZipf };
-  Kind kind = Kind::kUniform;
-  // Zipf exponent s (> 0): the id ranked k (from 1, by position in the ids file) is
-  // picked with probability proportional to 1 / k^s. Unused for uniform.
-  double zipf_s = 0;
-};
 
 // The share of calls of each kind, as relative weights (read:95,append:5 means 5% of
 // calls are appends).

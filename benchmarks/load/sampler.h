@@ -1,5 +1,5 @@
 // IdSampler: picks indexes 0..n-1 uniformly or by Zipf over rank (index 0 is rank 1,
-// the most popular).
+// the most popular). The one sampler of the benchmarks (dictlog-bench, dict_bench).
 //
 // Zipf uses a precomputed cumulative distribution (n doubles) and a binary search per
 // sample. Immutable after Create(): Sample() is const and safe from many threads at
@@ -12,9 +12,17 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "benchmarks/load/options.h"
 
 namespace dictlog::bench {
+
+// How indexes are picked (dictlog-bench: ids from the ids file; dict_bench: pools).
+struct Distribution {
+  enum class Kind { kUniform, kZipf };
+  Kind kind = Kind::kUniform;
+  // Zipf exponent s (> 0): the id ranked k (from 1, by position in the ids file) is
+  // picked with probability proportional to 1 / k^s. Unused for uniform.
+  double zipf_s = 0;
+};
 
 class IdSampler {
  public:
