@@ -190,17 +190,15 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGet(
   });
 }
 
-absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
-    absl::Span<const std::string> ids) const {
-  v1::MultiGetRequest request;
-  for (const std::string& id : ids) request.add_ids(id);
-  ASSIGN_OR_RETURN(v1::MultiGetResponse response,
-                   Unary<v1::MultiGetResponse>([&](auto* context, auto* out) {
-                     return store_->MultiGet(context, request, out);
-                   }));
-  std::vector<absl::StatusOr<v1::Record>> results;
-  results.reserve(response.results_size());
-  for (v1::MultiGetResult& result : *response.mutable_results()) {
+namespace {
+
+// The per-id results of a MultiGet or MultiGetFrames response, in request order: the
+// record, or the server's per-id error as a status.
+template <typename Record, typename Results>
+std::vector<absl::StatusOr<Record>> PerIdResults(Results* response_results) {
+  std::vector<absl::StatusOr<Record>> results;
+  results.reserve(response_results->size());
+  for (auto& result : *response_results) {
     if (result.has_record()) {
       results.emplace_back(std::move(*result.mutable_record()));
     } else {
@@ -211,6 +209,19 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
   return results;
 }
 
+}  // namespace
+
+absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
+    absl::Span<const std::string> ids) const {
+  v1::MultiGetRequest request;
+  for (const std::string& id : ids) request.add_ids(id);
+  ASSIGN_OR_RETURN(v1::MultiGetResponse response,
+                   Unary<v1::MultiGetResponse>([&](auto* context, auto* out) {
+                     return store_->MultiGet(context, request, out);
+                   }));
+  return PerIdResults<v1::Record>(response.mutable_results());
+}
+
 absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFramesOnce(
     absl::Span<const std::string> ids) const {
   v1::MultiGetRequest request;
@@ -219,17 +230,7 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFra
                    Unary<v1::MultiGetFramesResponse>([&](auto* context, auto* out) {
                      return store_->MultiGetFrames(context, request, out);
                    }));
-  std::vector<absl::StatusOr<v1::RecordFrame>> results;
-  results.reserve(response.results_size());
-  for (v1::MultiGetFramesResult& result : *response.mutable_results()) {
-    if (result.has_record()) {
-      results.emplace_back(std::move(*result.mutable_record()));
-    } else {
-      results.emplace_back(absl::Status(
-          static_cast<absl::StatusCode>(result.error().code()), result.error().message()));
-    }
-  }
-  return results;
+  return PerIdResults<v1::RecordFrame>(response.mutable_results());
 }
 
 absl::Status Client::Scan(
