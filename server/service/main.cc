@@ -381,9 +381,8 @@ absl::Status Serve(const sigset_t& signals) {
   }
   ASSIGN_OR_RETURN(engine, engine::LogEngine::Open(std::move(options)));
   server->SetEngine(engine.get());
-  if (!absl::GetFlag(FLAGS_port_file).empty()) {
-    RETURN_IF_ERROR(WritePortFile(absl::GetFlag(FLAGS_port_file), server->port()));
-  }
+  // The line first, then the port file: whoever waits for the port file finds the
+  // line already in the log.
   std::printf("dictlogd: serving on port %d (--listen=%s, --data_dir=%s, %s, %s)\n",
               server->port(), server_options.listen.c_str(),
               absl::GetFlag(FLAGS_data_dir).c_str(),
@@ -392,6 +391,9 @@ absl::Status Serve(const sigset_t& signals) {
                                                          : "mutual TLS",
               authorizer == nullptr ? "no authentication" : "bearer tokens");
   std::fflush(stdout);
+  if (!absl::GetFlag(FLAGS_port_file).empty()) {
+    RETURN_IF_ERROR(WritePortFile(absl::GetFlag(FLAGS_port_file), server->port()));
+  }
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
