@@ -1,18 +1,22 @@
 #include "server/dictionary/dictionary_cache.h"
 
+#include <atomic>
 #include <map>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "codec/test_dictionary.h"
 
 namespace dictlog::dictionary {
 namespace {
 
-// Stored dictionaries 40000..40000+n-1, and how often each was loaded.
+// Stored dictionaries 40000..40000+n-1, and how often each was loaded. The loader may
+// be called from several threads at once (the cache loads outside its lock), so the
+// counts are guarded.
 class FakeStorage {
  public:
   explicit FakeStorage(int n) {
@@ -23,20 +27,27 @@ class FakeStorage {
   }
   DictionaryCache::Loader loader() {
     return [this](uint32_t id) -> absl::StatusOr<std::string> {
-      loads_[id].fetch_add(1);
+      {
+        absl::MutexLock lock(&mu_);
+        ++loads_[id];
+      }
       auto it = bytes_.find(id);
       if (it == bytes_.end()) return absl::NotFoundError(absl::StrCat("no ", id));
       return it->second;
     };
   }
-  int loads(uint32_t id) { return loads_[id].load(); }
+  int loads(uint32_t id) {
+    absl::MutexLock lock(&mu_);
+    return loads_[id];
+  }
   size_t one_size() {
     return (*codec::DecoderDictionary::Create(bytes_.begin()->second))->memory_bytes();
   }
 
  private:
   std::map<uint32_t, std::string> bytes_;
-  std::map<uint32_t, std::atomic<int>> loads_;
+  absl::Mutex mu_;
+  std::map<uint32_t, int> loads_ ABSL_GUARDED_BY(mu_);
 };
 
 TEST(DictionaryCacheTest, MissLoadsThenHits) {
