@@ -311,7 +311,7 @@ absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
                    metrics::HttpEndpoint::Start(
                        listen,
                        [&server, &rpc] {
-                         return service::RenderMetrics(server.engine_slot(), rpc);
+                         return service::RenderMetrics(server.engine_slot().get(), rpc);
                        },
                        std::move(options)));
   if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
