@@ -32,7 +32,7 @@
 #include "absl/time/clock.h"
 #include "client/client.h"
 
-ABSL_FLAG(std::string, dictlogd, "server/service/dictlogd", "the dictlogd binary");
+ABSL_FLAG(std::string, dictlogd, "server/daemon/dictlogd", "the dictlogd binary");
 ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
 ABSL_FLAG(int, copies, 5, "append every file this many times per storage mode");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(5), "timed reads per case");

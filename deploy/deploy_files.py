@@ -24,7 +24,7 @@ def workspace_root():
 
 
 ROOT = workspace_root()
-DICTLOGD = os.path.join(ROOT, "server/service/dictlogd")
+DICTLOGD = os.path.join(ROOT, "server/daemon/dictlogd")
 DICTLOG = os.path.join(ROOT, "client/cli/dictlog")
 
 

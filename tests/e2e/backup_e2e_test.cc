@@ -175,7 +175,7 @@ class BackupE2eTest : public ::testing::Test {
 };
 
 TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
-  testing::ServerProcess source(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess source(testing::RunfilePath("server/daemon/dictlogd"),
                                 work_ + "/data", {"--auto_train=false", root_flag_});
   absl::StatusOr<std::string> address = source.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -208,7 +208,7 @@ TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
   EXPECT_GT(backup->sequence_number(), 0u);
   ASSERT_EQ(source.Stop().value_or(-1), 0);
 
-  testing::ServerProcess restored(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess restored(testing::RunfilePath("server/daemon/dictlogd"),
                                   work_ + "/copy", {"--auto_train=false"});
   address = restored.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -243,7 +243,7 @@ TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
 }
 
 TEST_F(BackupE2eTest, RefusesRelativeMissingParentAndNonEmptyDirectories) {
-  testing::ServerProcess server(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess server(testing::RunfilePath("server/daemon/dictlogd"),
                                 work_ + "/data", {root_flag_});
   absl::StatusOr<std::string> address = server.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -280,7 +280,7 @@ TEST_F(BackupE2eTest, RefusesDirectoriesOutsideTheBackupRoot) {
   std::ofstream(outside + "/victim.tmp/keep") << "operator's file";
   std::filesystem::create_directory_symlink(outside, root + "/escape");
   std::filesystem::create_directory_symlink(outside + "/victim.tmp", root + "/copy.tmp");
-  testing::ServerProcess server(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess server(testing::RunfilePath("server/daemon/dictlogd"),
                                 work_ + "/data", {"--backup_root=" + root});
   absl::StatusOr<std::string> address = server.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -301,7 +301,7 @@ TEST_F(BackupE2eTest, RefusesDirectoriesOutsideTheBackupRoot) {
   EXPECT_EQ(backup->dir(), root + "/today");
   EXPECT_EQ(server.Stop().value_or(-1), 0);
 
-  testing::ServerProcess off(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess off(testing::RunfilePath("server/daemon/dictlogd"),
                              work_ + "/data");
   address = off.Start();
   ASSERT_TRUE(address.ok()) << address.status();

@@ -41,7 +41,7 @@ class LocalDecodeE2eTest : public ::testing::Test {
     const std::string data_dir = std::string(std::getenv("TEST_TMPDIR")) + "/data";
     std::filesystem::remove_all(data_dir);
     server_ = std::make_unique<testing::ServerProcess>(
-        testing::RunfilePath("server/service/dictlogd"), data_dir);
+        testing::RunfilePath("server/daemon/dictlogd"), data_dir);
     absl::StatusOr<std::string> address = server_->Start();
     ASSERT_TRUE(address.ok()) << address.status();
     options_.server = *address;

@@ -46,7 +46,7 @@ class LoghubE2eTest : public ::testing::Test {
     // growth trainings (issue 20) each start a re-encode, and one that finds a job
     // running leaves records with the previous dictionary.
     server_ = std::make_unique<testing::ServerProcess>(
-        testing::RunfilePath("server/service/dictlogd"), data_dir_,
+        testing::RunfilePath("server/daemon/dictlogd"), data_dir_,
         std::vector<std::string>{"--auto_train_first_bytes=0"});
     StartServer();
   }

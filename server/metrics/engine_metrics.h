@@ -3,8 +3,8 @@
 // dictionary cache; re-compression progress; a few RocksDB properties.
 //
 // Thread safety: as the engine's (all its methods may be called concurrently).
-#ifndef DICTLOG_SERVER_SERVICE_ENGINE_METRICS_H_
-#define DICTLOG_SERVER_SERVICE_ENGINE_METRICS_H_
+#ifndef DICTLOG_SERVER_METRICS_ENGINE_METRICS_H_
+#define DICTLOG_SERVER_METRICS_ENGINE_METRICS_H_
 
 #include <string>
 
@@ -23,4 +23,4 @@ std::string RenderMetrics(const engine::LogEngine* engine, const metrics::RpcMet
 
 }  // namespace dictlog::service
 
-#endif  // DICTLOG_SERVER_SERVICE_ENGINE_METRICS_H_
+#endif  // DICTLOG_SERVER_METRICS_ENGINE_METRICS_H_

@@ -1,4 +1,4 @@
-#include "server/service/engine_metrics.h"
+#include "server/metrics/engine_metrics.h"
 
 #include <zstd.h>
 

@@ -30,11 +30,11 @@
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
-#include "server/service/build_info.h"
+#include "server/metrics/build_info.h"
 #include "server/service/dictlog_server.h"
-#include "server/service/engine_metrics.h"
-#include "server/service/scope_isolation.h"
-#include "server/service/server_config.h"
+#include "server/metrics/engine_metrics.h"
+#include "server/daemon/scope_isolation.h"
+#include "server/daemon/server_config.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
           "host:port to serve gRPC on (port 0 picks a free port)");
@@ -416,7 +416,7 @@ absl::Status Serve(const sigset_t& signals) {
 int main(int argc, char** argv) {
   dictlog::ParseCommandLine(
       argc, argv,
-      {"server/service/main.cc",
+      {"server/daemon/main.cc",
        "the dictlog server: stores small log records, compressed with per-pool zstd "
        "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
        "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]\n"

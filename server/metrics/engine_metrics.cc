@@ -1,11 +1,11 @@
-#include "server/service/engine_metrics.h"
+#include "server/metrics/engine_metrics.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_replace.h"
-#include "server/service/build_info.h"
+#include "server/metrics/build_info.h"
 
 namespace dictlog::service {
 namespace {
