@@ -15,28 +15,20 @@
 #include "client/client.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/server_process.h"
+#include "training/files.h"
 
 namespace dictlog {
 namespace {
 
 using IdPayload = std::pair<std::string, std::string>;
 
-struct Category {
-  std::string name;
-  std::vector<std::string> lines;
-};
+using Category = trainer::LogFile;  // A loghub file: its name and lines.
 
+// Sorted by name; none if the samples cannot be read.
 std::vector<Category> LoadLoghub() {
-  std::vector<Category> categories;
-  const std::filesystem::path dir = testing::RunfilePath("../loghub");
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".log") continue;
-    Category category{entry.path().stem().string(), {}};
-    std::ifstream in(entry.path(), std::ios::binary);
-    for (std::string line; std::getline(in, line);) category.lines.push_back(line);
-    categories.push_back(std::move(category));
-  }
-  return categories;
+  absl::StatusOr<std::vector<Category>> logs =
+      trainer::ReadLogFiles(testing::RunfilePath("../loghub"));
+  return logs.ok() ? *std::move(logs) : std::vector<Category>();
 }
 
 client::Client ClientFor(const std::string& address) {
