@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "benchmarks/load/sampler.h"
+#include "client/batch_limits.h"
 #include "client/client.h"
 #include "common/status_macros.h"
 #include "training/files.h"
@@ -36,21 +37,19 @@ absl::Status AppendFile(const client::Client& client, const LoadOptions& options
                         const std::string& category, const std::vector<std::string>& lines,
                         int copy, std::ostream& ids) {
   const std::string prefix = copy == 0 ? "" : absl::StrCat("c", copy, " ");
-  std::vector<v1::RecordToAppend> batch;
-  int64_t batch_bytes = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    v1::RecordToAppend& record = batch.emplace_back();
-    record.set_category(category);
-    record.set_payload(prefix + lines[i]);
-    batch_bytes += static_cast<int64_t>(record.payload().size());
-    if (i + 1 < lines.size() && static_cast<int>(batch.size()) < options.batch_records &&
-        batch_bytes < options.batch_bytes) {
-      continue;
+  std::vector<size_t> sizes;
+  for (const std::string& line : lines) sizes.push_back(prefix.size() + line.size());
+  const client::BatchLimits limits(static_cast<size_t>(options.batch_records),
+                                   static_cast<size_t>(options.batch_bytes));
+  for (const auto& [begin, end] : client::SplitIntoBatches(sizes, limits)) {
+    std::vector<v1::RecordToAppend> batch;
+    for (size_t i = begin; i < end; ++i) {
+      v1::RecordToAppend& record = batch.emplace_back();
+      record.set_category(category);
+      record.set_payload(prefix + lines[i]);
     }
     ASSIGN_OR_RETURN(std::vector<std::string> acked, client.AppendBatch(batch));
     for (const std::string& id : acked) ids << id << '\n';
-    batch.clear();
-    batch_bytes = 0;
   }
   if (!ids) return absl::DataLossError(absl::StrCat("cannot write ", options.ids_out));
   return absl::OkStatus();
