@@ -78,6 +78,9 @@ std::string JsonString(absl::string_view text) {
 std::string RecordJson(const v1::Record& record) {
   std::string out = absl::StrCat("{\"id\":", JsonString(record.id()),
                                  ",\"category\":", JsonString(record.category()));
+  if (record.has_append_time_unix_ms()) {
+    absl::StrAppend(&out, ",\"append_time_unix_ms\":", record.append_time_unix_ms());
+  }
   if (IsValidUtf8(record.payload())) {
     absl::StrAppend(&out, ",\"payload\":", JsonString(record.payload()), "}");
   } else {

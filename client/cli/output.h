@@ -15,8 +15,9 @@ namespace dictlog::cli {
 std::string JsonString(absl::string_view text);
 bool IsValidUtf8(absl::string_view text);
 
-// {"id":..,"category":..,"payload":..}; a payload that is not valid UTF-8 is written
-// as "payload_base64" instead.
+// {"id":..,"category":..,"append_time_unix_ms":..,"payload":..} (the time only when
+// the record has one); a payload that is not valid UTF-8 is written as
+// "payload_base64" instead.
 std::string RecordJson(const v1::Record& record);
 
 // {"pool":..,"records":..,"raw_bytes":..,"stored_bytes":..,"ratio":..,

@@ -233,6 +233,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     store::PoolCounters added;
   };
   absl::flat_hash_map<pool::Pool*, PoolBatch> batch;
+  const int64_t now_ms = absl::ToUnixMillis(store_->Now());  // One time per call.
   for (size_t i = 0; i < records.size(); ++i) {
     ASSIGN_OR_RETURN(pools[i], registry_->GetOrCreate(router_.Route(records[i].category)));
     auto [it, first] = batch.try_emplace(pools[i].get());
@@ -253,6 +254,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     }
     writes[i].pool_id = pools[i]->id();
     writes[i].raw_bytes = records[i].payload.size();
+    writes[i].append_unix_ms = now_ms;
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
   for (auto& [pool, pb] : batch) pb.next_seq = pool->AllocateSeqs(pb.added.records);
@@ -374,7 +376,11 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
   if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
     decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
   }
-  return ToRecord(*stored.pool, stored.seq, std::move(decoded));
+  ASSIGN_OR_RETURN(v1::Record record, ToRecord(*stored.pool, stored.seq, std::move(decoded)));
+  ASSIGN_OR_RETURN(const std::vector<std::optional<int64_t>> time,
+                   store_->AppendTimes({&ref, 1}));
+  if (time[0].has_value()) record.set_append_time_unix_ms(*time[0]);
+  return record;
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
@@ -486,6 +492,8 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
       DecodeRead(found_refs, encoded, read_at, budget);
+  const absl::StatusOr<std::vector<std::optional<int64_t>>> times =
+      store_->AppendTimes(found_refs);
   size_t exhausted_from = cut < chunk.refs.size() ? chunk.positions[cut] : ids.size();
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
@@ -494,8 +502,13 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       break;
     }
     chunk.pools[j]->CountReads(1);
-    results[chunk.positions[j]] =
-        ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
+    absl::StatusOr<v1::Record>& result = results[chunk.positions[j]];
+    result = ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
+    if (!times.ok()) {
+      if (result.ok()) result = times.status();
+    } else if (result.ok() && (*times)[k].has_value()) {
+      result->set_append_time_unix_ms(*(*times)[k]);
+    }
   }
   if (exhausted_from < ids.size()) budget->Exhaust();
   // Neither the refused record nor any later id of the call is answered.
@@ -557,6 +570,8 @@ absl::Status LogEngine::Scan(
     block::ByteBudget budget(kScanChunkBytes);
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
         DecodeRead(refs, values, read_at, &budget);
+    ASSIGN_OR_RETURN(const std::vector<std::optional<int64_t>> times,
+                     store_->AppendTimes(refs));
     std::vector<v1::Record> out;
     for (size_t k = 0; k < refs.size(); ++k) {
       if (absl::IsResourceExhausted(decoded[k].status())) {
@@ -567,6 +582,7 @@ absl::Status LogEngine::Scan(
       }
       ASSIGN_OR_RETURN(v1::Record record,
                        ToRecord(*pool, refs[k].seq, std::move(decoded[k])));
+      if (times[k].has_value()) record.set_append_time_unix_ms(*times[k]);
       out.push_back(std::move(record));
     }
     pool->CountReads(out.size());
