@@ -111,6 +111,27 @@ TEST_P(AppendTimeTest, OneBatchAcrossPoolsHasOneTime) {
   }
 }
 
+// Calls within one second (append_time_resolution) after the first share its entry:
+// their records read its time; the next second's call has its own.
+TEST_P(AppendTimeTest, CallsWithinTheResolutionShareTheFirstCallsTime) {
+  *now_ms_ = kStartMs + 200;
+  const std::vector<std::string> first = AppendCall("web", 3, 1);
+  *now_ms_ = kStartMs + 900;
+  const std::vector<std::string> second = AppendCall("web", 2, 2);
+  *now_ms_ = kStartMs + 1000;
+  const std::vector<std::string> third = AppendCall("web", 2, 3);
+  std::vector<std::string> ids = first;
+  ids.insert(ids.end(), second.begin(), second.end());
+  ids.insert(ids.end(), third.begin(), third.end());
+  const int64_t a = kStartMs + 200, b = kStartMs + 1000;
+  ExpectTimes(ids, {a, a, a, a, a, b, b});
+  uint64_t entries = 0;
+  for (const auto& [family, keys] : engine_->StoreProperty("rocksdb.estimate-num-keys")) {
+    if (family == "times") entries = keys;
+  }
+  EXPECT_EQ(entries, 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, AppendTimeTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "Block" : "Record";

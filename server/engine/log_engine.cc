@@ -54,6 +54,9 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   }
   RETURN_IF_ERROR(engine->OpenDictionaries());
   RETURN_IF_ERROR(engine->RecoverBlockTails());
+  engine->retention_ = std::make_unique<Retention>(
+      engine->store_.get(), engine->registry_.get(), &engine->dictionaries_,
+      &engine->manager_->write_gate(), engine->options_.retention);
   return engine;
 }
 
@@ -231,6 +234,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     int level = 0;
     uint64_t next_seq = 0;
     store::PoolCounters added;
+    int64_t time_ms = 0;  // 0: the pool's time entry of this bucket exists.
   };
   absl::flat_hash_map<pool::Pool*, PoolBatch> batch;
   const int64_t now_ms = absl::ToUnixMillis(store_->Now());  // One time per call.
@@ -241,6 +245,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     if (first) {
       ASSIGN_OR_RETURN(pb.encoder, pools[i]->Encoder());
       pb.level = pools[i]->options().compression_level();
+      pb.time_ms = NewTimeEntry(*pools[i], now_ms) ? now_ms : 0;
     }
     codec::EncodeOptions encode;
     ASSIGN_OR_RETURN(encode.category_index,
@@ -254,7 +259,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     }
     writes[i].pool_id = pools[i]->id();
     writes[i].raw_bytes = records[i].payload.size();
-    writes[i].append_unix_ms = now_ms;
+    writes[i].append_unix_ms = pb.time_ms;
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
   for (auto& [pool, pb] : batch) pb.next_seq = pool->AllocateSeqs(pb.added.records);
@@ -268,7 +273,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     }
   }
   RETURN_IF_ERROR(store_->WriteRecords(writes, request));
-  for (const auto& [pool, pb] : batch) pool->AddCounters(pb.added);
+  for (const auto& [pool, pb] : batch) {
+    pool->AddCounters(pb.added);
+    if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
+  }
   for (size_t i = 0; i < records.size(); ++i) {
     if (pools[i]->block_mode()) {
       (*tails)[pools[i].get()].push_back({writes[i].seq, writes[i].raw_bytes});
@@ -280,6 +288,23 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     ids.push_back(pool::FormatRecordId(pools[i]->name(), writes[i].seq));
   }
   return ids;
+}
+
+bool LogEngine::NewTimeEntry(const pool::Pool& pool, int64_t now_ms) const {
+  const int64_t bucket = absl::ToInt64Milliseconds(options_.append_time_resolution);
+  const int64_t last = pool.last_time_entry_ms();
+  if (bucket <= 0 || last == 0) return true;
+  return now_ms / bucket != last / bucket;
+}
+
+absl::Status LogEngine::MissingRecord(const pool::Pool& pool, uint64_t seq) {
+  const std::string id = pool::FormatRecordId(pool.name(), seq);
+  if (seq < pool.retained_from()) {
+    return absl::NotFoundError(absl::StrCat(
+        "record ", id, " expired: retention deleted the pool's records before ",
+        pool::FormatRecordId(pool.name(), pool.retained_from())));
+  }
+  return absl::NotFoundError(absl::StrCat("no record ", id));
 }
 
 absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
@@ -355,10 +380,9 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
   StoredValue stored;
   ASSIGN_OR_RETURN(stored.pool, FindPool(parsed.pool));
   stored.seq = parsed.seq;
+  if (parsed.seq < stored.pool->retained_from()) return MissingRecord(*stored.pool, parsed.seq);
   absl::StatusOr<std::string> value = store_->GetRecord({stored.pool->id(), parsed.seq});
-  if (absl::IsNotFound(value.status())) {
-    return absl::NotFoundError(absl::StrCat("no record ", id));
-  }
+  if (absl::IsNotFound(value.status())) return MissingRecord(*stored.pool, parsed.seq);
   RETURN_IF_ERROR(value.status());
   stored.value = *std::move(value);
   return stored;
@@ -375,6 +399,9 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
       block::DecodeOne(*store_, ReadLookup(), ref, value);
   if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
     decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
+  }
+  if (!decoded.ok() && stored.seq < stored.pool->retained_from()) {
+    return MissingRecord(*stored.pool, stored.seq);  // Its block went as it was read.
   }
   ASSIGN_OR_RETURN(v1::Record record, ToRecord(*stored.pool, stored.seq, std::move(decoded)));
   ASSIGN_OR_RETURN(const std::vector<std::optional<int64_t>> time,
@@ -478,8 +505,9 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       continue;
     }
     const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
-    if (absl::IsNotFound(value.status())) {
-      results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
+    if (absl::IsNotFound(value.status()) ||
+        (!value.ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from())) {
+      results[i] = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);
     } else if (!value.ok()) {
       results[i] = value.status();
     } else {
@@ -503,6 +531,10 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
     }
     chunk.pools[j]->CountReads(1);
     absl::StatusOr<v1::Record>& result = results[chunk.positions[j]];
+    if (!decoded[k].ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from()) {
+      result = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);  // Its block went.
+      continue;
+    }
     result = ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
     if (!times.ok()) {
       if (result.ok()) result = times.status();
@@ -541,6 +573,7 @@ absl::Status LogEngine::Scan(
     }
     seq = from.seq;
   }
+  seq = std::max(seq, pool->retained_from());  // What retention left.
   std::optional<uint32_t> only_category;
   if (!spec.category.empty()) {
     only_category = pool->FindCategoryIndex(spec.category);

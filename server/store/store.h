@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,6 +111,17 @@ struct BlockSeal {
   std::string value;  // The block's stored value.
   uint32_t dictionary_id = 0;
   std::vector<Entry> entries;
+};
+
+// Retention: the records of pool `pool_id` with seq < end_seq go, with their blocks and
+// append times; the counters lose exactly what goes; the catalog entry (with its new
+// low-water mark) is written with them.
+struct Expiry {
+  uint32_t pool_id = 0;
+  uint64_t end_seq = 0;
+  PoolCounters pool_counters;                            // What goes from the pool.
+  std::map<uint32_t, PoolCounters> dictionary_counters;  // And from each dictionary.
+  storage::PoolRecord record;
 };
 
 // A stored record found by a scan.
@@ -217,6 +229,14 @@ class Store {
   std::vector<std::pair<std::string, uint64_t>> IntProperty(absl::string_view name) const;
   // The time request ids are stamped with (Options::clock_for_test, or absl::Now).
   absl::Time Now() const { return clock_ ? clock_() : absl::Now(); }
+
+  // Deletes the expired records, blocks and time entries in one atomic batch, with the
+  // counter decrements and the catalog entry (store_expiry.cc); the time entry that
+  // covers end_seq moves to end_seq.
+  absl::Status ExpireRecords(const Expiry& expiry);
+  // Compacts the pool's key range below end_seq in the records, blocks and times
+  // families, so what ExpireRecords deleted leaves the disk.
+  absl::Status CompactExpired(uint32_t pool_id, uint64_t end_seq);
 
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
