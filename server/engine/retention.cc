@@ -268,16 +268,16 @@ absl::StatusOr<uint64_t> Retention::ExpirePool(pool::Pool& pool, absl::Time now)
     }
     if (end <= pool.retained_from()) return 0;
     expiry = ExpiryOf(c, pool.id(), end);
-    const storage::PoolRecord before = pool.record();
-    expiry.record = before;
-    expiry.record.set_retained_from_seq(end);
-    // The mark first: a read that meets a record or block as it goes says "expired".
-    pool.set_record(expiry.record);
-    absl::Status written = store_->ExpireRecords(expiry);
-    if (!written.ok()) {
-      pool.set_record(before);
+    RETURN_IF_ERROR(registry_->Rewrite(pool, [&](storage::PoolRecord& record) {
+      const storage::PoolRecord before = record;
+      record.set_retained_from_seq(end);
+      expiry.record = record;
+      // The mark first: a read that meets a record or block as it goes says "expired".
+      pool.set_record(record);
+      absl::Status written = store_->ExpireRecords(expiry);
+      if (!written.ok()) pool.set_record(before);
       return written;
-    }
+    }));
     store::PoolCounters minus;
     minus -= expiry.pool_counters;
     pool.AddCounters(minus);
