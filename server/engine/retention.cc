@@ -202,15 +202,17 @@ Retention::~Retention() {
 
 void Retention::Loop() {
   absl::MutexLock lock(&mu_);
+  bool behind = false;  // The last pass expired records: more may be due at once.
   while (!stopping_) {
-    wake_.WaitWithTimeout(&mu_, options_.interval);
+    if (!behind) wake_.WaitWithTimeout(&mu_, options_.interval);
     if (stopping_) break;
     mu_.Unlock();
-    absl::Status status = RunPass().status();
-    if (!status.ok()) {
+    absl::StatusOr<uint64_t> expired = RunPass();
+    if (!expired.ok()) {
       std::fprintf(stderr, "dictlogd: retention pass failed: %s\n",
-                   status.ToString().c_str());
+                   expired.status().ToString().c_str());
     }
+    behind = expired.ok() && *expired > 0;
     mu_.Lock();
   }
 }

@@ -14,7 +14,8 @@
 // bounded, so appends wait at most one pool's bounded pass.
 //
 // Thread safety: all methods may be called concurrently. The background thread (if
-// any) runs passes every RetentionOptions::interval until destruction.
+// any) runs a pass every RetentionOptions::interval, and the next one at once while
+// passes keep expiring records (each releases the write gate), until destruction.
 #ifndef DICTLOG_SERVER_ENGINE_RETENTION_H_
 #define DICTLOG_SERVER_ENGINE_RETENTION_H_
 
