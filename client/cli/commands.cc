@@ -140,6 +140,8 @@ absl::Status Pool(const client::Client& client, const std::vector<std::string>& 
   if (options.dictionary_mode) pool_options.set_dictionary_mode(*options.dictionary_mode);
   if (options.storage_mode) pool_options.set_storage_mode(*options.storage_mode);
   if (options.block_bytes) pool_options.set_block_bytes(*options.block_bytes);
+  if (options.max_age_seconds) pool_options.set_max_age_seconds(*options.max_age_seconds);
+  if (options.max_bytes) pool_options.set_max_bytes(*options.max_bytes);
   absl::StatusOr<v1::PoolInfo> info;
   if (args[1] == "create") {
     info = client.CreatePool(args[2], pool_options);

@@ -30,6 +30,8 @@ struct CommandOptions {
   std::optional<v1::DictionaryMode> dictionary_mode;  // pool create/update
   std::optional<v1::StorageMode> storage_mode;        // pool create/update
   std::optional<uint32_t> block_bytes;                // pool create/update
+  std::optional<uint64_t> max_age_seconds;            // pool create/update: retention
+  std::optional<uint64_t> max_bytes;                  // pool create/update: retention
   uint32_t size = 0;        // dict train: dictionary bytes (0: the pool's option)
   bool activate = false;    // dict train, dict import
   uint32_t id = 0;          // dict activate, dict export

@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "client/cli/commands.h"
+#include "client/cli/units.h"
 #include "client/client.h"
 #include "client/security_files.h"
 
@@ -53,6 +54,12 @@ ABSL_FLAG(std::string, storage_mode, "",
 ABSL_FLAG(uint32_t, block_bytes, 0,
           "pool create/update: block size of a block-mode pool, 1024..65536 (0: "
           "unchanged; default 4096)");
+ABSL_FLAG(std::string, max_age, "",
+          "pool create/update: retention, delete records older than this (7d, 12h, 90m; "
+          "0: keep forever; empty: unchanged)");
+ABSL_FLAG(std::string, max_bytes, "",
+          "pool create/update: retention, delete the oldest records while the pool "
+          "stores more than this (10GiB, 500MB; 0: no limit; empty: unchanged)");
 ABSL_FLAG(int, timeout_seconds, 60, "deadline of each unary call");
 ABSL_FLAG(uint32_t, size, 0, "dict train: dictionary size in bytes (0: the pool's option)");
 ABSL_FLAG(bool, activate, false,
@@ -86,15 +93,16 @@ Commands:
                                  unless --keep_cr); prints each record's id as
                                  soon as it is stored
   get ID...                      print the payloads of records (--format=json for
-                                 id, category and payload)
+                                 id, category, append time and payload)
                                  (--decode_locally: decode frames here)
   scan --category=C|--pool=P [--from=ID] [--limit=N]
                                  print records in append order
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
-                                 active dictionary
+                                 active dictionary, oldest retained id and time
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]
                                  [--dictionary_mode=full|compact|auto] [--compact_level=N]
                                  [--storage_mode=record|block] [--block_bytes=N]
+                                 [--max_age=7d] [--max_bytes=10GiB] (retention)
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
                                  train a candidate, print its evaluation
@@ -183,6 +191,22 @@ int main(int argc, char** argv) {
   }
   if (absl::GetFlag(FLAGS_block_bytes) != 0) {
     options.block_bytes = absl::GetFlag(FLAGS_block_bytes);
+  }
+  if (const std::string age = absl::GetFlag(FLAGS_max_age); !age.empty()) {
+    absl::StatusOr<uint64_t> seconds = dictlog::cli::ParseAgeSeconds(age);
+    if (!seconds.ok()) {
+      std::cerr << "dictlog: --max_age: " << seconds.status().message() << "\n";
+      return 2;
+    }
+    options.max_age_seconds = *seconds;
+  }
+  if (const std::string size = absl::GetFlag(FLAGS_max_bytes); !size.empty()) {
+    absl::StatusOr<uint64_t> bytes = dictlog::cli::ParseBytes(size);
+    if (!bytes.ok()) {
+      std::cerr << "dictlog: --max_bytes: " << bytes.status().message() << "\n";
+      return 2;
+    }
+    options.max_bytes = *bytes;
   }
   options.size = absl::GetFlag(FLAGS_size);
   options.activate = absl::GetFlag(FLAGS_activate);

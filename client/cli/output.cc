@@ -78,6 +78,9 @@ std::string JsonString(absl::string_view text) {
 std::string RecordJson(const v1::Record& record) {
   std::string out = absl::StrCat("{\"id\":", JsonString(record.id()),
                                  ",\"category\":", JsonString(record.category()));
+  if (record.has_append_time_unix_ms()) {
+    absl::StrAppend(&out, ",\"append_time_unix_ms\":", record.append_time_unix_ms());
+  }
   if (IsValidUtf8(record.payload())) {
     absl::StrAppend(&out, ",\"payload\":", JsonString(record.payload()), "}");
   } else {
@@ -95,7 +98,8 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       "\"next_dictionary_mode\":%s,\"dictionary_mode_reason\":%s,"
       "\"compression_level\":%d,\"compact_compression_level\":%d,"
       "\"dictionary_bytes\":%d,\"dictionary_mode\":%s,"
-      "\"storage_mode\":%s,\"block_bytes\":%d}",
+      "\"storage_mode\":%s,\"block_bytes\":%d,\"max_age_seconds\":%d,\"max_bytes\":%d,"
+      "\"oldest_retained_id\":%s,\"oldest_retained_time_unix_ms\":%d}",
       JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
       Ratio(s.raw_bytes(), s.stored_bytes()), pool.reads(), pool.active_dictionary_id(),
       JsonString(ModeName(pool.active_dictionary_mode())),
@@ -105,20 +109,37 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       JsonString(ModeName(pool.options().dictionary_mode())),
       JsonString(StorageName(pool.options().storage_mode())),
       pool.options().storage_mode() == v1::STORAGE_MODE_BLOCK ? pool.options().block_bytes()
-                                                              : 0);
+                                                              : 0,
+      pool.options().max_age_seconds(), pool.options().max_bytes(),
+      JsonString(pool.oldest_retained_id()), pool.oldest_retained_time_unix_ms());
 }
+
+namespace {
+
+// "web/12 2026-11-24T21:00:00Z", the id alone without a time, "-" without a record.
+std::string OldestRetained(const v1::PoolInfo& pool) {
+  if (pool.oldest_retained_id().empty()) return "-";
+  if (pool.oldest_retained_time_unix_ms() == 0) return pool.oldest_retained_id();
+  return absl::StrCat(pool.oldest_retained_id(), " ",
+                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ",
+                                       absl::FromUnixMillis(pool.oldest_retained_time_unix_ms()),
+                                       absl::UTCTimeZone()));
+}
+
+}  // namespace
 
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
   size_t width = 5;
   for (const v1::PoolInfo& pool : pools) width = std::max(width, pool.name().size());
   const auto row = [&](absl::string_view name, uint64_t records, uint64_t raw,
-                       uint64_t stored, absl::string_view storage, absl::string_view dict) {
-    return absl::StrFormat("%-*s %10d %13d %13d %6.2f  %-11s %s\n", width, name, records,
-                           raw, stored, Ratio(raw, stored), storage, dict);
+                       uint64_t stored, absl::string_view storage, absl::string_view dict,
+                       absl::string_view oldest) {
+    return absl::StrFormat("%-*s %10d %13d %13d %6.2f  %-11s %-16s %s\n", width, name,
+                           records, raw, stored, Ratio(raw, stored), storage, dict, oldest);
   };
   std::string out =
-      absl::StrFormat("%-*s %10s %13s %13s %6s  %-11s %s\n", width, "POOL", "RECORDS",
-                      "RAW_BYTES", "STORED_BYTES", "RATIO", "STORAGE", "DICT");
+      absl::StrFormat("%-*s %10s %13s %13s %6s  %-11s %-16s %s\n", width, "POOL", "RECORDS",
+                      "RAW_BYTES", "STORED_BYTES", "RATIO", "STORAGE", "DICT", "OLDEST");
   uint64_t records = 0, raw = 0, stored = 0;
   for (const v1::PoolInfo& pool : pools) {
     const v1::PoolStats& s = pool.stats();
@@ -128,12 +149,13 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
                block ? absl::StrCat("block ", pool.options().block_bytes()) : "record",
                dict == 0 ? "-"
                          : absl::StrCat(dict, " (", ModeName(pool.active_dictionary_mode()),
-                                        ")"));
+                                        ")"),
+               OldestRetained(pool));
     records += s.records();
     raw += s.raw_bytes();
     stored += s.stored_bytes();
   }
-  out += row("TOTAL", records, raw, stored, "", "");
+  out += row("TOTAL", records, raw, stored, "", "", "");
   return out;
 }
 

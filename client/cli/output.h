@@ -15,15 +15,19 @@ namespace dictlog::cli {
 std::string JsonString(absl::string_view text);
 bool IsValidUtf8(absl::string_view text);
 
-// {"id":..,"category":..,"payload":..}; a payload that is not valid UTF-8 is written
-// as "payload_base64" instead.
+// {"id":..,"category":..,"append_time_unix_ms":..,"payload":..} (the time only when
+// the record has one); a payload that is not valid UTF-8 is written as
+// "payload_base64" instead.
 std::string RecordJson(const v1::Record& record);
 
 // {"pool":..,"records":..,"raw_bytes":..,"stored_bytes":..,"ratio":..,
-//  "active_dictionary_id":..,"compression_level":..,"dictionary_bytes":..}
+//  "active_dictionary_id":..,"compression_level":..,"dictionary_bytes":..,...,
+//  "max_age_seconds":..,"max_bytes":..,"oldest_retained_id":..,
+//  "oldest_retained_time_unix_ms":..}
 std::string PoolJson(const v1::PoolInfo& pool);
 
-// Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO DICT, one row a pool, then TOTAL.
+// Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO STORAGE DICT OLDEST (the oldest
+// retained id and its append time), one row a pool, then TOTAL.
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
 // {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,

@@ -31,6 +31,17 @@ TEST(OutputTest, RecordJsonFallsBackToBase64ForBinaryPayloads) {
             R"({"id":"HDFS/1","category":"HDFS","payload_base64":"/wA="})");
 }
 
+TEST(OutputTest, RecordJsonHasTheAppendTimeOnlyWhenTheRecordHasOne) {
+  v1::Record record;
+  record.set_id("HDFS/1");
+  record.set_category("HDFS");
+  record.set_payload("ok line");
+  record.set_append_time_unix_ms(1764000000123);
+  EXPECT_EQ(RecordJson(record),
+            R"({"id":"HDFS/1","category":"HDFS","append_time_unix_ms":1764000000123,)"
+            R"("payload":"ok line"})");
+}
+
 // Issue 17: an import's answer says what became of the file's id; listings do not.
 TEST(OutputTest, DictionaryJsonHasTheImportFieldsOnlyForAnImport) {
   v1::DictionaryInfo info;

@@ -124,6 +124,15 @@ ABSL_FLAG(std::string, port_file, "",
 ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
           "how long an append's client request id is remembered: a retry within it "
           "stores nothing new and returns the first attempt's ids");
+ABSL_FLAG(int64_t, retention_interval_seconds, 60,
+          "seconds between passes of the retention job, which deletes the oldest "
+          "records of pools over their max_age_seconds or max_bytes (0: no job)");
+ABSL_FLAG(int64_t, retention_records_per_pass, 10000,
+          "most records a retention pass looks at per pool (appends wait while it "
+          "decides)");
+ABSL_FLAG(int64_t, append_time_resolution_ms, 1000,
+          "append times: calls to a pool within the same bucket of this many ms share "
+          "the first one's time entry (0: an entry per call; ADR 0015)");
 ABSL_FLAG(double, shutdown_notice_seconds, 1,
           "on SIGTERM/SIGINT, health checks report NOT_SERVING for this long while "
           "calls are still served, so load balancers stop sending; then new calls are "
@@ -266,7 +275,18 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       {{"auto_train_min_multiple", double(absl::GetFlag(FLAGS_auto_train_min_multiple))},
        {"sample_budget_multiple", double(absl::GetFlag(FLAGS_sample_budget_multiple))},
        {"recompress_records_per_second",
-        double(options.recompressor.max_records_per_second)}}));
+        double(options.recompressor.max_records_per_second)},
+       {"retention_records_per_pass",
+        double(absl::GetFlag(FLAGS_retention_records_per_pass))}}));
+  RETURN_IF_ERROR(CheckFlags(
+      {{"retention_interval_seconds", double(absl::GetFlag(FLAGS_retention_interval_seconds))},
+       {"append_time_resolution_ms", double(absl::GetFlag(FLAGS_append_time_resolution_ms))}},
+      /*allow_zero=*/true));
+  options.retention.interval = absl::Seconds(absl::GetFlag(FLAGS_retention_interval_seconds));
+  options.retention.max_records_per_pass =
+      static_cast<size_t>(absl::GetFlag(FLAGS_retention_records_per_pass));
+  options.append_time_resolution =
+      absl::Milliseconds(absl::GetFlag(FLAGS_append_time_resolution_ms));
   return options;
 }
 

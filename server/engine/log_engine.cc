@@ -54,6 +54,9 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   }
   RETURN_IF_ERROR(engine->OpenDictionaries());
   RETURN_IF_ERROR(engine->RecoverBlockTails());
+  engine->retention_ = std::make_unique<Retention>(
+      engine->store_.get(), engine->registry_.get(), &engine->dictionaries_,
+      &engine->manager_->write_gate(), engine->options_.retention);
   return engine;
 }
 
@@ -231,8 +234,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     int level = 0;
     uint64_t next_seq = 0;
     store::PoolCounters added;
+    int64_t time_ms = 0;  // 0: the pool's time entry of this bucket exists.
   };
   absl::flat_hash_map<pool::Pool*, PoolBatch> batch;
+  const int64_t now_ms = absl::ToUnixMillis(store_->Now());  // One time per call.
   for (size_t i = 0; i < records.size(); ++i) {
     ASSIGN_OR_RETURN(pools[i], registry_->GetOrCreate(router_.Route(records[i].category)));
     auto [it, first] = batch.try_emplace(pools[i].get());
@@ -240,6 +245,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     if (first) {
       ASSIGN_OR_RETURN(pb.encoder, pools[i]->Encoder());
       pb.level = pools[i]->options().compression_level();
+      pb.time_ms = NewTimeEntry(*pools[i], now_ms) ? now_ms : 0;
     }
     codec::EncodeOptions encode;
     ASSIGN_OR_RETURN(encode.category_index,
@@ -253,6 +259,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     }
     writes[i].pool_id = pools[i]->id();
     writes[i].raw_bytes = records[i].payload.size();
+    writes[i].append_unix_ms = pb.time_ms;
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
   for (auto& [pool, pb] : batch) pb.next_seq = pool->AllocateSeqs(pb.added.records);
@@ -266,7 +273,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     }
   }
   RETURN_IF_ERROR(store_->WriteRecords(writes, request));
-  for (const auto& [pool, pb] : batch) pool->AddCounters(pb.added);
+  for (const auto& [pool, pb] : batch) {
+    pool->AddCounters(pb.added);
+    if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
+  }
   for (size_t i = 0; i < records.size(); ++i) {
     if (pools[i]->block_mode()) {
       (*tails)[pools[i].get()].push_back({writes[i].seq, writes[i].raw_bytes});
@@ -278,6 +288,23 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     ids.push_back(pool::FormatRecordId(pools[i]->name(), writes[i].seq));
   }
   return ids;
+}
+
+bool LogEngine::NewTimeEntry(const pool::Pool& pool, int64_t now_ms) const {
+  const int64_t bucket = absl::ToInt64Milliseconds(options_.append_time_resolution);
+  const int64_t last = pool.last_time_entry_ms();
+  if (bucket <= 0 || last == 0) return true;
+  return now_ms / bucket != last / bucket;
+}
+
+absl::Status LogEngine::MissingRecord(const pool::Pool& pool, uint64_t seq) {
+  const std::string id = pool::FormatRecordId(pool.name(), seq);
+  if (seq < pool.retained_from()) {
+    return absl::NotFoundError(absl::StrCat(
+        "record ", id, " expired: retention deleted the pool's records before ",
+        pool::FormatRecordId(pool.name(), pool.retained_from())));
+  }
+  return absl::NotFoundError(absl::StrCat("no record ", id));
 }
 
 absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
@@ -353,10 +380,9 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
   StoredValue stored;
   ASSIGN_OR_RETURN(stored.pool, FindPool(parsed.pool));
   stored.seq = parsed.seq;
+  if (parsed.seq < stored.pool->retained_from()) return MissingRecord(*stored.pool, parsed.seq);
   absl::StatusOr<std::string> value = store_->GetRecord({stored.pool->id(), parsed.seq});
-  if (absl::IsNotFound(value.status())) {
-    return absl::NotFoundError(absl::StrCat("no record ", id));
-  }
+  if (absl::IsNotFound(value.status())) return MissingRecord(*stored.pool, parsed.seq);
   RETURN_IF_ERROR(value.status());
   stored.value = *std::move(value);
   return stored;
@@ -374,7 +400,14 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
   if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
     decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
   }
-  return ToRecord(*stored.pool, stored.seq, std::move(decoded));
+  if (!decoded.ok() && stored.seq < stored.pool->retained_from()) {
+    return MissingRecord(*stored.pool, stored.seq);  // Its block went as it was read.
+  }
+  ASSIGN_OR_RETURN(v1::Record record, ToRecord(*stored.pool, stored.seq, std::move(decoded)));
+  ASSIGN_OR_RETURN(const std::vector<std::optional<int64_t>> time,
+                   store_->AppendTimes({&ref, 1}));
+  if (time[0].has_value()) record.set_append_time_unix_ms(*time[0]);
+  return record;
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
@@ -472,8 +505,9 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       continue;
     }
     const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
-    if (absl::IsNotFound(value.status())) {
-      results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
+    if (absl::IsNotFound(value.status()) ||
+        (!value.ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from())) {
+      results[i] = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);
     } else if (!value.ok()) {
       results[i] = value.status();
     } else {
@@ -486,6 +520,8 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
       DecodeRead(found_refs, encoded, read_at, budget);
+  const absl::StatusOr<std::vector<std::optional<int64_t>>> times =
+      store_->AppendTimes(found_refs);
   size_t exhausted_from = cut < chunk.refs.size() ? chunk.positions[cut] : ids.size();
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
@@ -494,8 +530,17 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       break;
     }
     chunk.pools[j]->CountReads(1);
-    results[chunk.positions[j]] =
-        ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
+    absl::StatusOr<v1::Record>& result = results[chunk.positions[j]];
+    if (!decoded[k].ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from()) {
+      result = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);  // Its block went.
+      continue;
+    }
+    result = ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
+    if (!times.ok()) {
+      if (result.ok()) result = times.status();
+    } else if (result.ok() && (*times)[k].has_value()) {
+      result->set_append_time_unix_ms(*(*times)[k]);
+    }
   }
   if (exhausted_from < ids.size()) budget->Exhaust();
   // Neither the refused record nor any later id of the call is answered.
@@ -528,6 +573,7 @@ absl::Status LogEngine::Scan(
     }
     seq = from.seq;
   }
+  seq = std::max(seq, pool->retained_from());  // What retention left.
   std::optional<uint32_t> only_category;
   if (!spec.category.empty()) {
     only_category = pool->FindCategoryIndex(spec.category);
@@ -557,6 +603,8 @@ absl::Status LogEngine::Scan(
     block::ByteBudget budget(kScanChunkBytes);
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
         DecodeRead(refs, values, read_at, &budget);
+    ASSIGN_OR_RETURN(const std::vector<std::optional<int64_t>> times,
+                     store_->AppendTimes(refs));
     std::vector<v1::Record> out;
     for (size_t k = 0; k < refs.size(); ++k) {
       if (absl::IsResourceExhausted(decoded[k].status())) {
@@ -567,6 +615,7 @@ absl::Status LogEngine::Scan(
       }
       ASSIGN_OR_RETURN(v1::Record record,
                        ToRecord(*pool, refs[k].seq, std::move(decoded[k])));
+      if (times[k].has_value()) record.set_append_time_unix_ms(*times[k]);
       out.push_back(std::move(record));
     }
     pool->CountReads(out.size());

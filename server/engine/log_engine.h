@@ -31,6 +31,7 @@
 #include "server/engine/lookup_hook.h"
 #include "server/engine/name_admission.h"
 #include "server/engine/request_ids.h"
+#include "server/engine/retention.h"
 #include "server/pool/pool_options.h"
 #include "server/pool/pool_registry.h"
 #include "server/pool/router.h"
@@ -47,6 +48,11 @@ struct EngineOptions {
   v1::PoolOptions default_pool_options = pool::BuiltinPoolOptions();
   // Pools created at start-up if missing (existing pools keep their stored options).
   std::vector<std::pair<std::string, v1::PoolOptions>> pools;
+  // Append times (ADR 0015): a call writes its pool's time entry only if the pool's
+  // last entry written since start-up is in an earlier bucket of this length; the
+  // records of later calls in the bucket read that entry's time (at most this much
+  // earlier than their own). Default 1 s; zero: an entry for every call.
+  absl::Duration append_time_resolution = absl::Seconds(1);
   // Largest payload accepted by Append. Default 1 MiB; at most codec::kMaxRecordBytes.
   size_t max_record_bytes = 1 << 20;
   // Most records in one AppendBatch. Default 10,000.
@@ -78,6 +84,9 @@ struct EngineOptions {
   // any). Default on.
   bool recompress_first_dictionary = true;
   dictionary::RecompressorOptions recompressor;
+  // Retention of pools with max_age_seconds or max_bytes (retention.h): pass interval,
+  // work per pass, clock.
+  RetentionOptions retention;
 };
 
 // Asked between chunks of a long read (MultiGet, Scan): a non-OK status stops the call
@@ -208,6 +217,11 @@ class LogEngine {
     return store_->IntProperty(name);
   }
 
+  // What retention has expired so far (metrics).
+  RetentionStats RetentionStatistics() const { return retention_->Stats(); }
+  // Runs one retention pass now; the records it expired.
+  absl::StatusOr<uint64_t> RunRetentionForTest() { return retention_->RunPass(); }
+
   // Waits for automatic training to go idle (tests, benchmarks). True if it did.
   bool WaitForAutoTrainingForTest(absl::Duration timeout);
   bool WaitForRecompressForTest(absl::string_view pool, absl::Duration timeout);
@@ -248,6 +262,13 @@ class LogEngine {
   // Adds the records to their pools' open tails and seals the blocks that are ready.
   void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
+  // Whether an append at `now_ms` writes `pool`'s time entry (append_time_resolution).
+  bool NewTimeEntry(const pool::Pool& pool, int64_t now_ms) const;
+  // NOT_FOUND for record `seq` of `pool`: "expired" if retention deleted it (below the
+  // pool's mark), otherwise "no record".
+  static absl::Status MissingRecord(const pool::Pool& pool, uint64_t seq);
+  // The pool's oldest record and its time, into `info`.
+  void SetOldestRetained(const pool::Pool& pool, v1::PoolInfo* info) const;
   // Verify's work on one pool.
   absl::Status VerifyPool(const pool::Pool& pool, size_t max_listed,
                           const std::function<bool()>& cancelled,
@@ -324,6 +345,8 @@ class LogEngine {
   std::unique_ptr<dictionary::Recompressor> recompressor_;
   // Null if auto_train is off. After recompressor_: it starts jobs there.
   std::unique_ptr<dictionary::AutoTrainer> auto_trainer_;
+  // Takes manager_'s write gate: destroyed (its thread stopped) first.
+  std::unique_ptr<Retention> retention_;
 };
 
 }  // namespace dictlog::engine

@@ -150,10 +150,24 @@ v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool) const {
 v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool,
                                const dictionary::DictionaryManager::ServerHeat& heat) const {
   v1::PoolInfo info = pool.Info();
+  SetOldestRetained(pool, &info);
   const dictionary::ModeChoice next = manager_->NextMode(pool, heat);
   info.set_next_dictionary_mode(next.mode);
   info.set_dictionary_mode_reason(next.reason);
   return info;
+}
+
+void LogEngine::SetOldestRetained(const pool::Pool& pool, v1::PoolInfo* info) const {
+  absl::StatusOr<std::vector<store::ScannedRecord>> oldest =
+      store_->ScanRecords(pool.id(), pool.retained_from(), 1);
+  if (!oldest.ok() || oldest->empty()) return;  // Info is best effort: no field.
+  const uint64_t seq = oldest->front().seq;
+  info->set_oldest_retained_id(pool::FormatRecordId(pool.name(), seq));
+  const store::RecordRef ref{pool.id(), seq};
+  absl::StatusOr<std::vector<std::optional<int64_t>>> time = store_->AppendTimes({&ref, 1});
+  if (time.ok() && (*time)[0].has_value()) {
+    info->set_oldest_retained_time_unix_ms(*(*time)[0]);
+  }
 }
 
 v1::DictionaryCacheStats LogEngine::DictionaryCacheStats() const {

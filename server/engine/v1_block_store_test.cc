@@ -5,6 +5,7 @@
 // pack the old open tail with them).
 #include <filesystem>
 
+#include "absl/time/time.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "codec/test_dictionary.h"
@@ -106,6 +107,42 @@ TEST_F(V1BlockStoreTest, ScansAndVerifies) {
   EXPECT_EQ(verify->records_checked(), lines.size());
   EXPECT_EQ(verify->corrupt_records(), 0u);
   EXPECT_TRUE(verify->pool_errors().empty());
+}
+
+// Append times (ADR 0015) came after this store: its records read with none, not a
+// wrong one; records appended after the upgrade have theirs.
+TEST_F(V1BlockStoreTest, OldRecordsHaveNoAppendTimeNewOnesDo) {
+  options_.store.clock_for_test = [] { return absl::FromUnixMillis(1764000000123); };
+  Reopen();
+  const std::vector<std::string> lines = FixtureLines();
+  const std::vector<std::string> more = codec::SyntheticLogLines(40, 9);
+  std::vector<AppendInput> batch;
+  for (size_t i = 0; i < more.size(); ++i) batch.push_back({CategoryOf(i), more[i]});
+  ASSERT_TRUE(engine_->Append(batch).ok());
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < lines.size() + more.size(); ++i) {
+    ids.push_back("apps/" + std::to_string(i + 1));
+  }
+  auto results = engine_->MultiGet(ids);
+  ASSERT_TRUE(results.ok()) << results.status();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE((*results)[i].ok()) << (*results)[i].status();
+    EXPECT_EQ((*results)[i]->has_append_time_unix_ms(), i >= lines.size()) << ids[i];
+    if (i >= lines.size()) {
+      EXPECT_EQ((*results)[i]->append_time_unix_ms(), 1764000000123) << ids[i];
+    }
+  }
+  EXPECT_FALSE(engine_->Get("apps/1")->has_append_time_unix_ms());
+  ScanSpec spec;
+  spec.pool = "apps";
+  size_t scanned = 0;
+  ASSERT_TRUE(engine_->Scan(spec, [&](std::vector<v1::Record> chunk) {
+    for (const v1::Record& r : chunk) {
+      EXPECT_EQ(r.has_append_time_unix_ms(), scanned++ >= lines.size()) << r.id();
+    }
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(scanned, ids.size());
 }
 
 TEST_F(V1BlockStoreTest, AppendsAfterTheUpgradeKeepEveryRecordReadable) {

@@ -167,6 +167,25 @@ void RenderRocksDb(const engine::LogEngine& engine, TextWriter* out) {
   }
 }
 
+// Retention passes, and the records and stored bytes it expired per pool.
+void RenderRetention(const engine::RetentionStats& stats, TextWriter* out) {
+  out->Family("dictlog_retention_runs_total", "counter",
+              "Passes of the retention job over the pools since the server started.");
+  out->Sample("dictlog_retention_runs_total", {}, static_cast<double>(stats.runs));
+  out->Family("dictlog_retention_expired_records_total", "counter",
+              "Records of the pool deleted by retention since the server started.");
+  for (const auto& [pool, expired] : stats.expired) {
+    out->Sample("dictlog_retention_expired_records_total", {{"pool", pool}},
+                static_cast<double>(expired.records));
+  }
+  out->Family("dictlog_retention_expired_bytes_total", "counter",
+              "Stored bytes of the pool deleted by retention since the server started.");
+  for (const auto& [pool, expired] : stats.expired) {
+    out->Sample("dictlog_retention_expired_bytes_total", {{"pool", pool}},
+                static_cast<double>(expired.stored_bytes));
+  }
+}
+
 // dictlog_build_info{version,zstd,grpc,rocksdb} 1: what this server runs with.
 void RenderBuildInfo(TextWriter* out) {
   Labels labels = {{"version", kDictlogVersion}};
@@ -187,6 +206,7 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
   RenderCache(engine.DictionaryCacheStats(), out);
   RenderRecompress(engine, pools, out);
   RenderAutoTraining(engine.AutoTrainingStats(), out);
+  RenderRetention(engine.RetentionStatistics(), out);
   RenderRocksDb(engine, out);
 }
 

@@ -2,8 +2,12 @@
 
 #include <zstd.h>
 
+#include <atomic>
+#include <memory>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/command_line.h"
 #include "common/test_dir.h"
 #include "grpcpp/grpcpp.h"
@@ -97,6 +101,37 @@ TEST(EngineMetricsTest, AutomaticTrainingCountsItsAttempt) {
       absl::StrContains(text, "dictlog_auto_trainings_total{result=\"failed\"} 0\n"));
   EXPECT_FALSE(
       absl::StrContains(text, "dictlog_pool_active_dictionary_id{pool=\"HDFS\"} 0\n"));
+}
+
+}  // namespace
+}  // namespace dictlog::service
+
+namespace dictlog::service {
+namespace {
+
+TEST(EngineMetricsTest, RetentionCountsItsPassesAndWhatItExpired) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_train = false;
+  options.retention.interval = absl::ZeroDuration();
+  auto now = std::make_shared<std::atomic<int64_t>>(1764000000000);
+  options.store.clock_for_test = [now] { return absl::FromUnixMillis(now->load()); };
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<engine::AppendInput> records(10, {"web", "a line of the web pool"});
+  ASSERT_TRUE((*engine)->Append(records).ok());
+  v1::PoolOptions update;
+  update.set_max_age_seconds(60);
+  ASSERT_TRUE((*engine)->UpdatePool("web", update).ok());
+  *now += 61000;
+  ASSERT_TRUE((*engine)->RunRetentionForTest().ok());
+  EngineSlot slot(engine->get());
+  const std::string text = RenderMetrics(slot, metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_retention_runs_total 1\n")) << text;
+  EXPECT_TRUE(
+      absl::StrContains(text, "dictlog_retention_expired_records_total{pool=\"web\"} 10\n"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_retention_expired_bytes_total{pool=\"web\"} "));
 }
 
 }  // namespace

@@ -26,6 +26,12 @@ void BlockTail::Restore(const std::vector<Record>& records) {
   for (const Record& record : records) Add(record);
 }
 
+std::optional<uint64_t> BlockTail::OldestSeq() const {
+  absl::MutexLock lock(&mu_);
+  if (raw_by_seq_.empty()) return std::nullopt;
+  return raw_by_seq_.begin()->first;
+}
+
 size_t BlockTail::records() const {
   absl::MutexLock lock(&mu_);
   return raw_by_seq_.size();

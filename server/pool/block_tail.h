@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -37,6 +38,8 @@ class BlockTail {
   void Restore(const std::vector<Record>& records) ABSL_LOCKS_EXCLUDED(mu_);
 
   size_t records() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The smallest seq in the tail, if any.
+  std::optional<uint64_t> OldestSeq() const ABSL_LOCKS_EXCLUDED(mu_);
   uint64_t bytes() const ABSL_LOCKS_EXCLUDED(mu_);
 
   absl::Mutex& seal_mutex() { return seal_mu_; }

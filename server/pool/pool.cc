@@ -1,5 +1,7 @@
 #include "server/pool/pool.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/pool/pool_options.h"
@@ -10,7 +12,9 @@ namespace dictlog::pool {
 Pool::Pool(const store::StoredPool& stored)
     : id_(stored.record.id()),
       name_(stored.record.name()),
-      next_seq_(stored.last_seq + 1),
+      // Retention may have deleted every record: seqs below its mark are never reused.
+      next_seq_(std::max(stored.last_seq + 1, stored.record.retained_from_seq())),
+      retained_from_(stored.record.retained_from_seq()),
       record_(stored.record),
       counters_(stored.counters) {
   for (const auto& [index, category] : stored.categories) {
@@ -33,6 +37,7 @@ v1::PoolOptions Pool::options() const {
 void Pool::set_record(const storage::PoolRecord& record) {
   absl::MutexLock lock(&mu_);
   record_ = record;
+  retained_from_.store(record.retained_from_seq());
 }
 
 absl::StatusOr<uint32_t> Pool::CategoryIndex(absl::string_view category,
@@ -118,6 +123,9 @@ v1::PoolInfo Pool::Info() const {
   *info.mutable_options() = store::FromCatalog(record_.options());
   info.mutable_options()->set_compact_compression_level(
       FrameCompressionLevel(info.options(), /*compact_dictionary=*/true));
+  // Pools stored before retention have neither set: 0, no limit.
+  info.mutable_options()->set_max_age_seconds(info.options().max_age_seconds());
+  info.mutable_options()->set_max_bytes(info.options().max_bytes());
   info.set_active_dictionary_id(record_.active_dictionary_id());
   info.mutable_stats()->set_records(counters_.records);
   info.mutable_stats()->set_raw_bytes(counters_.raw_bytes);

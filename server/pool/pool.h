@@ -36,6 +36,13 @@ class Pool {
   v1::PoolOptions options() const ABSL_LOCKS_EXCLUDED(mu_);
   // Replaces the catalog entry held in memory (the caller has persisted it).
   void set_record(const storage::PoolRecord& record) ABSL_LOCKS_EXCLUDED(mu_);
+  // Retention's low-water mark (PoolRecord.retained_from_seq): records with a smaller
+  // seq were deleted. 0: none was.
+  uint64_t retained_from() const { return retained_from_.load(); }
+  // The time of the pool's newest append-time entry written since the server started
+  // (0: none yet): appends within the same resolution bucket write none (ADR 0015).
+  int64_t last_time_entry_ms() const { return last_time_entry_ms_.load(); }
+  void set_last_time_entry_ms(int64_t ms) { last_time_entry_ms_.store(ms); }
 
   // Reserves `count` consecutive sequence numbers and returns the first. Numbers of a
   // failed write are never reused, so a pool's seqs increase but may have gaps.
@@ -85,6 +92,8 @@ class Pool {
   const std::string name_;
   std::atomic<uint64_t> next_seq_;
   std::atomic<uint64_t> reads_{0};
+  std::atomic<uint64_t> retained_from_;  // Mirrors record_.retained_from_seq().
+  std::atomic<int64_t> last_time_entry_ms_{0};
   BlockTail tail_;
 
   mutable absl::Mutex mu_;

@@ -15,6 +15,8 @@ v1::PoolOptions BuiltinPoolOptions() {
   options.set_dictionary_mode(v1::DICTIONARY_MODE_AUTO);
   options.set_block_bytes(kDefaultBlockBytes);
   options.set_compact_compression_level(kDefaultCompactCompressionLevel);
+  options.set_max_age_seconds(0);
+  options.set_max_bytes(0);
   return options;
 }
 
@@ -97,6 +99,8 @@ absl::StatusOr<v1::PoolOptions> ApplyPoolOptions(const v1::PoolOptions& base,
   if (update.has_compact_compression_level()) {
     result.set_compact_compression_level(update.compact_compression_level());
   }
+  if (update.has_max_age_seconds()) result.set_max_age_seconds(update.max_age_seconds());
+  if (update.has_max_bytes()) result.set_max_bytes(update.max_bytes());
   return result;
 }
 

@@ -101,6 +101,13 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::SetActiveDictionaryId(
   return it->second;
 }
 
+absl::Status PoolRegistry::Rewrite(
+    Pool& pool, const std::function<absl::Status(storage::PoolRecord&)>& write) {
+  absl::MutexLock lock(&mu_);
+  storage::PoolRecord record = pool.record();
+  return write(record);
+}
+
 size_t PoolRegistry::Count() const {
   absl::ReaderMutexLock lock(&mu_);
   return by_name_.size();

@@ -7,6 +7,7 @@
 #ifndef DICTLOG_SERVER_POOL_POOL_REGISTRY_H_
 #define DICTLOG_SERVER_POOL_POOL_REGISTRY_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +54,13 @@ class PoolRegistry {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // How many pools there are.
+  // Runs `write` on a copy of `pool`'s catalog entry under the registry's lock, so no
+  // Update or activation interleaves with it; `write` changes the entry, persists it
+  // (with whatever else belongs in the same batch) and sets it on the pool.
+  absl::Status Rewrite(Pool& pool,
+                       const std::function<absl::Status(storage::PoolRecord&)>& write)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
   size_t Count() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Every pool, ordered by name.

@@ -20,6 +20,8 @@ To ConvertPoolOptions(const From& from) {
   if (from.has_compact_compression_level()) {
     to.set_compact_compression_level(from.compact_compression_level());
   }
+  if (from.has_max_age_seconds()) to.set_max_age_seconds(from.max_age_seconds());
+  if (from.has_max_bytes()) to.set_max_bytes(from.max_bytes());
   return to;
 }
 

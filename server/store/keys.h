@@ -11,6 +11,7 @@
 //   requests   key := request_id                         -> AppendedRequest
 //                                                          (no principal: the bare id)
 //                   | 0x01 len:u8 principal request_id  (a token's principal)
+//   times      key := pool_id:u32be first_seq:u64be    -> unix_ms:varint (RecordKey)
 //
 // Big-endian integers make byte order equal numeric order. Stateless, thread-safe.
 #ifndef DICTLOG_SERVER_STORE_KEYS_H_

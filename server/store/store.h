@@ -2,7 +2,8 @@
 // includes RocksDB headers. Column families: records (stored record values), catalog
 // (pools, categories, re-compression progress), counters (per-pool and per-dictionary
 // counts, merged), dictionaries (every dictionary version), blocks (block mode), requests
-// (client request ids of recent appends, for retries). Layout in keys.h and
+// (client request ids of recent appends, for retries), times (append times, one entry
+// per pool and append call). Layout in keys.h and
 // docs/storage-format.md. RocksDB errors become absl::Status in one function.
 //
 // Durability: a write returns after it is in RocksDB's write-ahead log; with
@@ -20,7 +21,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,14 +56,16 @@ struct StoredPool {
   uint64_t last_seq = 0;  // 0 if the pool has no records.
 };
 
-// One record to write: its key parts, stored value, payload size and the dictionary
-// its frame names (0: none).
+// One record to write: its key parts, stored value, payload size, the dictionary its
+// frame names (0: none) and its append time in ms since the epoch (0: none; the
+// records of one pool in one write share the time of that pool's smallest seq).
 struct RecordWrite {
   uint32_t pool_id = 0;
   uint64_t seq = 0;
   uint64_t raw_bytes = 0;
   std::string value;
   uint32_t dictionary_id = 0;
+  int64_t append_unix_ms = 0;
 };
 
 // A stored record (or, with `block`, a stored block of `records` records) re-encoded:
@@ -108,6 +113,17 @@ struct BlockSeal {
   std::vector<Entry> entries;
 };
 
+// Retention: the records of pool `pool_id` with seq < end_seq go, with their blocks and
+// append times; the counters lose exactly what goes; the catalog entry (with its new
+// low-water mark) is written with them.
+struct Expiry {
+  uint32_t pool_id = 0;
+  uint64_t end_seq = 0;
+  PoolCounters pool_counters;                            // What goes from the pool.
+  std::map<uint32_t, PoolCounters> dictionary_counters;  // And from each dictionary.
+  storage::PoolRecord record;
+};
+
 // A stored record found by a scan.
 struct ScannedRecord {
   uint64_t seq = 0;
@@ -143,8 +159,9 @@ class Store {
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;
-    // Tests only: the clock request ids are stamped with (Now) and expire against, in
-    // reads and in compactions; called from any thread. Null: absl::Now.
+    // Tests only: the clock request ids and appends are stamped with (Now) and request
+    // ids expire against, in reads and in compactions; called from any thread. Null:
+    // absl::Now.
     std::function<absl::Time()> clock_for_test;
   };
 
@@ -163,7 +180,8 @@ class Store {
   absl::Status PutCategory(uint32_t pool_id, uint32_t index, absl::string_view category);
 
   // Writes all records and their pools' and dictionaries' counter deltas in one
-  // atomic batch; with `request`, also the request id's entry (requests family).
+  // atomic batch, with one append-time entry per pool whose records carry a time;
+  // with `request`, also the request id's entry (requests family).
   absl::Status WriteRecords(absl::Span<const RecordWrite> records,
                             const RequestWrite* request = nullptr);
   // The append that carried `request_id` from `principal` (keys.h RequestKey), if
@@ -212,6 +230,14 @@ class Store {
   // The time request ids are stamped with (Options::clock_for_test, or absl::Now).
   absl::Time Now() const { return clock_ ? clock_() : absl::Now(); }
 
+  // Deletes the expired records, blocks and time entries in one atomic batch, with the
+  // counter decrements and the catalog entry (store_expiry.cc); the time entry that
+  // covers end_seq moves to end_seq.
+  absl::Status ExpireRecords(const Expiry& expiry);
+  // Compacts the pool's key range below end_seq in the records, blocks and times
+  // families, so what ExpireRecords deleted leaves the disk.
+  absl::Status CompactExpired(uint32_t pool_id, uint64_t end_seq);
+
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
   // One result per ref, in order; NOT_FOUND for absent records.
@@ -223,6 +249,11 @@ class Store {
   absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(
       uint32_t pool_id, uint64_t from_seq, size_t max_records,
       size_t max_bytes = SIZE_MAX) const;
+  // The append time (ms since the epoch) of each ref, in order: that of the pool's
+  // time entry at or before its seq; nullopt where the pool has none (records written
+  // before append times were stored, or without one). DATA_LOSS for a malformed entry.
+  absl::StatusOr<std::vector<std::optional<int64_t>>> AppendTimes(
+      absl::Span<const RecordRef> refs) const;
   // Up to `max_records` of the pool's newest records with seq < before_seq, newest
   // first.
   absl::StatusOr<std::vector<ScannedRecord>> LatestRecords(uint32_t pool_id,
@@ -235,6 +266,9 @@ class Store {
         std::unique_ptr<rocksdb::CompactionFilter> request_expiry);
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
+  // Adds the append-time entries of `records` to `batch` (store_times.cc).
+  absl::Status BatchAppendTimes(absl::Span<const RecordWrite> records,
+                                rocksdb::WriteBatch* batch);
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
@@ -258,6 +292,7 @@ class Store {
   rocksdb::ColumnFamilyHandle* dictionaries_ = nullptr;
   rocksdb::ColumnFamilyHandle* blocks_ = nullptr;
   rocksdb::ColumnFamilyHandle* requests_ = nullptr;
+  rocksdb::ColumnFamilyHandle* times_ = nullptr;
   const std::string path_;
   const bool sync_writes_;
   const absl::Duration request_window_;

@@ -237,7 +237,7 @@ TEST_F(StoreTest, CheckpointRefusesBadDirectories) {
 TEST_F(StoreTest, IntPropertyPerColumnFamily) {
   ASSERT_TRUE(store_->WriteRecords({{1, 1, 10, "aaaa"}}).ok());
   const auto keys = store_->IntProperty("rocksdb.estimate-num-keys");
-  ASSERT_EQ(keys.size(), 7u);  // default + six families.
+  ASSERT_EQ(keys.size(), 8u);  // default + seven families.
   bool records_seen = false;
   for (const auto& [family, value] : keys) {
     if (family == "records") {
@@ -320,7 +320,7 @@ TEST(StoreBlockCacheTest, EveryFamilySharesOneCacheOfTheConfiguredSize) {
   auto store = Store::Open(options);
   ASSERT_TRUE(store.ok()) << store.status();
   const auto capacity = (*store)->IntProperty("rocksdb.block-cache-capacity");
-  ASSERT_EQ(capacity.size(), 7u);
+  ASSERT_EQ(capacity.size(), 8u);
   for (const auto& [family, value] : capacity) {
     EXPECT_EQ(value, options.block_cache_bytes) << family;
   }

@@ -1,0 +1,98 @@
+// Store's append-time index: the `times` column family (docs/storage-format.md, ADR
+// 0015). One entry per pool and append call, keyed like a record by the call's first
+// seq in the pool; a record's time is that of the entry at or before its key.
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "codec/varint.h"
+#include "common/status_macros.h"
+#include "server/store/keys.h"
+#include "server/store/rocksdb_status.h"
+#include "server/store/store.h"
+
+namespace dictlog::store {
+namespace {
+
+// An entry of the times family: its pool, first seq and time.
+struct TimeEntry {
+  uint32_t pool_id = 0;
+  uint64_t first_seq = 0;
+  int64_t unix_ms = 0;
+};
+
+// The entry under the iterator; DATA_LOSS if its key or value does not parse.
+absl::StatusOr<TimeEntry> EntryAt(const rocksdb::Iterator& it) {
+  TimeEntry entry;
+  absl::string_view value(it.value().data(), it.value().size());
+  uint64_t ms = 0;
+  if (!ParseRecordKey(absl::string_view(it.key().data(), it.key().size()), &entry.pool_id,
+                      &entry.first_seq) ||
+      !codec::GetVarint64(&value, &ms) || !value.empty() || ms > INT64_MAX) {
+    return absl::DataLossError("malformed entry in the times column family");
+  }
+  entry.unix_ms = static_cast<int64_t>(ms);
+  return entry;
+}
+
+}  // namespace
+
+absl::Status Store::BatchAppendTimes(absl::Span<const RecordWrite> records,
+                                     rocksdb::WriteBatch* batch) {
+  // Each pool's smallest seq of the call (its seqs are consecutive) and its time.
+  std::map<uint32_t, std::pair<uint64_t, int64_t>> first;
+  for (const RecordWrite& record : records) {
+    if (record.append_unix_ms <= 0) continue;
+    auto [it, added] =
+        first.try_emplace(record.pool_id, record.seq, record.append_unix_ms);
+    if (!added && record.seq < it->second.first) {
+      it->second = {record.seq, record.append_unix_ms};
+    }
+  }
+  for (const auto& [pool_id, entry] : first) {
+    std::string value;
+    codec::PutVarint64(static_cast<uint64_t>(entry.second), &value);
+    RETURN_IF_ERROR(FromRocks(batch->Put(times_, RecordKey(pool_id, entry.first), value),
+                              "batching an append time"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
+    absl::Span<const RecordRef> refs) const {
+  std::vector<std::optional<int64_t>> times;
+  times.reserve(refs.size());
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), times_));
+  // The entry last found and the key of the one after it (refs in seq order, as a
+  // Scan's, reuse it without a seek).
+  std::optional<TimeEntry> found;
+  std::string next_key;
+  for (const RecordRef& ref : refs) {
+    const std::string key = RecordKey(ref.pool_id, ref.seq);
+    const bool reuse = found.has_value() && found->pool_id == ref.pool_id &&
+                       found->first_seq <= ref.seq &&
+                       (next_key.empty() || key < next_key);
+    if (!reuse) {
+      found.reset();
+      next_key.clear();
+      it->SeekForPrev(key);
+      if (it->Valid()) {
+        ASSIGN_OR_RETURN(TimeEntry entry, EntryAt(*it));
+        if (entry.pool_id == ref.pool_id) found = entry;
+        it->Next();
+        if (it->Valid()) next_key = it->key().ToString();
+      }
+      RETURN_IF_ERROR(FromRocks(it->status(), "reading append times"));
+    }
+    times.push_back(found.has_value() && found->pool_id == ref.pool_id
+                        ? std::optional<int64_t>(found->unix_ms)
+                        : std::nullopt);
+  }
+  return times;
+}
+
+}  // namespace dictlog::store
