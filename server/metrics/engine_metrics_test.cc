@@ -125,8 +125,7 @@ TEST(EngineMetricsTest, RetentionCountsItsPassesAndWhatItExpired) {
   ASSERT_TRUE((*engine)->UpdatePool("web", update).ok());
   *now += 61000;
   ASSERT_TRUE((*engine)->RunRetentionForTest().ok());
-  EngineSlot slot(engine->get());
-  const std::string text = RenderMetrics(slot, metrics::RpcMetrics());
+  const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
   EXPECT_TRUE(absl::StrContains(text, "\ndictlog_retention_runs_total 1\n")) << text;
   EXPECT_TRUE(
       absl::StrContains(text, "dictlog_retention_expired_records_total{pool=\"web\"} 10\n"))
