@@ -49,10 +49,10 @@ kafka: deps
 	fi
 
 build: deps
-	$(BAZEL) build -c opt //server/service:dictlogd //client/cli:dictlog \
+	$(BAZEL) build -c opt //server/daemon:dictlogd //client/cli:dictlog \
 	  //dict_trainer:dict_trainer //benchmarks:dictlog-bench
 	@mkdir -p bin
-	@install -m 755 bazel-bin/server/service/dictlogd bin/dictlogd
+	@install -m 755 bazel-bin/server/daemon/dictlogd bin/dictlogd
 	@install -m 755 bazel-bin/client/cli/dictlog bin/dictlog
 	@install -m 755 bazel-bin/dict_trainer/dict_trainer bin/dict_trainer
 	@install -m 755 bazel-bin/benchmarks/dictlog-bench bin/dictlog-bench
@@ -83,7 +83,8 @@ layering:
 
 # ThreadSanitizer (gcc; docs/reliability.md): the packages with threads of their own,
 # in an output base of their own so the normal build's cache stays.
-TSAN_TARGETS := //server/engine/... //server/dictionary/... //server/block/... //server/service/...
+TSAN_TARGETS := //server/engine/... //server/dictionary/... //server/block/... //server/service/... \
+  //server/metrics/... //server/transport/... //server/daemon/...
 TSAN_OUTPUT_BASE ?= $(HOME)/.cache/dictlog-tsan
 tsan: deps
 	@status=0; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) test --config=tsan $(TSAN_TARGETS) \

@@ -1,22 +1,15 @@
 #include "benchmarks/dict_bench_corpus.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
+#include "training/files.h"
 
 namespace dictlog::bench {
 
 Corpus Load(const std::string& dir) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ".log") files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
   Corpus corpus;
-  for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const absl::StatusOr<std::vector<trainer::LogFile>> files = trainer::ReadLogFiles(dir);
+  if (!files.ok()) return corpus;
+  for (const trainer::LogFile& file : *files) {
+    const std::vector<std::string>& lines = file.lines;
     const size_t half = lines.size() / 2;
     corpus.train.insert(corpus.train.end(), lines.begin(), lines.begin() + half);
     corpus.eval.emplace_back(lines.begin() + half, lines.end());

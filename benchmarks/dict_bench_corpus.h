@@ -14,7 +14,8 @@ struct Corpus {
   std::vector<std::vector<std::string>> eval;      // Second halves, per file.
 };
 
-// Every *.log file of `dir`, sorted by name, split in halves.
+// Every *.log file of `dir`, sorted by name, split in halves; empty if `dir` cannot
+// be listed or read.
 Corpus Load(const std::string& dir);
 
 // Units of `block_bytes` (0: one record each) from every file's second half.

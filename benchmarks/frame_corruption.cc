@@ -8,8 +8,6 @@
 //
 //   bazel run -c opt //benchmarks:frame_corruption -- --dir=$PWD/../shared/data/loghub
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
@@ -17,6 +15,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "training/files.h"
 #include "training/trainer.h"
 #include "codec/block_format.h"
 #include "codec/dictionary.h"
@@ -79,26 +78,20 @@ void Trials(const std::string& value, bool block, const std::vector<std::string>
   }
 }
 
-std::vector<std::string> ReadLines(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
-}
-
 int Run() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(absl::GetFlag(FLAGS_dir))) {
-    if (entry.path().extension() == ".log") files.push_back(entry.path());
+  trainer::LineOptions line_options;
+  line_options.skip_empty = true;
+  const absl::StatusOr<std::vector<trainer::LogFile>> files =
+      trainer::ReadLogFiles(absl::GetFlag(FLAGS_dir), line_options);
+  if (!files.ok()) {
+    std::cerr << files.status() << "\n";
+    return 1;
   }
-  std::sort(files.begin(), files.end());
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
   std::map<std::string, Outcome> outcomes;
   uint32_t next_id = codec::kMinDictionaryId;
-  for (const auto& file : files) {
-    std::vector<std::string> lines = ReadLines(file);
+  for (const trainer::LogFile& file : *files) {
+    const std::vector<std::string>& lines = file.lines;
     const size_t half = lines.size() / 2;
     auto content = trainer::TrainDictionary(
         std::vector<std::string>(lines.begin(), lines.begin() + half), {16384, next_id++, 3});

@@ -3,7 +3,6 @@
 // dictionary; its second half is compressed one record at a time in every variant.
 //
 //   bazel run -c opt //benchmarks:frame_overhead -- --dir=$PWD/../shared/data/loghub
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -14,6 +13,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "training/files.h"
 #include "training/trainer.h"
 #include "codec/dictionary.h"
 #include "codec/record_codec.h"
@@ -60,35 +60,29 @@ size_t ZstdSize(const std::string& record, const Variant& v, int level,
   return n;
 }
 
-std::vector<std::string> ReadLines(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 int Run() {
   const int level = absl::GetFlag(FLAGS_level);
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(absl::GetFlag(FLAGS_dir))) {
-    if (entry.path().extension() == ".log") files.push_back(entry.path());
+  const absl::StatusOr<std::vector<trainer::LogFile>> files =
+      trainer::ReadLogFiles(absl::GetFlag(FLAGS_dir));
+  if (!files.ok()) {
+    std::cerr << files.status() << "\n";
+    return 1;
   }
-  std::sort(files.begin(), files.end());
-  if (files.empty()) {
+  if (files->empty()) {
     std::cerr << "no .log files in " << absl::GetFlag(FLAGS_dir) << "\n";
     return 1;
   }
   std::map<std::string, size_t> stored;  // Variant -> bytes, all categories.
   size_t raw = 0, records = 0;
   uint32_t next_id = codec::kMinDictionaryId;
-  for (const auto& file : files) {
-    std::vector<std::string> lines = ReadLines(file);
+  for (const trainer::LogFile& file : *files) {
+    const std::vector<std::string>& lines = file.lines;
     const size_t half = lines.size() / 2;
     std::vector<std::string> train(lines.begin(), lines.begin() + half);
     auto dict = trainer::TrainDictionary(
         train, {static_cast<size_t>(absl::GetFlag(FLAGS_dict_bytes)), next_id++, level});
     if (!dict.ok()) {
-      std::cerr << file << ": " << dict.status() << "\n";
+      std::cerr << file.path << ": " << dict.status() << "\n";
       return 1;
     }
     auto encoder = codec::EncoderDictionary::Create(*dict, level);
@@ -112,7 +106,7 @@ int Run() {
   std::string csv = "variant,records,raw_bytes,stored_bytes,bytes_per_record,ratio\n";
   std::cout << absl::StrFormat("loghub: %d files, %d held-out records, %.1f raw bytes/record, "
                                "level %d, %d-byte dictionaries\n\n",
-                               files.size(), records, double(raw) / records, level,
+                               files->size(), records, double(raw) / records, level,
                                absl::GetFlag(FLAGS_dict_bytes));
   std::cout << absl::StrFormat("%-30s %14s %12s %8s\n", "variant", "stored_bytes",
                                "bytes/rec", "ratio");

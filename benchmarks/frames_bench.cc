@@ -31,8 +31,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client/client.h"
+#include "training/files.h"
 
-ABSL_FLAG(std::string, dictlogd, "server/service/dictlogd", "the dictlogd binary");
+ABSL_FLAG(std::string, dictlogd, "server/daemon/dictlogd", "the dictlogd binary");
 ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
 ABSL_FLAG(int, copies, 5, "append every file this many times per storage mode");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(5), "timed reads per case");
@@ -119,16 +120,14 @@ double SelfCpuSeconds() {
                                absl::DurationFromTimeval(usage.ru_stime));
 }
 
-// Appends every *.log line of `dir` `copies` times, category prefix + file name.
-std::vector<std::string> Load(const client::Client& client, const std::string& dir,
+// Appends every line of `files` `copies` times, category prefix + file name.
+std::vector<std::string> Load(const client::Client& client,
+                              const std::vector<trainer::LogFile>& files,
                               const std::string& prefix, int copies) {
   std::vector<std::string> ids;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".log") continue;
-    std::vector<std::string> lines;
-    std::ifstream in(entry.path(), std::ios::binary);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    const std::string category = prefix + entry.path().stem().string();
+  for (const trainer::LogFile& file : files) {
+    const std::vector<std::string>& lines = file.lines;
+    const std::string category = prefix + file.name;
     for (int copy = 0; copy < copies; ++copy) {
       for (size_t start = 0; start < lines.size(); start += 1000) {
         std::vector<v1::RecordToAppend> batch;
@@ -226,6 +225,12 @@ Result Run(const Server& server, const std::vector<std::string>& ids, bool local
 }
 
 int Main() {
+  const absl::StatusOr<std::vector<trainer::LogFile>> files =
+      trainer::ReadLogFiles(absl::GetFlag(FLAGS_dir));
+  if (!files.ok()) {
+    std::fprintf(stderr, "frames_bench: %s\n", files.status().ToString().c_str());
+    return 1;
+  }
   std::string work = absl::GetFlag(FLAGS_work_dir);
   if (work.empty()) work = std::filesystem::temp_directory_path() / ("frames_bench." + std::to_string(getpid()));
   std::filesystem::remove_all(work);
@@ -240,14 +245,13 @@ int Main() {
   client::Client admin(options);
   const int copies = absl::GetFlag(FLAGS_copies);
   const absl::Time load_start = absl::Now();
-  std::vector<std::string> record_ids = Load(admin, absl::GetFlag(FLAGS_dir), "r-", copies);
-  for (const auto& entry : std::filesystem::directory_iterator(absl::GetFlag(FLAGS_dir))) {
-    if (entry.path().extension() != ".log") continue;
+  std::vector<std::string> record_ids = Load(admin, *files, "r-", copies);
+  for (const trainer::LogFile& file : *files) {
     v1::PoolOptions block;
     block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
-    (void)admin.CreatePool("b-" + entry.path().stem().string(), block);
+    (void)admin.CreatePool("b-" + file.name, block);
   }
-  std::vector<std::string> block_ids = Load(admin, absl::GetFlag(FLAGS_dir), "b-", copies);
+  std::vector<std::string> block_ids = Load(admin, *files, "b-", copies);
   std::printf("loaded %zu record-mode and %zu block-mode records in %.0f s (server %s, pid %d)\n",
               record_ids.size(), block_ids.size(),
               absl::ToDoubleSeconds(absl::Now() - load_start), server.address.c_str(),

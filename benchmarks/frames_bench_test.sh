@@ -4,7 +4,7 @@
 set -euo pipefail
 runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 csv="$TEST_TMPDIR/frames_bench.csv"
-"$runfiles/benchmarks/frames_bench" --dictlogd="$runfiles/server/service/dictlogd" \
+"$runfiles/benchmarks/frames_bench" --dictlogd="$runfiles/server/daemon/dictlogd" \
   --dir="$runfiles/../loghub" --copies=1 --duration=1s --threads=2 \
   --work_dir="$TEST_TMPDIR/data" --csv="$csv"
 fail() { echo "frames_bench_test: $*" >&2; exit 1; }

@@ -47,7 +47,7 @@ class Server:
         metrics_file = os.path.join(self.dir, "metrics_port")
         self.log = open(os.path.join(self.dir, "log"), "w")
         self.proc = subprocess.Popen(
-            [os.path.join(bin_dir, "server/service/dictlogd"), "--listen=127.0.0.1:0",
+            [os.path.join(bin_dir, "server/daemon/dictlogd"), "--listen=127.0.0.1:0",
              "--data_dir=" + os.path.join(self.dir, "data"), "--port_file=" + port_file,
              "--metrics_listen=127.0.0.1:0", "--metrics_port_file=" + metrics_file]
             + list(flags),

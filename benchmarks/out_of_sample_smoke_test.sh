@@ -3,7 +3,7 @@
 # (one large enough to train, one not), real dictlogd/dictlog; checks both write rows.
 set -euo pipefail
 T="${TEST_TMPDIR:-$(mktemp -d)}"
-# Run from the runfiles root (bazel test): server/service/dictlogd, client/cli/dictlog.
+# Run from the runfiles root (bazel test): server/daemon/dictlogd, client/cli/dictlog.
 mkdir -p "$T/in"
 for i in $(seq 1 3000); do
   printf 'INFO 2026-11-24 17:%02d:%02d node-%d block blk_%d served to 10.0.%d.%d\r\n' \

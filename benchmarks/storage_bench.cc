@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "server/engine/log_engine.h"
+#include "training/files.h"
 
 ABSL_FLAG(std::string, dir, "../shared/data/loghub", "directory of *.log files");
 ABSL_FLAG(std::string, work_dir, "", "where the stores go (default: a temp directory)");
@@ -72,26 +73,23 @@ struct Category {
   std::vector<std::string> lines;
 };
 
-std::vector<Category> LoadLoghub(const std::string& dir) {
-  std::vector<Category> categories;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".log") continue;
-    Category category{entry.path().stem().string()};
-    std::ifstream in(entry.path());
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty()) category.lines.push_back(line);
-    }
-    categories.push_back(std::move(category));
-  }
-  std::sort(categories.begin(), categories.end(),
-            [](const Category& a, const Category& b) { return a.name < b.name; });
-  return categories;
-}
-
 void Check(const absl::Status& status, const std::string& what) {
   if (status.ok()) return;
   std::cerr << "storage_bench: " << what << ": " << status << "\n";
   std::exit(1);
+}
+
+// The *.log files of `dir` sorted by name, without their empty lines; exits on error.
+std::vector<Category> LoadLoghub(const std::string& dir) {
+  trainer::LineOptions line_options;
+  line_options.skip_empty = true;
+  absl::StatusOr<std::vector<trainer::LogFile>> logs = trainer::ReadLogFiles(dir, line_options);
+  Check(logs.status(), "reading " + dir);
+  std::vector<Category> categories;
+  for (trainer::LogFile& log : *logs) {
+    categories.push_back({std::move(log.name), std::move(log.lines)});
+  }
+  return categories;
 }
 
 // One configuration: its engine, loaded, and the ids of its records.

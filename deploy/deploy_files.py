@@ -24,7 +24,7 @@ def workspace_root():
 
 
 ROOT = workspace_root()
-DICTLOGD = os.path.join(ROOT, "server/service/dictlogd")
+DICTLOGD = os.path.join(ROOT, "server/daemon/dictlogd")
 DICTLOG = os.path.join(ROOT, "client/cli/dictlog")
 
 
@@ -302,7 +302,43 @@ def rewrite_paths(value, root):
     return re.sub(r"(^|=)(/[^\s,]*)", lambda m: m.group(1) + root + m.group(2), value)
 
 
-class Served:
+class _DictlogdProcess:
+    """What Served and Dictlogd share: a dictlogd whose output goes to dictlogd.log in
+    the temp dir self._work; started by _start, stopped by stop or on exit."""
+
+    def _start(self, argv, port_file):
+        """Runs argv and waits up to 60 s until dictlogd serves (it renames `port_file`
+        into place; address set, True) or exits (False)."""
+        self._log = open(os.path.join(self._work.name, "dictlogd.log"), "w+")
+        self._process = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self._process.poll() is None:
+            if os.path.exists(port_file):
+                with open(port_file) as f:
+                    self.address = f"127.0.0.1:{f.read().strip()}"
+                return True
+            time.sleep(0.1)
+        return False
+
+    def stop(self, timeout):
+        """SIGTERM, then the exit status."""
+        if self._process.poll() is None:
+            self._process.terminate()
+        return self._process.wait(timeout=timeout)
+
+    def log(self):
+        self._log.seek(0)
+        return self._log.read()
+
+    def __exit__(self, *unused):
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._log.close()
+        self._work.cleanup()
+
+
+class Served(_DictlogdProcess):
     """The Bazel-built dictlogd run with a deployment file's flags: every absolute path
     is moved under a temp dir (`files` maps those paths to contents to write first),
     --listen and --metrics_listen become 127.0.0.1 port 0. A context manager like
@@ -331,20 +367,10 @@ class Served:
         if "metrics_listen" in flags:
             flags["metrics_listen"] = "127.0.0.1:0"
             flags["metrics_port_file"] = os.path.join(self.root, "metrics_port")
-        self._log = open(os.path.join(self.root, "dictlogd.log"), "w+")
-        self._process = subprocess.Popen(
-            [DICTLOGD] + [f"--{k}={v}" for k, v in flags.items()],
-            stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and self._process.poll() is None:
-            if os.path.exists(port_file):  # Renamed into place once serving.
-                with open(port_file) as f:
-                    self.address = f"127.0.0.1:{f.read().strip()}"
-                if "metrics_port_file" in flags:
-                    with open(flags["metrics_port_file"]) as f:
-                        self.metrics_port = int(f.read())
-                break
-            time.sleep(0.1)
+        argv = [DICTLOGD] + [f"--{k}={v}" for k, v in flags.items()]
+        if self._start(argv, port_file) and "metrics_port_file" in flags:
+            with open(flags["metrics_port_file"]) as f:
+                self.metrics_port = int(f.read())
         return self
 
     def run(self, argv):
@@ -369,24 +395,8 @@ class Served:
         head, _, body = data.decode().partition("\r\n\r\n")
         return head.split("\r\n")[0], body
 
-    def stop(self, timeout):
-        if self._process.poll() is None:
-            self._process.terminate()
-        return self._process.wait(timeout=timeout)
 
-    def log(self):
-        self._log.seek(0)
-        return self._log.read()
-
-    def __exit__(self, *unused):
-        if self._process.poll() is None:
-            self._process.kill()
-            self._process.wait()
-        self._log.close()
-        self._work.cleanup()
-
-
-class Dictlogd:
+class Dictlogd(_DictlogdProcess):
     """The Bazel-built dictlogd with a config file (written as `name`), on 127.0.0.1
     port 0 with its data in a temp dir under $TEST_TMPDIR. A context manager: on entry it
     waits until dictlogd serves (address set) or exits (address None); on exit it kills
@@ -402,38 +412,11 @@ class Dictlogd:
         config, port_file = os.path.join(work, self._name), os.path.join(work, "port")
         with open(config, "w") as f:
             f.write(self._contents)
-        self._log = open(os.path.join(work, "dictlogd.log"), "w+")
-        self._process = subprocess.Popen(
-            [DICTLOGD, "--listen=127.0.0.1:0", f"--port_file={port_file}",
-             f"--data_dir={work}/data", f"--config={config}"],
-            stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and self._process.poll() is None:
-            if os.path.exists(port_file):  # dictlogd renames it into place when serving
-                with open(port_file) as f:
-                    self.address = f"127.0.0.1:{f.read().strip()}"
-                break
-            time.sleep(0.1)
+        self._start([DICTLOGD, "--listen=127.0.0.1:0", f"--port_file={port_file}",
+                     f"--data_dir={work}/data", f"--config={config}"], port_file)
         return self
 
     def cli(self, *args, input=None):
         """stdout of `dictlog --server=<this one> args...`; raises if it fails."""
         return subprocess.run([DICTLOG, f"--server={self.address}", *args], input=input,
                               capture_output=True, text=True, check=True).stdout
-
-    def stop(self, timeout):
-        """SIGTERM, then the exit status."""
-        if self._process.poll() is None:
-            self._process.terminate()
-        return self._process.wait(timeout=timeout)
-
-    def log(self):
-        self._log.seek(0)
-        return self._log.read()
-
-    def __exit__(self, *unused):
-        if self._process.poll() is None:
-            self._process.kill()
-            self._process.wait()
-        self._log.close()
-        self._work.cleanup()

@@ -83,7 +83,7 @@ class DockerfileTest(unittest.TestCase):
     def test_build_stage_builds_both_binaries(self):
         runs = " ".join(instructions(self.build, "RUN"))
         self.assertRegex(runs, r"bazel build -c opt")
-        for target in ("//server/service:dictlogd", "//client/cli:dictlog"):
+        for target in ("//server/daemon:dictlogd", "//client/cli:dictlog"):
             self.assertIn(target, runs)
         copies = " ".join(instructions(self.runtime, "COPY"))
         self.assertRegex(copies, r"--from=\S+ .*dictlogd")

@@ -33,7 +33,7 @@ DOCS = [
 ]
 DOC_DIRS = ["docs", "docs/adr"]
 DICTLOG_BINARIES = {
-    "dictlogd": "server/service/dictlogd",
+    "dictlogd": "server/daemon/dictlogd",
     "dictlog": "client/cli/dictlog",
     "dict_trainer": "dict_trainer/dict_trainer",
     "dictlog-bench": "benchmarks/dictlog-bench",

@@ -4,7 +4,8 @@
 The layers, lowest first (docs/design.md):
 
     common <- codec <- training <- server/store <- server/pool <- server/block
-           <- server/dictionary <- server/engine <- server/{auth,metrics} <- server/service
+           <- server/dictionary <- server/engine <- server/{auth,metrics,transport}
+           <- server/service <- server/daemon
 
 A target may depend on its own layer or a lower one. Nothing in those layers (or proto/)
 depends on client/, dict_trainer/, benchmarks/, tests/, tools/ or deploy/, and codec/ and
@@ -34,7 +35,9 @@ RANKS = {
     "server/engine": 7,
     "server/auth": 8,
     "server/metrics": 8,
+    "server/transport": 8,
     "server/service": 9,
+    "server/daemon": 10,
 }
 # Folders the libraries above never depend on: the CLIs, benchmarks, tests, tools.
 TOOL_FOLDERS = ("client", "dict_trainer", "benchmarks", "tests", "tools", "deploy")

@@ -53,6 +53,9 @@ class LayeringTest(unittest.TestCase):
             ("//server/dictionary:manager", "//server/engine:log_engine"),
             ("//server/engine:log_engine", "//server/metrics:text_writer"),
             ("//server/auth:authorizer", "//server/service:grpc_status"),
+            ("//server/transport:transport", "//server/service:service"),
+            ("//server/metrics:engine_metrics", "//server/service:service"),
+            ("//server/service:service", "//server/daemon:server_config"),
             ("//common:home_path", "//codec:codec"),
         ]:
             with self.subTest(edge=(src, dst)):
@@ -60,7 +63,10 @@ class LayeringTest(unittest.TestCase):
 
     def test_downward_and_side_edges_pass(self):
         ok = [
-            ("//server/service:dictlogd", "//server/engine:log_engine"),
+            ("//server/daemon:dictlogd", "//server/engine:log_engine"),
+            ("//server/daemon:dictlogd", "//server/service:service"),
+            ("//server/service:service", "//server/transport:transport"),
+            ("//server/metrics:engine_metrics", "//server/engine:engine"),
             ("//server/engine:log_engine", "//server/store:store"),
             ("//server/engine:v1_requests_store_test", "//server/engine:testdata/x"),
             ("//server/pool:pool", "//proto:dictlog_cc_proto"),
@@ -74,7 +80,7 @@ class LayeringTest(unittest.TestCase):
 
     def test_libraries_never_reach_tool_folders(self):
         for src, dst in [
-            ("//server/service:dictlogd", "//client:client"),
+            ("//server/daemon:dictlogd", "//client:client"),
             ("//server/engine:log_engine_test", "//tests/e2e:server_process"),
             ("//codec:codec", "//benchmarks:bench_lib"),
             ("//proto:dictlog_proto", "//tools:anything"),

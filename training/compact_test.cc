@@ -1,8 +1,6 @@
 #include "training/compact.h"
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +9,7 @@
 #include <zstd.h>
 
 #include "codec/dictionary_format.h"
+#include "training/files.h"
 #include "training/trainer.h"
 #include "gtest/gtest.h"
 #include "codec/dictionary.h"
@@ -20,22 +19,15 @@
 namespace dictlog::trainer {
 namespace {
 
-// The loghub samples, one vector of lines per file (from the test's runfiles).
+// The loghub samples, one vector of lines per file (from the test's runfiles); none
+// if they cannot be read.
 std::vector<std::vector<std::string>> LoghubFiles() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
-  const std::filesystem::path dir =
-      std::filesystem::path(srcdir == nullptr ? ".." : srcdir) / "loghub";
-  std::vector<std::filesystem::path> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() == ".log") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
+  const std::string dir = std::string(srcdir == nullptr ? ".." : srcdir) + "/loghub";
+  absl::StatusOr<std::vector<LogFile>> logs = ReadLogFiles(dir);
   std::vector<std::vector<std::string>> files;
-  for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    files.emplace_back();
-    for (std::string line; std::getline(in, line);) files.back().push_back(line);
-  }
+  if (!logs.ok()) return files;
+  for (LogFile& log : *logs) files.push_back(std::move(log.lines));
   return files;
 }
 

@@ -79,4 +79,36 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return content.str();
 }
 
+absl::StatusOr<std::vector<std::string>> ReadLines(const std::string& path,
+                                                   const LineOptions& options) {
+  ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  std::vector<std::string> lines;
+  AppendLines(text, &lines);
+  if (options.skip_empty) {
+    lines.erase(std::remove(lines.begin(), lines.end(), std::string()), lines.end());
+  }
+  return lines;
+}
+
+absl::StatusOr<std::vector<std::string>> ListLogFiles(const std::string& dir) {
+  ASSIGN_OR_RETURN(std::vector<std::string> files, ListDirectory(dir));
+  files.erase(std::remove_if(files.begin(), files.end(),
+                             [](const std::string& file) {
+                               return fs::path(file).extension() != ".log";
+                             }),
+              files.end());
+  return files;
+}
+
+absl::StatusOr<std::vector<LogFile>> ReadLogFiles(const std::string& dir,
+                                                  const LineOptions& options) {
+  ASSIGN_OR_RETURN(const std::vector<std::string> paths, ListLogFiles(dir));
+  std::vector<LogFile> files;
+  for (const std::string& path : paths) {
+    ASSIGN_OR_RETURN(std::vector<std::string> lines, ReadLines(path, options));
+    files.push_back({path, fs::path(path).stem().string(), std::move(lines)});
+  }
+  return files;
+}
+
 }  // namespace dictlog::trainer

@@ -60,5 +60,50 @@ TEST(ReadFileTest, ReadsBytesAndNamesAMissingFile) {
   EXPECT_NE(status.message().find("absent"), std::string::npos) << status;
 }
 
+TEST(ReadLinesTest, KeepsCarriageReturnsAndEmptyLinesUnlessAskedToSkipThem) {
+  const std::string dir = FreshTestDir();
+  std::filesystem::create_directories(dir);
+  WriteText(dir + "/f.log", "a\r\n\nb\n\r\nlast");
+  EXPECT_EQ(*ReadLines(dir + "/f.log"),
+            (std::vector<std::string>{"a\r", "", "b", "\r", "last"}));
+  LineOptions skip_empty;
+  skip_empty.skip_empty = true;
+  EXPECT_EQ(*ReadLines(dir + "/f.log", skip_empty),
+            (std::vector<std::string>{"a\r", "b", "\r", "last"}));
+  EXPECT_EQ(ReadLines(dir + "/absent.log").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(ReadLogFilesTest, OnlyLogFilesDirectlyInTheDirectorySortedByName) {
+  const std::string dir = FreshTestDir();
+  std::filesystem::create_directories(dir + "/sub");
+  WriteText(dir + "/b.log", "b1\nb2\n");
+  WriteText(dir + "/a.log", "a1");
+  WriteText(dir + "/notes.txt", "not a log");
+  WriteText(dir + "/a.log.gz", "not a log");
+  WriteText(dir + "/sub/c.log", "c");  // Not recursive.
+  std::filesystem::create_directories(dir + "/d.log");  // Not a regular file.
+  absl::StatusOr<std::vector<std::string>> paths = ListLogFiles(dir);
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  EXPECT_EQ(*paths, (std::vector<std::string>{dir + "/a.log", dir + "/b.log"}));
+
+  absl::StatusOr<std::vector<LogFile>> files = ReadLogFiles(dir);
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_EQ(files->size(), 2u);
+  EXPECT_EQ((*files)[0].path, dir + "/a.log");
+  EXPECT_EQ((*files)[0].name, "a");
+  EXPECT_EQ((*files)[0].lines, (std::vector<std::string>{"a1"}));
+  EXPECT_EQ((*files)[1].name, "b");
+  EXPECT_EQ((*files)[1].lines, (std::vector<std::string>{"b1", "b2"}));
+}
+
+TEST(ReadLogFilesTest, MissingDirectoryIsNotFoundAndAnEmptyOneHasNoFiles) {
+  const std::string dir = FreshTestDir();
+  EXPECT_EQ(ReadLogFiles(dir + "/absent").status().code(), absl::StatusCode::kNotFound);
+  std::filesystem::create_directories(dir + "/empty");
+  absl::StatusOr<std::vector<LogFile>> files = ReadLogFiles(dir + "/empty");
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_TRUE(files->empty());
+}
+
 }  // namespace
 }  // namespace dictlog::trainer

@@ -1,6 +1,6 @@
-// The report the dict_trainer CLI prints on stdout after training: the dictionary
-// written, and a table of the held-out evaluation (baseline row, candidate row, gain).
-// Stateless; safe to call from several threads.
+// The training report: the dictionary written, and a table of its held-out evaluation
+// (baseline row, candidate row, gain), as text for a terminal (the offline trainer
+// prints it on stdout). Stateless; safe to call from several threads.
 #ifndef DICTLOG_TRAINING_REPORT_H_
 #define DICTLOG_TRAINING_REPORT_H_
 

@@ -585,7 +585,7 @@ def parse_args(argv):
     parser.add_argument("--prefix", default="compare", help="output file name prefix")
     parser.add_argument("--work_dir", default="", help="servers' data (default: under --out)")
     parser.add_argument("--keep_data", action="store_true", help="keep the servers' databases")
-    for tool, where in (("dictlogd", "server/service/dictlogd"), ("dictlog", "client/cli/dictlog"),
+    for tool, where in (("dictlogd", "server/daemon/dictlogd"), ("dictlog", "client/cli/dictlog"),
                         ("bench", "benchmarks/dictlog-bench"),
                         ("compare_server", "benchmarks/compare/compare_server")):
         parser.add_argument("--" + tool, default=os.path.join("bazel-bin", where))

@@ -9,7 +9,7 @@ here="${RUNFILES_DIR:-$0.runfiles}/${TEST_WORKSPACE:-dictlog}"
 here="$(cd "$here" && pwd)"
 cd "${BUILD_WORKING_DIRECTORY:-.}"
 exec "${PYTHON:-python3}" "$here/benchmarks/compare/compare.py" \
-  --dictlogd="$here/server/service/dictlogd" \
+  --dictlogd="$here/server/daemon/dictlogd" \
   --dictlog="$here/client/cli/dictlog" \
   --bench="$here/benchmarks/dictlog-bench" \
   --compare_server="$here/benchmarks/compare/compare_server" \

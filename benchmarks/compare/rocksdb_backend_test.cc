@@ -1,11 +1,11 @@
 #include "benchmarks/compare/rocksdb_backend.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/numbers.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
+#include "training/files.h"
 
 namespace dictlog::compare {
 namespace {
@@ -22,10 +22,9 @@ std::unique_ptr<RocksDbBackend> OpenFresh(uint32_t max_dict_bytes, const std::st
 // The lines of a loghub sample (runfiles of @loghub).
 std::vector<std::string> LoghubLines(const std::string& name) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
-  std::ifstream in(std::string(srcdir == nullptr ? "." : srcdir) + "/loghub/" + name);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
+  absl::StatusOr<std::vector<std::string>> lines =
+      trainer::ReadLines(std::string(srcdir == nullptr ? "." : srcdir) + "/loghub/" + name);
+  return lines.ok() ? *std::move(lines) : std::vector<std::string>();
 }
 
 // The integer value of "key":N in a flat JSON object, -1 if absent.

@@ -49,7 +49,9 @@ struct LoadOptions {
   int copies = 1;
   // Where the acknowledged ids go, one a line. Default ./dictlog-bench.ids.
   std::string ids_out = "dictlog-bench.ids";
-  // Records and payload bytes per AppendBatch call. Defaults 1000 and 4 MiB.
+  // Records and payload bytes per AppendBatch call: at most batch_records, and at
+  // most batch_bytes unless one record alone is larger (client::BatchLimits, as the
+  // dictlog CLI). Defaults 1000 and 4 MiB.
   int batch_records = 1000;
   int64_t batch_bytes = 4 << 20;
   // Deadline of each call. Default 60 s.

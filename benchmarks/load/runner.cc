@@ -11,32 +11,25 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "benchmarks/load/sampler.h"
+#include "client/batch_limits.h"
 #include "client/client.h"
 #include "common/status_macros.h"
+#include "training/files.h"
 
 namespace dictlog::bench {
 namespace {
 
 namespace fs = std::filesystem;
 
-absl::StatusOr<std::vector<fs::path>> LogFiles(const std::string& dir) {
-  std::error_code error;
-  std::vector<fs::path> files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-    if (entry.path().extension() == ".log") files.push_back(entry.path());
+// The *.log files of --dir, sorted by name; NOT_FOUND if there is none.
+absl::StatusOr<std::vector<std::string>> LogFiles(const std::string& dir) {
+  absl::StatusOr<std::vector<std::string>> files = trainer::ListLogFiles(dir);
+  if (!files.ok()) {
+    return absl::Status(files.status().code(),
+                        absl::StrCat("--dir ", dir, ": ", files.status().message()));
   }
-  if (error) return absl::NotFoundError(absl::StrCat("--dir ", dir, ": ", error.message()));
-  if (files.empty()) return absl::NotFoundError(absl::StrCat("--dir ", dir, ": no *.log files"));
-  std::sort(files.begin(), files.end());
+  if (files->empty()) return absl::NotFoundError(absl::StrCat("--dir ", dir, ": no *.log files"));
   return files;
-}
-
-absl::StatusOr<std::vector<std::string>> ReadLines(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path.string()));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
-  return lines;
 }
 
 // Appends `lines` (as copy `copy`) in batches; writes the ids to `ids`.
@@ -44,21 +37,19 @@ absl::Status AppendFile(const client::Client& client, const LoadOptions& options
                         const std::string& category, const std::vector<std::string>& lines,
                         int copy, std::ostream& ids) {
   const std::string prefix = copy == 0 ? "" : absl::StrCat("c", copy, " ");
-  std::vector<v1::RecordToAppend> batch;
-  int64_t batch_bytes = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    v1::RecordToAppend& record = batch.emplace_back();
-    record.set_category(category);
-    record.set_payload(prefix + lines[i]);
-    batch_bytes += static_cast<int64_t>(record.payload().size());
-    if (i + 1 < lines.size() && static_cast<int>(batch.size()) < options.batch_records &&
-        batch_bytes < options.batch_bytes) {
-      continue;
+  std::vector<size_t> sizes;
+  for (const std::string& line : lines) sizes.push_back(prefix.size() + line.size());
+  const client::BatchLimits limits(static_cast<size_t>(options.batch_records),
+                                   static_cast<size_t>(options.batch_bytes));
+  for (const auto& [begin, end] : client::SplitIntoBatches(sizes, limits)) {
+    std::vector<v1::RecordToAppend> batch;
+    for (size_t i = begin; i < end; ++i) {
+      v1::RecordToAppend& record = batch.emplace_back();
+      record.set_category(category);
+      record.set_payload(prefix + lines[i]);
     }
     ASSIGN_OR_RETURN(std::vector<std::string> acked, client.AppendBatch(batch));
     for (const std::string& id : acked) ids << id << '\n';
-    batch.clear();
-    batch_bytes = 0;
   }
   if (!ids) return absl::DataLossError(absl::StrCat("cannot write ", options.ids_out));
   return absl::OkStatus();
@@ -68,7 +59,7 @@ absl::Status AppendFile(const client::Client& client, const LoadOptions& options
 
 absl::StatusOr<int64_t> RunLoad(const LoadOptions& options, std::ostream& progress) {
   RETURN_IF_ERROR(ValidateLoadOptions(options));
-  ASSIGN_OR_RETURN(const std::vector<fs::path> files, LogFiles(options.dir));
+  ASSIGN_OR_RETURN(const std::vector<std::string> files, LogFiles(options.dir));
   std::ofstream ids(options.ids_out, std::ios::trunc);
   if (!ids) return absl::PermissionDeniedError(absl::StrCat("cannot create ", options.ids_out));
   client::ClientOptions client_options;
@@ -79,9 +70,9 @@ absl::StatusOr<int64_t> RunLoad(const LoadOptions& options, std::ostream& progre
   const absl::Time start = absl::Now();
   int64_t records = 0, bytes = 0;
   for (int copy = 0; copy < options.copies; ++copy) {
-    for (const fs::path& file : files) {
-      ASSIGN_OR_RETURN(const std::vector<std::string> lines, ReadLines(file));
-      const std::string category = file.stem().string();
+    for (const std::string& file : files) {
+      ASSIGN_OR_RETURN(const std::vector<std::string> lines, trainer::ReadLines(file));
+      const std::string category = fs::path(file).stem().string();
       RETURN_IF_ERROR(AppendFile(client, options, category, lines, copy, ids));
       records += static_cast<int64_t>(lines.size());
       for (const std::string& line : lines) bytes += static_cast<int64_t>(line.size());

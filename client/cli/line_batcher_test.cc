@@ -48,6 +48,16 @@ TEST(LineBatcherTest, BoundsBatchesByCountAndBytes) {
   EXPECT_EQ(by_bytes[2], (std::vector<std::string>{"d"}));
 }
 
+// A full batch goes out without reading the next line (which may not be typed yet).
+TEST(LineBatcherTest, FullBatchDoesNotReadAhead) {
+  std::istringstream in("1\n2\n3\n");
+  LineBatcher batcher(in, 2, 1000);
+  std::vector<std::string> batch;
+  ASSERT_TRUE(batcher.Next(&batch));
+  EXPECT_EQ(batch, (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(in.tellg(), 4);
+}
+
 TEST(LineBatcherTest, EmptyInputHasNoBatch) { EXPECT_TRUE(AllBatches("", 5, 5).empty()); }
 
 }  // namespace

@@ -8,7 +8,7 @@ set -euo pipefail
 runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}"
 python="${DICTLOG_PYTHON:-/usr/bin/python3}"
 export PYTHONPATH="$runfiles/client/python" PYTHONDONTWRITEBYTECODE=1
-export DICTLOGD="$runfiles/server/service/dictlogd" LOGHUB="${TEST_SRCDIR}/loghub"
+export DICTLOGD="$runfiles/server/daemon/dictlogd" LOGHUB="${TEST_SRCDIR}/loghub"
 # As a module from the runfiles directory: running the script by path would put its
 # symlink's target, the source tree (without generated stubs), first on sys.path.
 cd "$runfiles/client/python"

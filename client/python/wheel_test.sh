@@ -14,7 +14,7 @@ python="${DICTLOG_PYTHON:-/usr/bin/python3}"
 work="${TEST_TMPDIR}/wheel"
 rm -rf "$work" && mkdir -p "$work/src/client" "$work/src/proto" "$work/tests"
 export PYTHONDONTWRITEBYTECODE=1
-export DICTLOGD="$runfiles/server/service/dictlogd" LOGHUB="${TEST_SRCDIR}/loghub"
+export DICTLOGD="$runfiles/server/daemon/dictlogd" LOGHUB="${TEST_SRCDIR}/loghub"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # The source tree as in a checkout: client/python (no generated stubs) and proto/.

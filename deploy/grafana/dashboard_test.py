@@ -29,7 +29,7 @@ import urllib.request
 
 ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "dictlog"))
 DASHBOARD = os.path.join(ROOT, "deploy/grafana/dictlog.json")
-DICTLOGD = os.path.join(ROOT, "server/service/dictlogd")
+DICTLOGD = os.path.join(ROOT, "server/daemon/dictlogd")
 DICTLOG = os.path.join(ROOT, "client/cli/dictlog")
 LOGHUB = os.path.join(os.environ.get("TEST_SRCDIR", ""), "loghub")
 # Labels Prometheus attaches to every scraped series.

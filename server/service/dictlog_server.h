@@ -25,7 +25,7 @@
 #include "server/service/admin_service.h"
 #include "server/service/engine_slot.h"
 #include "server/service/log_store_service.h"
-#include "server/service/transport.h"
+#include "server/transport/transport.h"
 
 namespace dictlog::service {
 

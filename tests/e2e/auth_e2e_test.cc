@@ -44,7 +44,7 @@ class AuthTest : public ::testing::Test {
     std::filesystem::create_directories(dir);
     std::ofstream(dir + "/tokens") << kTokensFile;
     server_ = new testing::ServerProcess(
-        testing::RunfilePath("server/service/dictlogd"), dir + "/data",
+        testing::RunfilePath("server/daemon/dictlogd"), dir + "/data",
         {"--tokens_file=" + dir + "/tokens", "--auto_train=false"});
     absl::StatusOr<std::string> address = server_->Start();
     ASSERT_TRUE(address.ok()) << address.status();

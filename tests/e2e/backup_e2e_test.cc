@@ -15,28 +15,20 @@
 #include "client/client.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/server_process.h"
+#include "training/files.h"
 
 namespace dictlog {
 namespace {
 
 using IdPayload = std::pair<std::string, std::string>;
 
-struct Category {
-  std::string name;
-  std::vector<std::string> lines;
-};
+using Category = trainer::LogFile;  // A loghub file: its name and lines.
 
+// Sorted by name; none if the samples cannot be read.
 std::vector<Category> LoadLoghub() {
-  std::vector<Category> categories;
-  const std::filesystem::path dir = testing::RunfilePath("../loghub");
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".log") continue;
-    Category category{entry.path().stem().string(), {}};
-    std::ifstream in(entry.path(), std::ios::binary);
-    for (std::string line; std::getline(in, line);) category.lines.push_back(line);
-    categories.push_back(std::move(category));
-  }
-  return categories;
+  absl::StatusOr<std::vector<Category>> logs =
+      trainer::ReadLogFiles(testing::RunfilePath("../loghub"));
+  return logs.ok() ? *std::move(logs) : std::vector<Category>();
 }
 
 client::Client ClientFor(const std::string& address) {
@@ -175,7 +167,7 @@ class BackupE2eTest : public ::testing::Test {
 };
 
 TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
-  testing::ServerProcess source(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess source(testing::RunfilePath("server/daemon/dictlogd"),
                                 work_ + "/data", {"--auto_train=false", root_flag_});
   absl::StatusOr<std::string> address = source.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -208,7 +200,7 @@ TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
   EXPECT_GT(backup->sequence_number(), 0u);
   ASSERT_EQ(source.Stop().value_or(-1), 0);
 
-  testing::ServerProcess restored(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess restored(testing::RunfilePath("server/daemon/dictlogd"),
                                   work_ + "/copy", {"--auto_train=false"});
   address = restored.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -243,7 +235,7 @@ TEST_F(BackupE2eTest, BackupWhileAppendingRestoresEveryAcknowledgedRecord) {
 }
 
 TEST_F(BackupE2eTest, RefusesRelativeMissingParentAndNonEmptyDirectories) {
-  testing::ServerProcess server(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess server(testing::RunfilePath("server/daemon/dictlogd"),
                                 work_ + "/data", {root_flag_});
   absl::StatusOr<std::string> address = server.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -280,7 +272,7 @@ TEST_F(BackupE2eTest, RefusesDirectoriesOutsideTheBackupRoot) {
   std::ofstream(outside + "/victim.tmp/keep") << "operator's file";
   std::filesystem::create_directory_symlink(outside, root + "/escape");
   std::filesystem::create_directory_symlink(outside + "/victim.tmp", root + "/copy.tmp");
-  testing::ServerProcess server(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess server(testing::RunfilePath("server/daemon/dictlogd"),
                                 work_ + "/data", {"--backup_root=" + root});
   absl::StatusOr<std::string> address = server.Start();
   ASSERT_TRUE(address.ok()) << address.status();
@@ -301,7 +293,7 @@ TEST_F(BackupE2eTest, RefusesDirectoriesOutsideTheBackupRoot) {
   EXPECT_EQ(backup->dir(), root + "/today");
   EXPECT_EQ(server.Stop().value_or(-1), 0);
 
-  testing::ServerProcess off(testing::RunfilePath("server/service/dictlogd"),
+  testing::ServerProcess off(testing::RunfilePath("server/daemon/dictlogd"),
                              work_ + "/data");
   address = off.Start();
   ASSERT_TRUE(address.ok()) << address.status();

@@ -35,7 +35,7 @@ class FramesScopeTest : public ::testing::Test {
                                    << kWebReader << " reader web*\n"
                                    << kWebAReader << " reader web-a\n";
     server_ = new testing::ServerProcess(
-        testing::RunfilePath("server/service/dictlogd"), dir + "/data",
+        testing::RunfilePath("server/daemon/dictlogd"), dir + "/data",
         {"--tokens_file=" + dir + "/tokens", "--auto_train=false", "--route=web*=web"});
     absl::StatusOr<std::string> address = server_->Start();
     ASSERT_TRUE(address.ok()) << address.status();

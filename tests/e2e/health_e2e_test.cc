@@ -27,7 +27,7 @@ class RawServer {
   explicit RawServer(const std::string& work)
       : log_(work + "/dictlogd.log"),
         gate_(work + "/open-the-store"),
-        process_(testing::RunfilePath("server/service/dictlogd"), work + "/data",
+        process_(testing::RunfilePath("server/daemon/dictlogd"), work + "/data",
                  {"--open_gate_file_for_test=" + gate_, "--metrics_listen=127.0.0.1:0"}) {
     started_ = process_.Spawn(log_).ok();
   }

@@ -6,25 +6,22 @@
 // after a retrain, a re-compression and a dictionary gc.
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/time/clock.h"
 #include "client/client.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/server_process.h"
+#include "training/files.h"
 
 namespace dictlog {
 namespace {
 
 std::map<std::string, std::vector<std::string>> LoadLoghub() {
   std::map<std::string, std::vector<std::string>> files;
-  const std::filesystem::path dir = testing::RunfilePath("../loghub");
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".log") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::vector<std::string>& lines = files[entry.path().stem().string()];
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
+  absl::StatusOr<std::vector<trainer::LogFile>> logs =
+      trainer::ReadLogFiles(testing::RunfilePath("../loghub"));
+  if (!logs.ok()) return files;
+  for (trainer::LogFile& log : *logs) files[log.name] = std::move(log.lines);
   return files;
 }
 
@@ -42,7 +39,7 @@ class LocalDecodeE2eTest : public ::testing::Test {
     const std::string data_dir = std::string(std::getenv("TEST_TMPDIR")) + "/data";
     std::filesystem::remove_all(data_dir);
     server_ = std::make_unique<testing::ServerProcess>(
-        testing::RunfilePath("server/service/dictlogd"), data_dir);
+        testing::RunfilePath("server/daemon/dictlogd"), data_dir);
     absl::StatusOr<std::string> address = server_->Start();
     ASSERT_TRUE(address.ok()) << address.status();
     options_.server = *address;

@@ -4,12 +4,12 @@
 // restart.
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "client/client.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/server_process.h"
+#include "training/files.h"
 
 namespace dictlog {
 namespace {
@@ -20,18 +20,15 @@ struct Category {
   std::vector<std::string> ids;
 };
 
+// Sorted by name; none if the samples cannot be read.
 std::vector<Category> LoadLoghub() {
   std::vector<Category> categories;
-  const std::filesystem::path dir = testing::RunfilePath("../loghub");
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".log") continue;
-    Category category{entry.path().stem().string(), {}, {}};
-    std::ifstream in(entry.path(), std::ios::binary);
-    for (std::string line; std::getline(in, line);) category.lines.push_back(line);
-    categories.push_back(std::move(category));
+  absl::StatusOr<std::vector<trainer::LogFile>> logs =
+      trainer::ReadLogFiles(testing::RunfilePath("../loghub"));
+  if (!logs.ok()) return categories;
+  for (trainer::LogFile& log : *logs) {
+    categories.push_back({std::move(log.name), std::move(log.lines), {}});
   }
-  std::sort(categories.begin(), categories.end(),
-            [](const Category& a, const Category& b) { return a.name < b.name; });
   return categories;
 }
 
@@ -46,7 +43,7 @@ class LoghubE2eTest : public ::testing::Test {
     // growth trainings (issue 20) each start a re-encode, and one that finds a job
     // running leaves records with the previous dictionary.
     server_ = std::make_unique<testing::ServerProcess>(
-        testing::RunfilePath("server/service/dictlogd"), data_dir_,
+        testing::RunfilePath("server/daemon/dictlogd"), data_dir_,
         std::vector<std::string>{"--auto_train_first_bytes=0"});
     StartServer();
   }

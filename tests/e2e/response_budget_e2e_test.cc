@@ -56,7 +56,7 @@ class ResponseBudgetE2eTest : public ::testing::Test {
     std::filesystem::remove_all(data_dir);
     flags.push_back("--auto_train=false");
     server_ = std::make_unique<testing::ServerProcess>(
-        testing::RunfilePath("server/service/dictlogd"), data_dir, flags);
+        testing::RunfilePath("server/daemon/dictlogd"), data_dir, flags);
     absl::StatusOr<std::string> address = server_->Start();
     ASSERT_TRUE(address.ok()) << address.status();
     client::ClientOptions options;

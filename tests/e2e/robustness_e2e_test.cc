@@ -46,7 +46,7 @@ class RobustnessE2eTest : public ::testing::Test {
     const std::string data_dir = std::string(std::getenv("TEST_TMPDIR")) + "/data";
     std::filesystem::remove_all(data_dir);
     server_ = std::make_unique<testing::ServerProcess>(
-        testing::RunfilePath("server/service/dictlogd"), data_dir,
+        testing::RunfilePath("server/daemon/dictlogd"), data_dir,
         std::vector<std::string>{
             "--auto_train=false", absl::StrCat("--max_request_bytes=", kMaxRequestBytes),
             absl::StrCat("--max_record_bytes=", kMaxRecordBytes),

@@ -3,7 +3,7 @@
 #   work=...; source server_lib.sh; start_server; ...; stop_server
 # Sets $server (host:port) and $server_pid; extra_flags=(...) are passed to dictlogd.
 runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE:-dictlog}"
-dictlogd="$runfiles/server/service/dictlogd"
+dictlogd="$runfiles/server/daemon/dictlogd"
 dictlog="$runfiles/client/cli/dictlog"
 logs="${TEST_SRCDIR}/loghub"
 extra_flags=()

@@ -53,7 +53,7 @@ class ServerProcess {
   std::string address_;
 };
 
-// Path of a runfile given its workspace-relative path (e.g. "server/service/dictlogd").
+// Path of a runfile given its workspace-relative path (e.g. "server/daemon/dictlogd").
 std::string RunfilePath(const std::string& path);
 
 }  // namespace dictlog::testing

@@ -77,7 +77,7 @@ TEST(ShutdownE2eTest, SigtermDrainsInFlightCallsAndLosesNothing) {
   const std::string data_dir = std::string(std::getenv("TEST_TMPDIR")) + "/data";
   std::filesystem::remove_all(data_dir);
   testing::ServerProcess server(
-      testing::RunfilePath("server/service/dictlogd"), data_dir,
+      testing::RunfilePath("server/daemon/dictlogd"), data_dir,
       {"--auto_train=false",
        absl::StrCat("--shutdown_notice_seconds=", absl::ToDoubleSeconds(kNotice)),
        "--shutdown_grace_seconds=30", "--max_batch_records=20000"});

@@ -39,7 +39,7 @@ class TenancyTest : public ::testing::Test {
   static void SetUpTestSuite() {
     const std::string dir = TestDir("tenancy");
     server_ = new testing::ServerProcess(
-        testing::RunfilePath("server/service/dictlogd"), dir + "/data",
+        testing::RunfilePath("server/daemon/dictlogd"), dir + "/data",
         {"--tokens_file=" + dir + "/tokens", "--auto_train=false", "--max_pools=4",
          "--max_categories_per_pool=2", "--isolate_scopes", "--route=web*=web"});
     absl::StatusOr<std::string> address = server_->Start();
@@ -135,7 +135,7 @@ TEST(IsolateScopesStartupTest, RoutesMixingTokenScopesAreRefused) {
            {"--tokens_file=" + dir + "/tokens", "--isolate_scopes",
             "--route=web*=shared,team*=shared"},
            {"--isolate_scopes"}}) {  // No tokens: no scopes to isolate.
-    testing::ServerProcess server(testing::RunfilePath("server/service/dictlogd"),
+    testing::ServerProcess server(testing::RunfilePath("server/daemon/dictlogd"),
                                   dir + "/data", flags);
     absl::StatusOr<std::string> address = server.Start();
     EXPECT_FALSE(address.ok()) << flags.back();

@@ -24,7 +24,7 @@ class TlsTest : public ::testing::Test {
     absl::StatusOr<testing::TestPki> pki = testing::MakeTestPki(*dir_ + "/pki");
     ASSERT_TRUE(pki.ok()) << pki.status();
     pki_ = new testing::TestPki(*pki);
-    const std::string dictlogd = testing::RunfilePath("server/service/dictlogd");
+    const std::string dictlogd = testing::RunfilePath("server/daemon/dictlogd");
     const std::vector<std::string> tls_flags = {"--tls_cert=" + pki_->server_cert,
                                                 "--tls_key=" + pki_->server_key};
     tls_server_ = new testing::ServerProcess(dictlogd, *dir_ + "/tls_data", tls_flags);

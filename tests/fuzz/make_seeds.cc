@@ -13,14 +13,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "training/compact.h"
+#include "training/files.h"
 #include "codec/block_format.h"
 #include "codec/dictionary.h"
 #include "codec/record_codec.h"
@@ -40,10 +39,11 @@ void Write(const std::string& path, absl::string_view bytes) {
 }
 
 std::vector<std::string> LoghubLines(absl::string_view category) {
-  std::ifstream in(absl::StrCat(g_loghub, "/", category, ".log"), std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::vector<std::string> lines = absl::StrSplit(text.str(), '\n', absl::SkipEmpty());
+  trainer::LineOptions line_options;
+  line_options.skip_empty = true;
+  absl::StatusOr<std::vector<std::string>> read =
+      trainer::ReadLines(absl::StrCat(g_loghub, "/", category, ".log"), line_options);
+  std::vector<std::string> lines = read.ok() ? *std::move(read) : std::vector<std::string>();
   if (lines.empty()) {
     std::fprintf(stderr, "no lines for %s in %s\n", std::string(category).c_str(),
                  g_loghub.c_str());

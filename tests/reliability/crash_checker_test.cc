@@ -19,7 +19,7 @@ class CheckerTest : public ::testing::Test {
     const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/checker";
     std::filesystem::remove_all(dir);
     server_ = std::make_unique<testing::ServerProcess>(
-        testing::RunfilePath("server/service/dictlogd"), dir);
+        testing::RunfilePath("server/daemon/dictlogd"), dir);
     absl::StatusOr<std::string> address = server_->Start();
     ASSERT_TRUE(address.ok()) << address.status();
     client::ClientOptions options;

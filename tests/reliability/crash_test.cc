@@ -120,7 +120,7 @@ void UseOwnRunfiles(const char* argv0) {
 Paths ResolvePaths() {
   Paths paths;
   paths.dictlogd = absl::GetFlag(FLAGS_dictlogd);
-  if (paths.dictlogd.empty()) paths.dictlogd = testing::RunfilePath("server/service/dictlogd");
+  if (paths.dictlogd.empty()) paths.dictlogd = testing::RunfilePath("server/daemon/dictlogd");
   paths.loghub = absl::GetFlag(FLAGS_loghub_dir);
   if (paths.loghub.empty()) paths.loghub = testing::RunfilePath("../loghub");
   std::string work = absl::GetFlag(FLAGS_work_dir);

@@ -1,9 +1,8 @@
 #include "tests/reliability/crash_workload.h"
 
-#include <fstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "training/files.h"
 
 namespace dictlog::crash {
 
@@ -13,11 +12,11 @@ absl::StatusOr<Corpus> Corpus::Load(const std::string& dir,
   Corpus corpus;
   for (const std::string& category : categories) {
     const std::string path = absl::StrCat(dir, "/", category, ".log");
-    std::ifstream in(path, std::ios::binary);
-    std::vector<std::string> lines;
-    for (std::string line; lines.size() < max_lines && std::getline(in, line);) {
-      if (!line.empty()) lines.push_back(std::move(line));
-    }
+    trainer::LineOptions line_options;
+    line_options.skip_empty = true;
+    absl::StatusOr<std::vector<std::string>> read = trainer::ReadLines(path, line_options);
+    std::vector<std::string> lines = read.ok() ? *std::move(read) : std::vector<std::string>();
+    if (lines.size() > max_lines) lines.resize(max_lines);
     if (lines.empty()) return absl::NotFoundError(absl::StrCat("no lines in ", path));
     corpus.categories_.push_back(category);
     corpus.lines_.push_back(std::move(lines));

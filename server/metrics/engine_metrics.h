@@ -3,8 +3,8 @@
 // dictionary cache; re-compression progress; a few RocksDB properties.
 //
 // Thread safety: as the engine's (all its methods may be called concurrently).
-#ifndef DICTLOG_SERVER_SERVICE_ENGINE_METRICS_H_
-#define DICTLOG_SERVER_SERVICE_ENGINE_METRICS_H_
+#ifndef DICTLOG_SERVER_METRICS_ENGINE_METRICS_H_
+#define DICTLOG_SERVER_METRICS_ENGINE_METRICS_H_
 
 #include <string>
 
@@ -12,16 +12,15 @@
 
 #include "server/metrics/rpc_metrics.h"
 #include "server/metrics/text_writer.h"
-#include "server/service/engine_slot.h"
 
 namespace dictlog::service {
 
 void RenderEngineMetrics(const engine::LogEngine& engine, metrics::TextWriter* out);
 
-// A whole scrape: dictlog_store_open (0 while the store opens), the RPC metrics, and
-// the engine's once it is open.
-std::string RenderMetrics(const EngineSlot& engine, const metrics::RpcMetrics& rpc);
+// A whole scrape: dictlog_store_open (0 while the store opens, i.e. `engine` is null),
+// the RPC metrics, and the engine's once it is open.
+std::string RenderMetrics(const engine::LogEngine* engine, const metrics::RpcMetrics& rpc);
 
 }  // namespace dictlog::service
 
-#endif  // DICTLOG_SERVER_SERVICE_ENGINE_METRICS_H_
+#endif  // DICTLOG_SERVER_METRICS_ENGINE_METRICS_H_

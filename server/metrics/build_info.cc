@@ -1,4 +1,4 @@
-#include "server/service/build_info.h"
+#include "server/metrics/build_info.h"
 
 #include <zstd.h>
 

@@ -1,4 +1,4 @@
-#include "server/service/server_config.h"
+#include "server/daemon/server_config.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "server/service/transport.h"
+#include "server/transport/transport.h"
 
 #include <arpa/inet.h>
 #include <grpcpp/security/server_credentials.h>

@@ -3,8 +3,8 @@
 // localhost, unix: sockets) and, anywhere else, only when asked for with --insecure.
 //
 // Thread safety: plain values and free functions.
-#ifndef DICTLOG_SERVER_SERVICE_TRANSPORT_H_
-#define DICTLOG_SERVER_SERVICE_TRANSPORT_H_
+#ifndef DICTLOG_SERVER_TRANSPORT_TRANSPORT_H_
+#define DICTLOG_SERVER_TRANSPORT_TRANSPORT_H_
 
 #include <grpcpp/security/server_credentials.h>
 
@@ -47,4 +47,4 @@ std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const ServerTls& 
 
 }  // namespace dictlog::service
 
-#endif  // DICTLOG_SERVER_SERVICE_TRANSPORT_H_
+#endif  // DICTLOG_SERVER_TRANSPORT_TRANSPORT_H_

@@ -1,4 +1,4 @@
-#include "server/service/scope_isolation.h"
+#include "server/daemon/scope_isolation.h"
 
 #include <map>
 #include <string>

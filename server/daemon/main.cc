@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -30,11 +31,11 @@
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
-#include "server/service/build_info.h"
+#include "server/metrics/build_info.h"
 #include "server/service/dictlog_server.h"
-#include "server/service/engine_metrics.h"
-#include "server/service/scope_isolation.h"
-#include "server/service/server_config.h"
+#include "server/metrics/engine_metrics.h"
+#include "server/daemon/scope_isolation.h"
+#include "server/daemon/server_config.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
           "host:port to serve gRPC on (port 0 picks a free port)");
@@ -174,6 +175,24 @@ ABSL_FLAG(std::string, open_gate_file_for_test, "",
 namespace dictlog {
 namespace {
 
+// A numeric flag's name (without "--") and value, for CheckFlags.
+struct FlagValue {
+  const char* name;
+  double value;
+};
+
+// INVALID_ARGUMENT naming the first of `flags` that is not positive (or, with
+// `allow_zero`, that is negative).
+absl::Status CheckFlags(std::initializer_list<FlagValue> flags, bool allow_zero = false) {
+  for (const FlagValue& flag : flags) {
+    if (flag.value > 0 || (allow_zero && flag.value == 0)) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag.name, allow_zero ? " must not be negative" : " must be positive",
+        ", not ", flag.value));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   engine::EngineOptions options;
   options.store.path = absl::GetFlag(FLAGS_data_dir);
@@ -212,20 +231,21 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   const int64_t max_ids = absl::GetFlag(FLAGS_max_multiget_ids);
   const int64_t max_response = absl::GetFlag(FLAGS_max_response_bytes);
   const int64_t max_import = absl::GetFlag(FLAGS_max_import_dictionary_bytes);
-  if (max_record < 0 || max_batch <= 0 || max_ids <= 0 || max_response <= 0 ||
-      max_import <= 0) {
-    return absl::InvalidArgumentError("limits must be positive");
-  }
+  RETURN_IF_ERROR(CheckFlags({{"max_record_bytes", double(max_record)}}, /*allow_zero=*/true));
+  RETURN_IF_ERROR(CheckFlags({{"max_batch_records", double(max_batch)},
+                              {"max_multiget_ids", double(max_ids)},
+                              {"max_response_bytes", double(max_response)},
+                              {"max_import_dictionary_bytes", double(max_import)}}));
   options.max_response_bytes = static_cast<size_t>(max_response);
   options.max_record_bytes = static_cast<size_t>(max_record);
   options.max_batch_records = static_cast<size_t>(max_batch);
   options.max_multiget_ids = static_cast<size_t>(max_ids);
   options.max_import_dictionary_bytes = static_cast<size_t>(max_import);
   options.backup_root = absl::GetFlag(FLAGS_backup_root);
-  if (absl::GetFlag(FLAGS_max_pools) < 0 || absl::GetFlag(FLAGS_max_categories_per_pool) < 0) {
-    return absl::InvalidArgumentError(
-        "--max_pools and --max_categories_per_pool must not be negative");
-  }
+  RETURN_IF_ERROR(CheckFlags(
+      {{"max_pools", double(absl::GetFlag(FLAGS_max_pools))},
+       {"max_categories_per_pool", double(absl::GetFlag(FLAGS_max_categories_per_pool))}},
+      /*allow_zero=*/true));
   options.names.max_pools = static_cast<size_t>(absl::GetFlag(FLAGS_max_pools));
   options.names.max_categories_per_pool =
       static_cast<size_t>(absl::GetFlag(FLAGS_max_categories_per_pool));
@@ -242,13 +262,11 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_dictionary_cache_bytes)));
   options.recompressor.max_records_per_second =
       absl::GetFlag(FLAGS_recompress_records_per_second);
-  if (absl::GetFlag(FLAGS_auto_train_min_multiple) <= 0 ||
-      absl::GetFlag(FLAGS_sample_budget_multiple) <= 0 ||
-      options.recompressor.max_records_per_second <= 0) {
-    return absl::InvalidArgumentError(
-        "--auto_train_min_multiple, --sample_budget_multiple and "
-        "--recompress_records_per_second must be positive");
-  }
+  RETURN_IF_ERROR(CheckFlags(
+      {{"auto_train_min_multiple", double(absl::GetFlag(FLAGS_auto_train_min_multiple))},
+       {"sample_budget_multiple", double(absl::GetFlag(FLAGS_sample_budget_multiple))},
+       {"recompress_records_per_second",
+        double(options.recompressor.max_records_per_second)}}));
   return options;
 }
 
@@ -278,11 +296,8 @@ absl::StatusOr<metrics::HttpEndpointOptions> MetricsOptionsFromFlags() {
   metrics::HttpEndpointOptions options;
   options.max_connections = absl::GetFlag(FLAGS_metrics_max_connections);
   const double timeout = absl::GetFlag(FLAGS_metrics_request_timeout_seconds);
-  if (options.max_connections <= 0 || !(timeout > 0)) {
-    return absl::InvalidArgumentError(
-        "--metrics_max_connections and --metrics_request_timeout_seconds must be "
-        "positive");
-  }
+  RETURN_IF_ERROR(CheckFlags({{"metrics_max_connections", double(options.max_connections)},
+                              {"metrics_request_timeout_seconds", timeout}}));
   options.request_deadline = absl::Seconds(timeout);
   const std::string path = absl::GetFlag(FLAGS_metrics_token_file);
   if (path.empty()) return options;
@@ -311,7 +326,7 @@ absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
                    metrics::HttpEndpoint::Start(
                        listen,
                        [&server, &rpc] {
-                         return service::RenderMetrics(server.engine_slot(), rpc);
+                         return service::RenderMetrics(server.engine_slot().get(), rpc);
                        },
                        std::move(options)));
   if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
@@ -353,13 +368,12 @@ absl::Status Serve(const sigset_t& signals) {
   server_options.max_memory_bytes = absl::GetFlag(FLAGS_grpc_memory_bytes);
   server_options.max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
   server_options.idle_threads = absl::GetFlag(FLAGS_grpc_idle_threads);
-  if (server_options.max_request_bytes <= 0 || server_options.max_concurrent_streams <= 0 ||
-      server_options.max_memory_bytes <= 0 || server_options.max_threads <= 0 ||
-      server_options.idle_threads <= 0) {
-    return absl::InvalidArgumentError(
-        "--max_request_bytes, --max_concurrent_streams, --grpc_memory_bytes, "
-        "--grpc_max_threads and --grpc_idle_threads must be positive");
-  }
+  RETURN_IF_ERROR(
+      CheckFlags({{"max_request_bytes", double(server_options.max_request_bytes)},
+                  {"max_concurrent_streams", double(server_options.max_concurrent_streams)},
+                  {"grpc_memory_bytes", double(server_options.max_memory_bytes)},
+                  {"grpc_max_threads", double(server_options.max_threads)},
+                  {"grpc_idle_threads", double(server_options.idle_threads)}}));
   server_options.tls = std::move(tls);
   server_options.authorizer = authorizer.get();
   // Calls are timed and counted only when someone can scrape them.
@@ -416,7 +430,7 @@ absl::Status Serve(const sigset_t& signals) {
 int main(int argc, char** argv) {
   dictlog::ParseCommandLine(
       argc, argv,
-      {"server/service/main.cc",
+      {"server/daemon/main.cc",
        "the dictlog server: stores small log records, compressed with per-pool zstd "
        "dictionaries, and serves them over gRPC.\n\nUsage: dictlogd [--listen=HOST:PORT] "
        "[--data_dir=DIR] [--config=FILE] [--route=PREFIX*=POOL,...] [--sync_writes]\n"

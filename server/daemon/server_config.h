@@ -1,7 +1,7 @@
 // Server configuration: reads the --config file (protobuf text format or JSON) and
 // --route flags into the engine's options. Stateless and thread-safe.
-#ifndef DICTLOG_SERVER_SERVICE_SERVER_CONFIG_H_
-#define DICTLOG_SERVER_SERVICE_SERVER_CONFIG_H_
+#ifndef DICTLOG_SERVER_DAEMON_SERVER_CONFIG_H_
+#define DICTLOG_SERVER_DAEMON_SERVER_CONFIG_H_
 
 #include <string>
 #include <vector>
@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/engine/log_engine.h"
-#include "server/service/config.pb.h"
+#include "server/daemon/config.pb.h"
 
 namespace dictlog::service {
 
@@ -29,4 +29,4 @@ absl::Status ApplyServerConfig(const config::ServerConfig& config,
 
 }  // namespace dictlog::service
 
-#endif  // DICTLOG_SERVER_SERVICE_SERVER_CONFIG_H_
+#endif  // DICTLOG_SERVER_DAEMON_SERVER_CONFIG_H_

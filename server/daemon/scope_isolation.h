@@ -9,8 +9,8 @@
 //
 // Thread safety: CheckRoutesIsolated is a pure function; the ScopeOf it returns may be
 // called concurrently.
-#ifndef DICTLOG_SERVER_SERVICE_SCOPE_ISOLATION_H_
-#define DICTLOG_SERVER_SERVICE_SCOPE_ISOLATION_H_
+#ifndef DICTLOG_SERVER_DAEMON_SCOPE_ISOLATION_H_
+#define DICTLOG_SERVER_DAEMON_SCOPE_ISOLATION_H_
 
 #include <memory>
 #include <vector>
@@ -35,4 +35,4 @@ engine::ScopeOf ScopeOfCategory(std::shared_ptr<const auth::TokenScopes> scopes)
 
 }  // namespace dictlog::service
 
-#endif  // DICTLOG_SERVER_SERVICE_SCOPE_ISOLATION_H_
+#endif  // DICTLOG_SERVER_DAEMON_SCOPE_ISOLATION_H_

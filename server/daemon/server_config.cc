@@ -1,4 +1,4 @@
-#include "server/service/server_config.h"
+#include "server/daemon/server_config.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>

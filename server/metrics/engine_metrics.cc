@@ -1,11 +1,11 @@
-#include "server/service/engine_metrics.h"
+#include "server/metrics/engine_metrics.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_replace.h"
-#include "server/service/build_info.h"
+#include "server/metrics/build_info.h"
 
 namespace dictlog::service {
 namespace {
@@ -190,14 +190,14 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
   RenderRocksDb(engine, out);
 }
 
-std::string RenderMetrics(const EngineSlot& engine, const metrics::RpcMetrics& rpc) {
+std::string RenderMetrics(const engine::LogEngine* engine, const metrics::RpcMetrics& rpc) {
   TextWriter out;
   RenderBuildInfo(&out);
   out.Family("dictlog_store_open", "gauge",
              "1 once the store is open and calls are served, 0 while it opens.");
-  out.Sample("dictlog_store_open", {}, engine.ready() ? 1 : 0);
+  out.Sample("dictlog_store_open", {}, engine != nullptr ? 1 : 0);
   rpc.Render(&out);
-  if (engine.ready()) RenderEngineMetrics(*engine.get(), &out);
+  if (engine != nullptr) RenderEngineMetrics(*engine, &out);
   return out.text();
 }
 

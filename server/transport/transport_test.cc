@@ -1,4 +1,4 @@
-#include "server/service/transport.h"
+#include "server/transport/transport.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // time (not their headers at build time), zstd's, gRPC's and RocksDB's. Shown by
 // --version, logged at start and exported as the dictlog_build_info metric.
 // Thread-safe.
-#ifndef DICTLOG_SERVER_SERVICE_BUILD_INFO_H_
-#define DICTLOG_SERVER_SERVICE_BUILD_INFO_H_
+#ifndef DICTLOG_SERVER_METRICS_BUILD_INFO_H_
+#define DICTLOG_SERVER_METRICS_BUILD_INFO_H_
 
 #include <vector>
 
@@ -16,4 +16,4 @@ std::vector<LibraryVersion> ServerLibraries();
 
 }  // namespace dictlog::service
 
-#endif  // DICTLOG_SERVER_SERVICE_BUILD_INFO_H_
+#endif  // DICTLOG_SERVER_METRICS_BUILD_INFO_H_

@@ -1,4 +1,4 @@
-#include "server/service/scope_isolation.h"
+#include "server/daemon/scope_isolation.h"
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
