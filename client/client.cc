@@ -233,25 +233,50 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFra
   return PerIdResults<v1::RecordFrame>(response.mutable_results());
 }
 
-absl::Status Client::Scan(
+absl::Status Client::ScanStream(
     const v1::ScanRequest& request,
-    const std::function<absl::Status(const v1::Record&)>& visit) const {
+    const std::function<absl::Status(v1::ScanResponse*)>& chunk) const {
   grpc::ClientContext context;
   AddToken(&context);
   std::unique_ptr<grpc::ClientReader<v1::ScanResponse>> reader =
       store_->Scan(&context, request);
-  v1::ScanResponse chunk;
-  while (reader->Read(&chunk)) {
-    for (const v1::Record& record : chunk.records()) {
-      absl::Status status = visit(record);
-      if (!status.ok()) {
-        context.TryCancel();
-        reader->Finish();
-        return status;
-      }
+  v1::ScanResponse response;
+  while (reader->Read(&response)) {
+    absl::Status status = chunk(&response);
+    if (!status.ok()) {
+      context.TryCancel();
+      reader->Finish();
+      return status;
     }
   }
   return FromGrpcStatus(reader->Finish());
+}
+
+absl::Status Client::Scan(const v1::ScanRequest& request,
+                          const std::function<absl::Status(const v1::Record&)>& visit,
+                          const ReadOptions& options) const {
+  if (!options.decode_locally) {
+    return ScanStream(request, [&](v1::ScanResponse* response) {
+      for (const v1::Record& record : response->records()) RETURN_IF_ERROR(visit(record));
+      return absl::OkStatus();
+    });
+  }
+  v1::ScanRequest frames = request;
+  frames.set_frames(true);
+  return ScanStream(frames, [&](v1::ScanResponse* response) -> absl::Status {
+    std::vector<absl::StatusOr<v1::RecordFrame>> chunk;
+    chunk.reserve(response->frames_size());
+    for (v1::RecordFrame& frame : *response->mutable_frames()) {
+      chunk.emplace_back(std::move(frame));
+    }
+    ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::Record>> records,
+                     DecodeLocally(std::move(chunk)));
+    for (const absl::StatusOr<v1::Record>& record : records) {
+      RETURN_IF_ERROR(record.status());
+      RETURN_IF_ERROR(visit(*record));
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<v1::ListPoolsResponse> Client::ListPoolsWithStats() const {

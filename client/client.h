@@ -78,7 +78,8 @@ struct ClientOptions {
 
 // Options of one read.
 struct ReadOptions {
-  // Decode in this process: the server sends stored frames (MultiGetFrames: about half
+  // Decode in this process (MultiGet, Scan): the server sends stored frames
+  // (MultiGetFrames, Scan with ScanRequest.frames: about half
   // the bytes of payloads for loghub lines, and no decoding on the server), the client fetches each
   // dictionary once (GetDictionary) and caches it. The results are the same, byte for
   // byte and error for error. Needs a token allowed to read the pools' dictionaries
@@ -131,8 +132,12 @@ class Client {
   // The cache of decoded dictionaries (decode_locally).
   DdictCacheStats DictionaryCacheStats() const { return ddicts_->stats(); }
   // Calls `visit` for each record in order; stops and returns its error if it fails.
+  // With options.decode_locally, the server streams frames (ScanRequest.frames) and
+  // each chunk is decoded here as MultiGet does; a record that does not decode ends
+  // the scan with the error the server's Scan would return.
   absl::Status Scan(const v1::ScanRequest& request,
-                    const std::function<absl::Status(const v1::Record&)>& visit) const;
+                    const std::function<absl::Status(const v1::Record&)>& visit,
+                    const ReadOptions& options = {}) const;
 
   // The stored record as a standard zstd frame, with its dictionary id.
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
@@ -185,6 +190,13 @@ class Client {
   // MultiGet with decode_locally (local_decode.cc).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetDecodingLocally(
       absl::Span<const std::string> ids) const;
+  // The records of MultiGetFrames or Scan results, decoded here; the records whose
+  // dictionary gc deleted since are read again (MultiGetFrames), once.
+  absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> DecodeLocally(
+      std::vector<absl::StatusOr<v1::RecordFrame>> frames) const;
+  // Runs a Scan stream, passing each response to `chunk`; stops at its first error.
+  absl::Status ScanStream(const v1::ScanRequest& request,
+                          const std::function<absl::Status(v1::ScanResponse*)>& chunk) const;
   // The DDict of every dictionary `frames` name, fetched if not cached. An id gc
   // deleted maps to nullptr; any other failure fails the call.
   absl::StatusOr<absl::flat_hash_map<uint32_t, std::shared_ptr<const Ddict>>> DdictsOf(

@@ -1,5 +1,5 @@
-// Client::MultiGet with ReadOptions::decode_locally, and MultiGetFrames: the server
-// sends stored frames, the client fetches each dictionary once by id into its
+// Client::MultiGet and Scan with ReadOptions::decode_locally, and MultiGetFrames: the
+// server sends stored frames, the client fetches each dictionary once by id into its
 // DdictCache and decodes on the calling thread (frame_decoder.h). Errors read as the
 // server's would ("record <id>: ...").
 #include "absl/strings/str_cat.h"
@@ -86,6 +86,11 @@ absl::StatusOr<Ddicts> Client::DdictsOf(
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetDecodingLocally(
     absl::Span<const std::string> ids) const {
   ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::RecordFrame>> frames, MultiGetFrames(ids));
+  return DecodeLocally(std::move(frames));
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::DecodeLocally(
+    std::vector<absl::StatusOr<v1::RecordFrame>> frames) const {
   ASSIGN_OR_RETURN(Ddicts ddicts, DdictsOf(frames));
   // gc deletes only dictionaries no record references: a frame naming a deleted one
   // was re-encoded after it was read. Read those records again, once.
@@ -97,7 +102,7 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetDecoding
   }
   if (!stale.empty()) {
     std::vector<std::string> again;
-    for (size_t i : stale) again.push_back(ids[i]);
+    for (size_t i : stale) again.push_back(frames[i]->id());
     ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::RecordFrame>> fresh, MultiGetFrames(again));
     if (fresh.size() != stale.size()) return absl::InternalError("MultiGetFrames result count");
     ASSIGN_OR_RETURN(Ddicts more, DdictsOf(fresh));

@@ -107,10 +107,15 @@ absl::Status Scan(const client::Client& client, const std::vector<std::string>& 
   if (!options.pool.empty()) request.set_pool(options.pool);
   request.set_from_id(options.from);
   request.set_limit(options.limit);
-  return client.Scan(request, [&](const v1::Record& record) {
-    PrintRecord(record, options.format, io.out);
-    return io.out ? absl::OkStatus() : absl::UnavailableError("output closed");
-  });
+  client::ReadOptions read;
+  read.decode_locally = options.decode_locally;
+  return client.Scan(
+      request,
+      [&](const v1::Record& record) {
+        PrintRecord(record, options.format, io.out);
+        return io.out ? absl::OkStatus() : absl::UnavailableError("output closed");
+      },
+      read);
 }
 
 absl::Status Pools(const client::Client& client, const std::vector<std::string>& args,

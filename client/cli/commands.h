@@ -37,7 +37,7 @@ struct CommandOptions {
   uint32_t id = 0;          // dict activate, dict export
   std::string out;          // dict export, get --frame: output file; backup: directory
   bool frame = false;       // get: write the stored frame instead of the payload
-  bool decode_locally = false;  // get: fetch frames and decode them here
+  bool decode_locally = false;  // get, scan: fetch frames and decode them here
   bool dry_run = false;     // dict gc
   bool detach = false;      // recompress: start and return without waiting
   bool status = false;      // recompress: only print the job's status

@@ -71,7 +71,8 @@ ABSL_FLAG(bool, frame, false,
           "get: write the stored record as a standard zstd frame (decodable with "
           "`zstd -d -D <exported dictionary>`)");
 ABSL_FLAG(bool, decode_locally, false,
-          "get: the server sends stored frames (MultiGetFrames) and dictlog decodes them "
+          "get, scan: the server sends stored frames (MultiGetFrames, Scan with frames) "
+          "and dictlog decodes them "
           "with dictionaries fetched once (needs a token that may read the pools' "
           "dictionaries); same output");
 ABSL_FLAG(bool, dry_run, false, "dict gc: list what would be deleted");
@@ -97,6 +98,7 @@ Commands:
                                  (--decode_locally: decode frames here)
   scan --category=C|--pool=P [--from=ID] [--limit=N]
                                  print records in append order
+                                 (--decode_locally: decode frames here)
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
                                  active dictionary, oldest retained id and time
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]

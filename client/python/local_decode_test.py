@@ -60,7 +60,9 @@ class LocalDecodeTest(unittest.TestCase):
 
     def expect_local_equals_server(self):
         ids = self.ids + BAD_IDS
-        with Client(self.server.address, timeout=60) as cold:
+        # tiny holds one dictionary at a time: every other one is fetched again.
+        with Client(self.server.address, timeout=60) as cold, \
+                Client(self.server.address, timeout=60, dictionary_cache_bytes=1) as tiny:
             for start in range(0, len(ids), 64):
                 some = ids[start:start + 64]
                 server = [comparable(r) for r in self.client.multiget(some)]
@@ -68,6 +70,9 @@ class LocalDecodeTest(unittest.TestCase):
                                   self.client.multiget(some, decode_locally=True)], server)
                 self.assertEqual([comparable(r) for r in
                                   cold.multiget(some, decode_locally=True)], server)
+                self.assertEqual([comparable(r) for r in
+                                  tiny.multiget(some, decode_locally=True)], server)
+            return cold.dictionary_cache_stats(), tiny.dictionary_cache_stats()
 
     def test_every_loghub_record_decodes_locally_as_on_the_server(self):
         files = loghub()
@@ -88,7 +93,11 @@ class LocalDecodeTest(unittest.TestCase):
         self.admin.ActivateDictionary(dictlog_pb2.ActivateDictionaryRequest(
             pool="HDFS", id=trained.dictionary.id))
         self.append("HDFS", files["HDFS"][:500])
-        self.expect_local_equals_server()
+        cold, tiny = self.expect_local_equals_server()
+        self.assertEqual(cold.entries, 2)  # HDFS's old and new dictionaries.
+        self.assertEqual(tiny.entries, 1)
+        self.assertGreater(tiny.evictions, 0)
+        self.assertEqual(tiny.evictions, tiny.misses - 1)
 
         # Frames read before the re-compression name the old dictionary.
         hdfs = ["HDFS/%d" % seq for seq in range(2001, 2065)]  # The second HDFS append.

@@ -412,27 +412,33 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> LogEngine::MultiGet(
     absl::Span<const std::string> ids, const Interrupt& interrupt) const {
+  std::vector<absl::StatusOr<v1::Record>> results;
+  results.reserve(std::min(ids.size(), options_.max_multiget_ids));
+  RETURN_IF_ERROR(ReadInChunks(ids, interrupt,
+                               [&](absl::Span<const std::string> chunk, block::ByteBudget* budget) {
+                                 MultiGetChunk(chunk, budget, &results);
+                               }));
+  return results;
+}
+
+absl::Status LogEngine::ReadInChunks(absl::Span<const std::string> ids,
+                                     const Interrupt& interrupt,
+                                     const ChunkReader& read_chunk) const {
   if (ids.size() > options_.max_multiget_ids) {
     return absl::InvalidArgumentError(absl::StrCat(
         "MultiGet of ", ids.size(), " ids exceeds the limit of ", options_.max_multiget_ids));
   }
-  std::vector<absl::StatusOr<v1::Record>> results;
-  results.reserve(ids.size());
   block::ByteBudget budget(options_.max_response_bytes);
   for (size_t start = 0; start < ids.size(); start += kReadChunkIds) {
-    if (budget.exhausted()) {
-      results.resize(ids.size(), budget.ExhaustedError());
-      break;
-    }
-    if (interrupt) RETURN_IF_ERROR(interrupt());
-    MultiGetChunk(ids.subspan(start, kReadChunkIds), &budget, &results);
+    // Past the budget a chunk reads nothing: no work left to stop.
+    if (interrupt && !budget.exhausted()) RETURN_IF_ERROR(interrupt());
+    read_chunk(ids.subspan(start, kReadChunkIds), &budget);
   }
-  return results;
+  return absl::OkStatus();
 }
 
-LogEngine::ChunkRefs LogEngine::ResolveIds(
-    absl::Span<const std::string> ids,
-    absl::Span<absl::StatusOr<v1::Record>> results) const {
+LogEngine::ChunkRefs LogEngine::ResolveIds(absl::Span<const std::string> ids,
+                                           absl::Span<absl::Status> errors) const {
   ChunkRefs chunk;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> distinct_index;
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -440,7 +446,7 @@ LogEngine::ChunkRefs LogEngine::ResolveIds(
     absl::StatusOr<std::shared_ptr<pool::Pool>> pool =
         parsed.ok() ? FindPool(parsed->pool) : parsed.status();
     if (!pool.ok()) {
-      results[i] = pool.status();
+      errors[i] = pool.status();
       continue;
     }
     const store::RecordRef ref{(*pool)->id(), parsed->seq};
@@ -486,71 +492,103 @@ std::vector<absl::StatusOr<std::string>> LogEngine::ReadWithinBudget(
   return values;
 }
 
-void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
-                              std::vector<absl::StatusOr<v1::Record>>* all) const {
-  const size_t base = all->size();
-  all->resize(base + ids.size(), absl::UnknownError("not read"));
-  absl::Span<absl::StatusOr<v1::Record>> results = absl::MakeSpan(*all).subspan(base);
-  const ChunkRefs chunk = ResolveIds(ids, results);
-  const uint64_t read_at = manager_->RetiredGeneration();
-  const std::vector<absl::StatusOr<std::string>> values =
-      ReadWithinBudget(chunk.distinct, *budget);
-  std::vector<size_t> found;  // Indexes into chunk.refs of the values read.
-  std::vector<absl::string_view> encoded;
-  size_t cut = chunk.refs.size();  // The first ref left unread: past the budget.
-  for (size_t j = 0; j < chunk.refs.size() && cut == chunk.refs.size(); ++j) {
-    const size_t i = chunk.positions[j];
-    if (chunk.distinct_of[j] >= values.size()) {
-      cut = j;
-      continue;
-    }
-    const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
-    if (absl::IsNotFound(value.status()) ||
-        (!value.ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from())) {
-      results[i] = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);
-    } else if (!value.ok()) {
-      results[i] = value.status();
-    } else {
-      found.push_back(j);
-      encoded.push_back(*value);
-    }
+LogEngine::ChunkValues LogEngine::ReadChunk(absl::Span<const std::string> ids,
+                                            const block::ByteBudget& budget) const {
+  ChunkValues read;
+  read.errors.resize(ids.size());
+  read.cut = ids.size();
+  if (budget.exhausted()) {  // Nothing more is answered in this call.
+    read.cut = 0;
+    return read;
   }
-  // In request order: grouping by dictionary did not pay in dict_bench (benchmarks/results/HISTORY.md).
-  std::vector<store::RecordRef> found_refs;
-  for (size_t j : found) found_refs.push_back(chunk.refs[j]);
-  std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      DecodeRead(found_refs, encoded, read_at, budget);
-  const absl::StatusOr<std::vector<std::optional<int64_t>>> times =
-      store_->AppendTimes(found_refs);
-  size_t exhausted_from = cut < chunk.refs.size() ? chunk.positions[cut] : ids.size();
-  for (size_t k = 0; k < found.size(); ++k) {
-    const size_t j = found[k];
-    if (absl::IsResourceExhausted(decoded[k].status())) {
-      exhausted_from = chunk.positions[j];
+  read.chunk = ResolveIds(ids, absl::MakeSpan(read.errors));
+  read.read_at = manager_->RetiredGeneration();
+  read.values = ReadWithinBudget(read.chunk.distinct, budget);
+  const ChunkRefs& chunk = read.chunk;
+  for (size_t j = 0; j < chunk.refs.size(); ++j) {
+    const size_t i = chunk.positions[j];
+    if (chunk.distinct_of[j] >= read.values.size()) {
+      read.cut = i;
       break;
     }
-    chunk.pools[j]->CountReads(1);
-    absl::StatusOr<v1::Record>& result = results[chunk.positions[j]];
-    if (!decoded[k].ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from()) {
-      result = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);  // Its block went.
+    const absl::StatusOr<std::string>& value = read.values[chunk.distinct_of[j]];
+    if (absl::IsNotFound(value.status()) ||
+        (!value.ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from())) {
+      read.errors[i] = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);  // Or expired.
+    } else if (!value.ok()) {
+      read.errors[i] = value.status();
+    } else {
+      read.found.push_back(j);
+      read.found_refs.push_back(chunk.refs[j]);
+      read.encoded.push_back(*value);
+    }
+  }
+  return read;
+}
+
+void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
+                              std::vector<absl::StatusOr<v1::Record>>* all) const {
+  const ChunkValues read = ReadChunk(ids, *budget);
+  absl::Span<absl::StatusOr<v1::Record>> results = AppendErrors(read.errors, all);
+  // In request order: grouping by dictionary did not pay in dict_bench (benchmarks/results/HISTORY.md).
+  std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
+      DecodeRead(read.found_refs, read.encoded, read.read_at, budget);
+  const absl::StatusOr<std::vector<std::optional<int64_t>>> times =
+      store_->AppendTimes(read.found_refs);
+  size_t exhausted_from = read.cut;
+  for (size_t k = 0; k < read.found.size(); ++k) {
+    const size_t j = read.found[k];
+    if (absl::IsResourceExhausted(decoded[k].status())) {
+      exhausted_from = read.chunk.positions[j];
+      break;
+    }
+    pool::Pool& pool = *read.chunk.pools[j];
+    const uint64_t seq = read.chunk.refs[j].seq;
+    pool.CountReads(1);
+    absl::StatusOr<v1::Record>& result = results[read.chunk.positions[j]];
+    if (!decoded[k].ok() && seq < pool.retained_from()) {
+      result = MissingRecord(pool, seq);  // Its block went as it was read.
       continue;
     }
-    result = ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k]));
+    result = ToRecord(pool, seq, std::move(decoded[k]));
     if (!times.ok()) {
       if (result.ok()) result = times.status();
     } else if (result.ok() && (*times)[k].has_value()) {
       result->set_append_time_unix_ms(*(*times)[k]);
     }
   }
-  if (exhausted_from < ids.size()) budget->Exhaust();
-  // Neither the refused record nor any later id of the call is answered.
-  for (size_t i = exhausted_from; i < ids.size(); ++i) results[i] = budget->ExhaustedError();
+  ExhaustFrom(exhausted_from, budget, results);
 }
 
 absl::Status LogEngine::Scan(
     const ScanSpec& spec,
     const std::function<absl::Status(std::vector<v1::Record>)>& sink,
     const Interrupt& interrupt) const {
+  auto emit = [&](pool::Pool& pool, absl::Span<const store::RecordRef> refs,
+                  absl::Span<const absl::string_view> values,
+                  uint64_t read_at) -> absl::StatusOr<size_t> {
+    block::ByteBudget budget(kScanChunkBytes);
+    std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
+        DecodeRead(refs, values, read_at, &budget);
+    ASSIGN_OR_RETURN(const std::vector<std::optional<int64_t>> times,
+                     store_->AppendTimes(refs));
+    std::vector<v1::Record> out;
+    for (size_t k = 0; k < refs.size(); ++k) {
+      if (absl::IsResourceExhausted(decoded[k].status())) break;  // Past the chunk's bytes.
+      ASSIGN_OR_RETURN(v1::Record record, ToRecord(pool, refs[k].seq, std::move(decoded[k])));
+      if (times[k].has_value()) record.set_append_time_unix_ms(*times[k]);
+      out.push_back(std::move(record));
+    }
+    const size_t answered = out.size();
+    pool.CountReads(answered);
+    if (answered > 0) RETURN_IF_ERROR(sink(std::move(out)));
+    return answered;
+  };
+  return ScanChunks(spec, emit, interrupt);
+}
+
+absl::Status LogEngine::ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
+                                   const Interrupt& interrupt) const {
   if (spec.category.empty() == spec.pool.empty()) {
     return absl::InvalidArgumentError("Scan needs exactly one of category and pool");
   }
@@ -600,26 +638,11 @@ absl::Status LogEngine::Scan(
       values.push_back(scanned.value);
       --remaining;
     }
-    block::ByteBudget budget(kScanChunkBytes);
-    std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        DecodeRead(refs, values, read_at, &budget);
-    ASSIGN_OR_RETURN(const std::vector<std::optional<int64_t>> times,
-                     store_->AppendTimes(refs));
-    std::vector<v1::Record> out;
-    for (size_t k = 0; k < refs.size(); ++k) {
-      if (absl::IsResourceExhausted(decoded[k].status())) {
-        // Past the chunk's bytes: the next chunk starts with this record.
-        seq = refs[k].seq;
-        remaining += refs.size() - k;
-        break;
-      }
-      ASSIGN_OR_RETURN(v1::Record record,
-                       ToRecord(*pool, refs[k].seq, std::move(decoded[k])));
-      if (times[k].has_value()) record.set_append_time_unix_ms(*times[k]);
-      out.push_back(std::move(record));
+    ASSIGN_OR_RETURN(const size_t answered, emit(*pool, refs, values, read_at));
+    if (answered < refs.size()) {  // The next chunk starts with the first not answered.
+      seq = refs[answered].seq;
+      remaining += refs.size() - answered;
     }
-    pool->CountReads(out.size());
-    if (!out.empty()) RETURN_IF_ERROR(sink(std::move(out)));
   }
   return absl::OkStatus();
 }

@@ -164,6 +164,12 @@ class LogEngine {
   absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFrames(
       absl::Span<const std::string> ids, const FramePolicy& frames_for = nullptr,
       const Interrupt& interrupt = nullptr) const;
+  // Scan without decoding: the records Scan would pass, in the same order and chunks,
+  // as MultiGetFrames results (frames, or payloads where the server decodes; a chunk's
+  // bytes counted in payload bytes as Scan's). Same errors as Scan.
+  absl::Status ScanFrames(const ScanSpec& spec, const FramePolicy& frames_for,
+                          const std::function<absl::Status(std::vector<v1::RecordFrame>)>& sink,
+                          const Interrupt& interrupt = nullptr) const;
   // Every category the pool of record `id` may hold: those stored under an index of
   // their own and, if it routes there, the pool's own name (so a token allowed all of
   // them may see the pool's frame sizes). INVALID_ARGUMENT for a malformed id,
@@ -292,27 +298,99 @@ class LogEngine {
     std::vector<size_t> distinct_of;         // Index into `distinct`, per position.
     std::vector<store::RecordRef> distinct;  // Each record once, by first occurrence.
   };
-  // Resolves ids to records; sets the results of those naming no pool.
+  // Resolves ids to records; sets the errors of those naming no pool.
   ChunkRefs ResolveIds(absl::Span<const std::string> ids,
-                       absl::Span<absl::StatusOr<v1::Record>> results) const;
+                       absl::Span<absl::Status> errors) const;
   // The stored values of a prefix of `refs`, read in order in batches small enough
   // that what is held stays near what `budget` can still take: reading stops once the
   // values read are more than it can take (every later record would be refused).
   std::vector<absl::StatusOr<std::string>> ReadWithinBudget(
       absl::Span<const store::RecordRef> refs, const block::ByteBudget& budget) const;
+  // What ReadChunk read of a chunk of ids. Each distinct record is read once, however
+  // often it is asked for.
+  struct ChunkValues {
+    ChunkRefs chunk;
+    std::vector<absl::Status> errors;  // Per id: its error, or OK.
+    std::vector<size_t> found;         // Into chunk.refs: the records read, in order.
+    std::vector<store::RecordRef> found_refs;  // Theirs.
+    std::vector<absl::string_view> encoded;    // Their values (into `values`).
+    size_t cut = 0;  // Ids from here on were not read: past the budget.
+    uint64_t read_at = 0;  // RetiredGeneration() before the read (DecodeRead).
+    std::vector<absl::StatusOr<std::string>> values;
+  };
+  // MultiGet's and MultiGetFrames' reads of ids (at most kReadChunkIds). Reads nothing
+  // once `budget` is exhausted.
+  ChunkValues ReadChunk(absl::Span<const std::string> ids,
+                        const block::ByteBudget& budget) const;
+  // Checks the number of ids against max_multiget_ids, then calls read_chunk on each
+  // kReadChunkIds of them in order with the call's response budget, asking
+  // `interrupt` before each chunk that may read.
+  using ChunkReader =
+      std::function<void(absl::Span<const std::string> ids, block::ByteBudget* budget)>;
+  absl::Status ReadInChunks(absl::Span<const std::string> ids, const Interrupt& interrupt,
+                            const ChunkReader& read_chunk) const;
+  // Appends one result per id of a chunk to `all`: its error, or (OK: read, or past
+  // the budget) UNKNOWN until the caller sets it. Returns the chunk's results.
+  template <typename Result>
+  static absl::Span<absl::StatusOr<Result>> AppendErrors(
+      const std::vector<absl::Status>& errors, std::vector<absl::StatusOr<Result>>* all) {
+    const size_t base = all->size();
+    all->resize(base + errors.size());  // UNKNOWN without a message: no allocation.
+    for (size_t i = 0; i < errors.size(); ++i) {
+      if (!errors[i].ok()) (*all)[base + i] = errors[i];
+    }
+    return absl::MakeSpan(*all).subspan(base);
+  }
+  // Answers the ids from `from` on (past the budget) RESOURCE_EXHAUSTED and refuses
+  // every later record of the call.
+  template <typename Result>
+  static void ExhaustFrom(size_t from, block::ByteBudget* budget,
+                          absl::Span<absl::StatusOr<Result>> results) {
+    if (from >= results.size()) return;
+    budget->Exhaust();
+    for (size_t i = from; i < results.size(); ++i) results[i] = budget->ExhaustedError();
+  }
+  // A FramePolicy asked at most once per pool of a call.
+  class PoolFramePolicy {
+   public:
+    PoolFramePolicy(const LogEngine* engine, const FramePolicy& frames_for)
+        : engine_(engine), frames_for_(frames_for) {}
+    bool Allows(const pool::Pool& pool);
+
+   private:
+    const LogEngine* const engine_;
+    const FramePolicy& frames_for_;
+    absl::flat_hash_map<const pool::Pool*, bool> allowed_;
+  };
   // MultiGetFrames' work on ids (at most kReadChunkIds); appends one result per id.
-  void MultiGetFramesChunk(absl::Span<const std::string> ids, const FramePolicy& frames_for,
+  void MultiGetFramesChunk(absl::Span<const std::string> ids, PoolFramePolicy& allowed,
                            block::ByteBudget* budget,
                            std::vector<absl::StatusOr<v1::RecordFrame>>* results) const;
+  // Sets out[k] to the MultiGetFrames result of stored value k of pools[k]: its frame,
+  // or (not a frame, or a pool `allowed` refuses) its payload decoded here. Stops at
+  // the first record `budget` refuses and returns its index (values.size(): none).
+  size_t FramesOrPayloads(absl::Span<pool::Pool* const> pools,
+                          absl::Span<const store::RecordRef> refs,
+                          absl::Span<const absl::string_view> values, uint64_t read_at,
+                          PoolFramePolicy& allowed, block::ByteBudget* budget,
+                          absl::Span<absl::StatusOr<v1::RecordFrame>> out) const;
   // The result of a record stored as a frame: id, category name, standard frame.
   absl::StatusOr<v1::RecordFrame> FrameOf(const pool::Pool& pool, uint64_t seq,
-                                          const codec::RecordView& view) const;
+                                          const codec::RecordView& view,
+                                          absl::string_view value) const;
   // Every category `pool` may hold (PoolCategoriesOf).
   std::vector<std::string> CategoriesOfPool(const pool::Pool& pool) const;
-  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id. Each
-  // distinct record is read once, however often it is asked for.
+  // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.
   void MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
                      std::vector<absl::StatusOr<v1::Record>>* results) const;
+  // Scan's and ScanFrames' reads: checks `spec`, then passes each chunk of matching
+  // stored records of the scanned pool to `emit`, which returns how many of them it
+  // answered (the rest start the next chunk) or an error that ends the scan.
+  using ScanEmit = std::function<absl::StatusOr<size_t>(
+      pool::Pool& pool, absl::Span<const store::RecordRef> refs,
+      absl::Span<const absl::string_view> values, uint64_t read_at)>;
+  absl::Status ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
+                          const Interrupt& interrupt) const;
   // The value of each ref (as the store held it after RetiredGeneration() returned
   // `read_at`), decoded. A record that fails while a gc has retired dictionaries since
   // is read again and decoded again (its frame may have been re-compressed away from a

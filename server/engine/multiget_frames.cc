@@ -1,8 +1,11 @@
-// LogEngine::MultiGetFrames: MultiGet's reads (the same id resolution, response budget
-// and per-id errors) without decoding, for clients that decode frames themselves
-// (docs/api.md "MultiGetFrames"). Records a client cannot decode alone (block entries:
-// their frame holds other records; records stored raw) and pools the caller's policy
-// refuses frames of are decoded here, as MultiGet would, and returned as payloads.
+// LogEngine::MultiGetFrames and ScanFrames: MultiGet's and Scan's reads (the same id
+// resolution, response budget and per-id errors) without decoding, for clients that
+// decode frames themselves (docs/api.md "MultiGetFrames"). Records a client cannot
+// decode alone (block entries: their frame holds other records; records stored raw)
+// and pools the caller's policy refuses frames of are decoded here, as MultiGet would,
+// and returned as payloads.
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -11,17 +14,6 @@
 
 namespace dictlog::engine {
 namespace {
-
-constexpr uint32_t kZstdMagic = 0xFD2FB528;
-
-// The standard zstd frame of a stored (magicless) frame body.
-std::string WithMagic(absl::string_view body) {
-  std::string frame;
-  frame.reserve(4 + body.size());
-  for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((kZstdMagic >> (8 * i)) & 0xff));
-  frame.append(body.data(), body.size());
-  return frame;
-}
 
 // A server-decoded record as a MultiGetFrames result.
 absl::StatusOr<v1::RecordFrame> PayloadFrame(absl::StatusOr<v1::Record> record) {
@@ -38,108 +30,125 @@ absl::StatusOr<v1::RecordFrame> PayloadFrame(absl::StatusOr<v1::Record> record) 
 absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> LogEngine::MultiGetFrames(
     absl::Span<const std::string> ids, const FramePolicy& frames_for,
     const Interrupt& interrupt) const {
-  if (ids.size() > options_.max_multiget_ids) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "MultiGet of ", ids.size(), " ids exceeds the limit of ", options_.max_multiget_ids));
-  }
   std::vector<absl::StatusOr<v1::RecordFrame>> results;
-  results.reserve(ids.size());
-  block::ByteBudget budget(options_.max_response_bytes);
-  for (size_t start = 0; start < ids.size(); start += kReadChunkIds) {
-    if (budget.exhausted()) {
-      results.resize(ids.size(), budget.ExhaustedError());
-      break;
-    }
-    if (interrupt) RETURN_IF_ERROR(interrupt());
-    MultiGetFramesChunk(ids.subspan(start, kReadChunkIds), frames_for, &budget, &results);
-  }
+  results.reserve(std::min(ids.size(), options_.max_multiget_ids));
+  PoolFramePolicy allowed(this, frames_for);
+  RETURN_IF_ERROR(ReadInChunks(
+      ids, interrupt, [&](absl::Span<const std::string> chunk, block::ByteBudget* budget) {
+        MultiGetFramesChunk(chunk, allowed, budget, &results);
+      }));
   return results;
 }
 
 void LogEngine::MultiGetFramesChunk(
-    absl::Span<const std::string> ids, const FramePolicy& frames_for,
-    block::ByteBudget* budget, std::vector<absl::StatusOr<v1::RecordFrame>>* all) const {
-  std::vector<absl::StatusOr<v1::Record>> resolved(ids.size(), absl::UnknownError("not read"));
-  const ChunkRefs chunk = ResolveIds(ids, absl::MakeSpan(resolved));
-  const size_t base = all->size();
-  for (absl::StatusOr<v1::Record>& r : resolved) all->push_back(r.status());
-  absl::Span<absl::StatusOr<v1::RecordFrame>> results = absl::MakeSpan(*all).subspan(base);
-  const uint64_t read_at = manager_->RetiredGeneration();
-  const std::vector<absl::StatusOr<std::string>> values =
-      ReadWithinBudget(chunk.distinct, *budget);
-  absl::flat_hash_map<const pool::Pool*, bool> frames_allowed;
-  auto allowed = [&](const pool::Pool& pool) {
-    if (!frames_for) return true;
-    auto [it, added] = frames_allowed.try_emplace(&pool, false);
-    if (added) it->second = frames_for(CategoriesOfPool(pool));
-    return it->second;
+    absl::Span<const std::string> ids, PoolFramePolicy& allowed, block::ByteBudget* budget,
+    std::vector<absl::StatusOr<v1::RecordFrame>>* all) const {
+  const ChunkValues read = ReadChunk(ids, *budget);
+  absl::Span<absl::StatusOr<v1::RecordFrame>> results = AppendErrors(read.errors, all);
+  std::vector<pool::Pool*> pools;
+  pools.reserve(read.found.size());
+  for (size_t j : read.found) pools.push_back(read.chunk.pools[j].get());
+  std::vector<absl::StatusOr<v1::RecordFrame>> frames(read.found.size());
+  const size_t refused = FramesOrPayloads(pools, read.found_refs, read.encoded, read.read_at,
+                                          allowed, budget, absl::MakeSpan(frames));
+  size_t exhausted_from = read.cut;
+  for (size_t k = 0; k < read.found.size(); ++k) {
+    const size_t i = read.chunk.positions[read.found[k]];
+    if (k == refused) {
+      exhausted_from = i;
+      break;
+    }
+    results[i] = std::move(frames[k]);
+  }
+  ExhaustFrom(exhausted_from, budget, results);
+}
+
+absl::Status LogEngine::ScanFrames(
+    const ScanSpec& spec, const FramePolicy& frames_for,
+    const std::function<absl::Status(std::vector<v1::RecordFrame>)>& sink,
+    const Interrupt& interrupt) const {
+  PoolFramePolicy allowed(this, frames_for);
+  auto emit = [&](pool::Pool& pool, absl::Span<const store::RecordRef> refs,
+                  absl::Span<const absl::string_view> values,
+                  uint64_t read_at) -> absl::StatusOr<size_t> {
+    block::ByteBudget budget(kScanChunkBytes);
+    const std::vector<pool::Pool*> pools(refs.size(), &pool);
+    std::vector<absl::StatusOr<v1::RecordFrame>> frames(refs.size());
+    const size_t answered = FramesOrPayloads(pools, refs, values, read_at, allowed, &budget,
+                                             absl::MakeSpan(frames));
+    std::vector<v1::RecordFrame> out;
+    out.reserve(answered);
+    for (size_t k = 0; k < answered; ++k) {
+      RETURN_IF_ERROR(frames[k].status());  // As Scan: a record that fails ends it.
+      out.push_back(*std::move(frames[k]));
+    }
+    if (answered > 0) RETURN_IF_ERROR(sink(std::move(out)));
+    return answered;
   };
-  size_t exhausted_from = ids.size();
-  std::vector<size_t> pending;  // Into chunk.refs: records the server decodes, in order.
+  return ScanChunks(spec, emit, interrupt);
+}
+
+bool LogEngine::PoolFramePolicy::Allows(const pool::Pool& pool) {
+  if (!frames_for_) return true;
+  auto [it, added] = allowed_.try_emplace(&pool, false);
+  if (added) it->second = frames_for_(engine_->CategoriesOfPool(pool));
+  return it->second;
+}
+
+size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
+                                   absl::Span<const store::RecordRef> refs,
+                                   absl::Span<const absl::string_view> values,
+                                   uint64_t read_at, PoolFramePolicy& allowed,
+                                   block::ByteBudget* budget,
+                                   absl::Span<absl::StatusOr<v1::RecordFrame>> out) const {
+  std::vector<size_t> pending;  // Records the server decodes, in order.
+  size_t refused = values.size();
   // Decodes the pending records (they take from the budget before any later frame);
   // false once one does not fit.
   auto flush = [&] {
-    std::vector<store::RecordRef> refs;
+    std::vector<store::RecordRef> pending_refs;
     std::vector<absl::string_view> encoded;
-    for (size_t j : pending) {
-      refs.push_back(chunk.refs[j]);
-      encoded.push_back(*values[chunk.distinct_of[j]]);
+    for (size_t k : pending) {
+      pending_refs.push_back(refs[k]);
+      encoded.push_back(values[k]);
     }
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        DecodeRead(refs, encoded, read_at, budget);
-    for (size_t k = 0; k < pending.size(); ++k) {
-      const size_t j = pending[k];
-      if (absl::IsResourceExhausted(decoded[k].status())) {
-        exhausted_from = chunk.positions[j];
+        DecodeRead(pending_refs, encoded, read_at, budget);
+    for (size_t p = 0; p < pending.size(); ++p) {
+      const size_t k = pending[p];
+      if (absl::IsResourceExhausted(decoded[p].status())) {
+        refused = k;
         return false;
       }
-      chunk.pools[j]->CountReads(1);
-      results[chunk.positions[j]] =
-          PayloadFrame(ToRecord(*chunk.pools[j], chunk.refs[j].seq, std::move(decoded[k])));
+      pools[k]->CountReads(1);
+      out[k] = PayloadFrame(ToRecord(*pools[k], refs[k].seq, std::move(decoded[p])));
     }
     pending.clear();
     return true;
   };
-  for (size_t j = 0; j < chunk.refs.size(); ++j) {
-    const size_t i = chunk.positions[j];
-    if (chunk.distinct_of[j] >= values.size()) {  // Not read: past the budget.
-      if (flush()) exhausted_from = i;
-      break;
-    }
-    const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
-    if (absl::IsNotFound(value.status())) {
-      results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
-      continue;
-    }
-    if (!value.ok()) {
-      results[i] = value.status();
-      continue;
-    }
-    absl::StatusOr<codec::RecordView> view = codec::ParseRecord(*value);
+  for (size_t k = 0; k < values.size(); ++k) {
+    absl::StatusOr<codec::RecordView> view = codec::ParseRecord(values[k]);
     if (!view.ok() || view->encoding != codec::Encoding::kZstdFrame ||
-        !allowed(*chunk.pools[j])) {
-      pending.push_back(j);  // Decoding reports a malformed record as MultiGet does.
+        !allowed.Allows(*pools[k])) {
+      pending.push_back(k);  // Decoding reports a malformed record as MultiGet does.
       continue;
     }
-    if (!flush()) break;
-    if (!budget->Take(view->content_size)) {
-      exhausted_from = i;
-      break;
-    }
-    chunk.pools[j]->CountReads(1);
-    results[i] = FrameOf(*chunk.pools[j], chunk.refs[j].seq, *view);
+    if (!flush()) return refused;
+    if (!budget->Take(view->content_size)) return k;
+    pools[k]->CountReads(1);
+    out[k] = FrameOf(*pools[k], refs[k].seq, *view, values[k]);
   }
-  if (exhausted_from == ids.size()) flush();
-  if (exhausted_from < ids.size()) budget->Exhaust();
-  for (size_t i = exhausted_from; i < ids.size(); ++i) results[i] = budget->ExhaustedError();
+  flush();
+  return refused;
 }
 
 absl::StatusOr<v1::RecordFrame> LogEngine::FrameOf(const pool::Pool& pool, uint64_t seq,
-                                                   const codec::RecordView& view) const {
+                                                   const codec::RecordView& view,
+                                                   absl::string_view value) const {
   v1::RecordFrame frame;
   ASSIGN_OR_RETURN(*frame.mutable_category(), pool.CategoryName(view.category_index));
   frame.set_id(pool::FormatRecordId(pool.name(), seq));
-  frame.set_frame(WithMagic(view.body));
+  ASSIGN_OR_RETURN(*frame.mutable_frame(), codec::StandardFrame(value));
   frame.set_dictionary_id(view.dictionary_id);
   return frame;
 }

@@ -1,7 +1,8 @@
-// LogEngine::MultiGetFrames over a real RocksDB: the frames decode (zstd with the
-// dictionary GetDictionary returns) to exactly what MultiGet returns, per-id errors and
-// the response budget answer the same ids, block entries and records stored raw come
-// back decoded, and a FramePolicy that refuses a pool gets payloads only.
+// LogEngine::MultiGetFrames and ScanFrames over a real RocksDB: the frames decode (zstd
+// with the dictionary GetDictionary returns) to exactly what MultiGet and Scan return,
+// per-id errors and the response budget answer the same ids, scans come in the same
+// chunks, block entries and records stored raw come back decoded, and a FramePolicy
+// that refuses a pool gets payloads only.
 #include <zstd.h>
 
 #include <random>
@@ -26,6 +27,7 @@ class MultiGetFramesTest : public ::testing::Test {
     block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
     block.set_block_bytes(1024);
     options_.pools = {{"blocks", block}};
+    options_.routes = {{"", "app-", "apps"}};
     Open();
   }
 
@@ -92,6 +94,43 @@ class MultiGetFramesTest : public ::testing::Test {
       ASSERT_TRUE(payload.ok()) << ids[i] << ": " << payload.status();
       EXPECT_EQ(*payload, record->payload()) << ids[i];
     }
+  }
+
+  // One result of ScanFrames decoded here equals the record Scan returned.
+  void ExpectSameRecord(const v1::RecordFrame& frame, const v1::Record& record) {
+    EXPECT_EQ(frame.id(), record.id());
+    EXPECT_EQ(frame.category(), record.category());
+    absl::StatusOr<std::string> payload = Decode(frame);
+    ASSERT_TRUE(payload.ok()) << frame.id() << ": " << payload.status();
+    EXPECT_EQ(*payload, record.payload()) << frame.id();
+  }
+
+  // ScanFrames of `spec` decoded here equals Scan of it, chunk by chunk; returns how
+  // many of its results are frames.
+  size_t ExpectScanFramesSameAsScan(const ScanSpec& spec,
+                                    const FramePolicy& policy = nullptr) {
+    std::vector<std::vector<v1::Record>> chunks;
+    const absl::Status scanned = engine_->Scan(spec, [&](std::vector<v1::Record> chunk) {
+      chunks.push_back(std::move(chunk));
+      return absl::OkStatus();
+    });
+    std::vector<std::vector<v1::RecordFrame>> frame_chunks;
+    const absl::Status framed =
+        engine_->ScanFrames(spec, policy, [&](std::vector<v1::RecordFrame> chunk) {
+          frame_chunks.push_back(std::move(chunk));
+          return absl::OkStatus();
+        });
+    EXPECT_EQ(framed, scanned);
+    EXPECT_EQ(frame_chunks.size(), chunks.size());
+    size_t frames = 0;
+    for (size_t c = 0; c < chunks.size() && c < frame_chunks.size(); ++c) {
+      EXPECT_EQ(frame_chunks[c].size(), chunks[c].size()) << "chunk " << c;
+      for (size_t k = 0; k < chunks[c].size() && k < frame_chunks[c].size(); ++k) {
+        ExpectSameRecord(frame_chunks[c][k], chunks[c][k]);
+        frames += frame_chunks[c][k].content_case() == v1::RecordFrame::kFrame;
+      }
+    }
+    return frames;
   }
 
   void TrainAndActivate(const std::string& pool) {
@@ -189,6 +228,60 @@ TEST_F(MultiGetFramesTest, ResponseBudgetAnswersTheSameIdsAsMultiGet) {
 TEST_F(MultiGetFramesTest, TooManyIdsFailTheCall) {
   std::vector<std::string> ids(options_.max_multiget_ids + 1, "logs/1");
   EXPECT_EQ(engine_->MultiGetFrames(ids).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(MultiGetFramesTest, ScanFramesDecodeToScansRecordsInTheSameChunks) {
+  // Two categories in one pool, records before and after its first dictionary: more
+  // than one chunk (LogEngine::kScanChunkRecords) of each.
+  std::vector<std::string> lines = codec::SyntheticLogLines(1500, 11);
+  AppendLines("app-a", lines);
+  AppendLines("app-b", codec::SyntheticLogLines(1500, 12));
+  TrainAndActivate("apps");
+  const std::vector<std::string> later = AppendLines("app-a", codec::SyntheticLogLines(700, 13));
+  AppendLines("app-b", codec::SyntheticLogLines(300, 14));
+  ScanSpec pool;
+  pool.pool = "apps";
+  EXPECT_GE(ExpectScanFramesSameAsScan(pool), 1000u);
+  ScanSpec category;
+  category.category = "app-a";
+  EXPECT_GE(ExpectScanFramesSameAsScan(category), 700u);
+  category.from_id = later[10];
+  category.limit = 300;
+  EXPECT_EQ(ExpectScanFramesSameAsScan(category), 300u);
+  ScanSpec blocks;  // Sealed blocks' entries come decoded.
+  blocks.pool = "blocks";
+  AppendLines("blocks", codec::SyntheticLogLines(600, 15));
+  EXPECT_LT(ExpectScanFramesSameAsScan(blocks), 300u);
+}
+
+TEST_F(MultiGetFramesTest, ScanFramesOfARefusedPoolArePayloadsAndErrorsAreScans) {
+  AppendLines("app-a", codec::SyntheticLogLines(3000, 16));
+  TrainAndActivate("apps");
+  AppendLines("app-a", codec::SyntheticLogLines(100, 17));
+  std::vector<std::string> seen;
+  const FramePolicy refuse = [&](const std::vector<std::string>& categories) {
+    seen = categories;
+    return false;
+  };
+  ScanSpec spec;
+  spec.category = "app-a";
+  EXPECT_EQ(ExpectScanFramesSameAsScan(spec, refuse), 0u);
+  EXPECT_EQ(seen, (std::vector<std::string>{"app-a", "apps"}));
+  ScanSpec bad;  // Neither category nor pool.
+  EXPECT_EQ(ExpectScanFramesSameAsScan(bad), 0u);
+  bad.pool = "apps";
+  bad.from_id = "logs/1";  // Another pool's id.
+  EXPECT_EQ(ExpectScanFramesSameAsScan(bad), 0u);
+  bad.pool = "nopool";
+  bad.from_id = "";
+  EXPECT_EQ(ExpectScanFramesSameAsScan(bad), 0u);
+  // A sink's error ends the scan with it.
+  spec.category = "app-a";
+  EXPECT_EQ(engine_->ScanFrames(spec, nullptr,
+                                [](std::vector<v1::RecordFrame>) {
+                                  return absl::AbortedError("stop");
+                                }),
+            absl::AbortedError("stop"));
 }
 
 }  // namespace

@@ -91,8 +91,8 @@ void RpcMetrics::Render(TextWriter* out) const {
   const char* const help[] = {
       "Records acknowledged by Append and AppendBatch.",
       "Payload bytes acknowledged by Append and AppendBatch.",
-      "Records returned by Get, MultiGet and Scan.",
-      "Payload bytes returned by Get, MultiGet and Scan."};
+      "Records returned by Get, MultiGet, Scan, GetFrame and MultiGetFrames.",
+      "Payload bytes returned by Get, MultiGet, Scan, GetFrame and MultiGetFrames."};
   for (size_t i = 0; i < std::size(totals); ++i) {
     const std::string name = std::string(totals[i].first) + "_total";
     out->Family(name, "counter", help[i]);

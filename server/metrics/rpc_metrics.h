@@ -33,7 +33,7 @@ class RpcMetrics {
       ABSL_LOCKS_EXCLUDED(mu_);
   // Records acknowledged by Append/AppendBatch and their payload bytes.
   void AddAppended(uint64_t records, uint64_t bytes);
-  // Records returned by Get/MultiGet/Scan and their payload bytes.
+  // Records returned by Get/MultiGet/Scan/GetFrame/MultiGetFrames and their payload bytes.
   void AddRead(uint64_t records, uint64_t bytes);
 
   // Appends the families dictlog_rpcs_total, dictlog_rpc_duration_seconds,

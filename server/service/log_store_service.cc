@@ -36,6 +36,15 @@ void HideForbidden(const auth::Grant& grant, const std::vector<std::string>& ids
   }
 }
 
+// Frames only of pools whose every category `grant` may read (payloads otherwise:
+// frame sizes are a side channel, read_scope.h). `grant` must outlive the policy.
+engine::FramePolicy FramesFor(const auth::Grant& grant) {
+  if (grant.categories.empty()) return nullptr;
+  return [&grant](const std::vector<std::string>& categories) {
+    return RequireWholePool(grant, categories).ok();
+  };
+}
+
 // One id's error in a MultiGet or MultiGetFrames response.
 void SetError(const absl::Status& status, v1::RecordError* error) {
   error->set_code(static_cast<int>(status.code()));
@@ -124,13 +133,7 @@ grpc::Status LogStoreService::MultiGetFrames(grpc::ServerContext* context,
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
-  engine::FramePolicy frames_for;
-  if (!(*grant)->categories.empty()) {
-    frames_for = [grant = *grant](const std::vector<std::string>& categories) {
-      return RequireWholePool(*grant, categories).ok();
-    };
-  }
-  auto results = engine_->MultiGetFrames(ids, frames_for, CallInterrupt(context));
+  auto results = engine_->MultiGetFrames(ids, FramesFor(**grant), CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
   HideForbidden(**grant, ids, VisibleFrame, &*results);
   for (absl::StatusOr<v1::RecordFrame>& result : *results) {
@@ -165,16 +168,29 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
   spec.from_id = request->from_id();
   spec.limit = request->limit();
   const engine::Interrupt interrupt = CallInterrupt(context);
-  auto sink = [&](std::vector<v1::Record> records) {
-    v1::ScanResponse response;
-    for (v1::Record& record : records) *response.add_records() = std::move(record);
+  auto send = [&](const v1::ScanResponse& response) {
     if (!writer->Write(response)) {
       RETURN_IF_ERROR(interrupt());  // Says why, when it knows.
       return absl::CancelledError("client went away");
     }
     return absl::OkStatus();
   };
-  absl::Status status = engine_->Scan(spec, sink, interrupt);
+  absl::Status status;
+  if (request->frames()) {
+    auto sink = [&](std::vector<v1::RecordFrame> frames) {
+      v1::ScanResponse response;
+      for (v1::RecordFrame& frame : frames) *response.add_frames() = std::move(frame);
+      return send(response);
+    };
+    status = engine_->ScanFrames(spec, FramesFor(**grant), sink, interrupt);
+  } else {
+    auto sink = [&](std::vector<v1::Record> records) {
+      v1::ScanResponse response;
+      for (v1::Record& record : records) *response.add_records() = std::move(record);
+      return send(response);
+    };
+    status = engine_->Scan(spec, sink, interrupt);
+  }
   return ToGrpcStatus(VisibleScanStatus(**grant, std::move(status)));
 }
 

@@ -35,6 +35,7 @@ class LogStoreService final : public v1::LogStore::Service {
                    v1::GetResponse* response) override;
   grpc::Status MultiGet(grpc::ServerContext* context, const v1::MultiGetRequest* request,
                         v1::MultiGetResponse* response) override;
+  // With request->frames, ScanFrames under MultiGetFrames' frame rule.
   grpc::Status Scan(grpc::ServerContext* context, const v1::ScanRequest* request,
                     grpc::ServerWriter<v1::ScanResponse>* writer) override;
   grpc::Status GetFrame(grpc::ServerContext* context, const v1::GetRequest* request,

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include <zstd.h>
+
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "proto/dictlog.pb.h"
@@ -17,6 +19,14 @@ constexpr absl::string_view kAppendBatch = "/dictlog.v1.LogStore/AppendBatch";
 constexpr absl::string_view kGet = "/dictlog.v1.LogStore/Get";
 constexpr absl::string_view kMultiGet = "/dictlog.v1.LogStore/MultiGet";
 constexpr absl::string_view kScan = "/dictlog.v1.LogStore/Scan";
+constexpr absl::string_view kGetFrame = "/dictlog.v1.LogStore/GetFrame";
+constexpr absl::string_view kMultiGetFrames = "/dictlog.v1.LogStore/MultiGetFrames";
+
+// The payload size a standard zstd frame declares (0 if it declares none).
+uint64_t ContentSize(const std::string& frame) {
+  const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  return size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ? 0 : size;
+}
 
 struct Counts {
   uint64_t records = 0;
@@ -24,6 +34,12 @@ struct Counts {
   void Add(const v1::Record& record) {
     ++records;
     bytes += record.payload().size();
+  }
+  // A frame counts the payload it decodes to.
+  void Add(const v1::RecordFrame& frame) {
+    ++records;
+    bytes += frame.content_case() == v1::RecordFrame::kFrame ? ContentSize(frame.frame())
+                                                             : frame.payload().size();
   }
 };
 
@@ -79,9 +95,16 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
         if (result.has_record()) read.Add(result.record());
       }
     } else if (method_ == kScan) {
-      for (const v1::Record& record :
-           static_cast<const v1::ScanResponse*>(message)->records()) {
-        read.Add(record);
+      const auto* response = static_cast<const v1::ScanResponse*>(message);
+      for (const v1::Record& record : response->records()) read.Add(record);
+      for (const v1::RecordFrame& frame : response->frames()) read.Add(frame);
+    } else if (method_ == kGetFrame) {
+      read.records = 1;
+      read.bytes = ContentSize(static_cast<const v1::GetFrameResponse*>(message)->frame());
+    } else if (method_ == kMultiGetFrames) {
+      for (const v1::MultiGetFramesResult& result :
+           static_cast<const v1::MultiGetFramesResponse*>(message)->results()) {
+        if (result.has_record()) read.Add(result.record());
       }
     }
     if (read.records > 0) metrics_->AddRead(read.records, read.bytes);

@@ -1,7 +1,8 @@
 // MetricsInterceptorFactory: a gRPC server interceptor that times every call and
 // records it in RpcMetrics by service, method and status code; for the LogStore's
-// appends and reads it also counts records and payload bytes (appends only when the
-// call succeeds, since nothing is written otherwise).
+// appends and reads (Get, MultiGet, Scan, GetFrame, MultiGetFrames) it also counts
+// records and payload bytes (appends only when the call succeeds, since nothing is
+// written otherwise; a frame counts the payload size its header declares).
 //
 // Thread safety: gRPC creates one interceptor per call; the metrics are borrowed, are
 // thread-safe, and must outlive the server.

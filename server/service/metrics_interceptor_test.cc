@@ -119,5 +119,45 @@ TEST_F(MetricsInterceptorTest, CountsRecordsReturnedByGetMultiGetAndScan) {
                                 "LogStore\",method=\"Scan\",code=\"OK\"} 1\n"));
 }
 
+TEST_F(MetricsInterceptorTest, CountsRecordsReturnedAsFrames) {
+  // 200 bytes that compress: stored as a frame; 4 that do not: stored raw.
+  ASSERT_TRUE(AppendBatch({{"HDFS", std::string(200, 'a')}, {"HDFS", "defg"}}).ok());
+  {
+    grpc::ClientContext context;
+    v1::GetRequest request;
+    request.set_id("HDFS/1");
+    v1::GetFrameResponse response;
+    ASSERT_TRUE(store_->GetFrame(&context, request, &response).ok());
+  }
+  {
+    grpc::ClientContext context;
+    v1::MultiGetRequest request;
+    request.add_ids("HDFS/1");  // A frame.
+    request.add_ids("HDFS/2");  // A payload.
+    request.add_ids("HDFS/9");  // A per-id error: not a record read.
+    v1::MultiGetFramesResponse response;
+    ASSERT_TRUE(store_->MultiGetFrames(&context, request, &response).ok());
+    ASSERT_EQ(response.results(0).record().content_case(), v1::RecordFrame::kFrame);
+  }
+  {
+    grpc::ClientContext context;
+    v1::ScanRequest request;
+    request.set_pool("HDFS");
+    request.set_frames(true);
+    auto reader = store_->Scan(&context, request);
+    v1::ScanResponse response;
+    while (reader->Read(&response)) {
+    }
+    ASSERT_TRUE(reader->Finish().ok());
+  }
+  const std::string text = Rendered();
+  // GetFrame 1 (200 bytes) + MultiGetFrames 2 (204) + Scan 2 (204): payload bytes.
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_read_records_total 5\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_read_bytes_total 608\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text,
+                                "dictlog_rpcs_total{service=\"dictlog.v1.LogStore\","
+                                "method=\"MultiGetFrames\",code=\"OK\"} 1\n"));
+}
+
 }  // namespace
 }  // namespace dictlog::service

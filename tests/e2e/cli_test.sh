@@ -25,6 +25,10 @@ check_all() {
     expected="$work/$category.expected"
     "$dictlog" --server="$server" scan --category="$category" >"$work/$category.scan"
     cmp "$expected" "$work/$category.scan" || fail "scan of $category differs from $file"
+    "$dictlog" --server="$server" scan --category="$category" --decode_locally \
+      >"$work/$category.scan_local"
+    cmp "$expected" "$work/$category.scan_local" ||
+      fail "scan --decode_locally of $category differs from $file"
     # `get` with every acknowledged id returns the file's lines in order.
     xargs "$dictlog" --server="$server" get <"$work/$category.ids" >"$work/$category.get"
     cmp "$expected" "$work/$category.get" || fail "get of $category differs from $file"

@@ -1,11 +1,15 @@
-// End to end: who gets frames and dictionaries (MultiGetFrames, GetDictionary) against
+// End to end: who gets frames and dictionaries (MultiGetFrames, Scan with frames,
+// GetDictionary) against
 // the real dictlogd with tokens. A reader whose scope covers every category of a pool
 // gets its frames and its dictionaries; a reader limited to part of a pool gets the
 // payloads of its own categories decoded by the server (frame sizes and dictionaries
 // would reveal the others'), NOT_FOUND for the others, and PERMISSION_DENIED for the
 // pool's dictionary; client-side decoding gives every token MultiGet's answers.
+#include <grpcpp/grpcpp.h>
+
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -95,6 +99,49 @@ class FramesScopeTest : public ::testing::Test {
     }
   }
 
+  // What a frames scan of `category` from the last 64 ids streams to `token`: the kinds
+  // of its results, and the records a Scan with local decoding visits equal Scan's.
+  static std::set<v1::RecordFrame::ContentCase> ScanKinds(const std::string& token,
+                                                          const std::string& category) {
+    auto stub = v1::LogStore::NewStub(
+        grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token);
+    v1::ScanRequest request;
+    request.set_category(category);
+    request.set_from_id(LastIds()[0]);
+    request.set_frames(true);
+    std::set<v1::RecordFrame::ContentCase> kinds;
+    auto reader = stub->Scan(&context, request);
+    v1::ScanResponse response;
+    size_t frames = 0;
+    while (reader->Read(&response)) {
+      EXPECT_EQ(response.records_size(), 0);
+      for (const v1::RecordFrame& frame : response.frames()) {
+        EXPECT_EQ(frame.category(), category);
+        kinds.insert(frame.content_case());
+        ++frames;
+      }
+    }
+    EXPECT_TRUE(reader->Finish().ok());
+    EXPECT_EQ(frames, 32u);
+    std::vector<std::string> server, local;
+    client::ReadOptions decode_locally;
+    decode_locally.decode_locally = true;
+    request.set_frames(false);
+    client::Client client = Connect(token);
+    auto collect = [](std::vector<std::string>* out) {
+      return [out](const v1::Record& record) {
+        out->push_back(record.SerializeAsString());
+        return absl::OkStatus();
+      };
+    };
+    EXPECT_TRUE(client.Scan(request, collect(&server)).ok());
+    EXPECT_TRUE(client.Scan(request, collect(&local), decode_locally).ok());
+    EXPECT_EQ(local, server);
+    return kinds;
+  }
+
   static testing::ServerProcess* server_;
   static std::vector<std::string>* ids_;
 };
@@ -144,6 +191,13 @@ TEST_F(FramesScopeTest, AReaderOfPartOfAPoolGetsPayloadsAndNoDictionary) {
   EXPECT_EQ(client.GetDictionary(request).status().code(),
             absl::StatusCode::kPermissionDenied);
   ExpectLocalEqualsServer(kWebAReader);
+}
+
+TEST_F(FramesScopeTest, ScanWithFramesFollowsTheSameRule) {
+  using Kinds = std::set<v1::RecordFrame::ContentCase>;
+  EXPECT_EQ(ScanKinds(kWebReader, "web-a"), Kinds{v1::RecordFrame::kFrame});
+  EXPECT_EQ(ScanKinds(kAdmin, "web-b"), Kinds{v1::RecordFrame::kFrame});
+  EXPECT_EQ(ScanKinds(kWebAReader, "web-a"), Kinds{v1::RecordFrame::kPayload});
 }
 
 TEST_F(FramesScopeTest, GetDictionaryOfAnAbsentIdIsNotFound) {

@@ -1,8 +1,9 @@
 // End to end, client-side decoding: the real dictlogd on 127.0.0.1 port 0; every line
 // of the ten loghub files (record mode) and of one of them again in a block-mode pool,
 // read in MultiGet(64) calls with server-side and with client-side decoding
-// (ReadOptions::decode_locally, MultiGetFrames): identical results, byte for byte and
-// error for error, before and after a retrain, a re-compression and a dictionary gc.
+// (ReadOptions::decode_locally, MultiGetFrames), and scanned pool by pool both ways
+// (Scan with frames): identical results, byte for byte and error for error, before and
+// after a retrain, a re-compression and a dictionary gc.
 #include <cstdlib>
 #include <filesystem>
 
@@ -101,6 +102,53 @@ class LocalDecodeE2eTest : public ::testing::Test {
     EXPECT_GT(client_->DictionaryCacheStats().entries, 0u);
   }
 
+  // The records (or the error) a scan visits, as comparable bytes.
+  std::vector<std::string> Scanned(const client::Client& client,
+                                   const v1::ScanRequest& request, bool local) {
+    std::vector<std::string> out;
+    client::ReadOptions options;
+    options.decode_locally = local;
+    const absl::Status status = client.Scan(
+        request,
+        [&](const v1::Record& record) {
+          out.push_back(Bytes(record));
+          return absl::OkStatus();
+        },
+        options);
+    out.push_back(status.ToString());
+    return out;
+  }
+
+  // Every pool scanned whole, one category from an id with a limit, and a scan that
+  // fails: the same records and errors both ways, cold and warm.
+  void ExpectScanLocalEqualsServer() {
+    auto pools = client_->ListPools();
+    ASSERT_TRUE(pools.ok()) << pools.status();
+    std::vector<v1::ScanRequest> requests;
+    for (const v1::PoolInfo& pool : *pools) {
+      requests.emplace_back();
+      requests.back().set_pool(pool.name());
+    }
+    requests.emplace_back();
+    requests.back().set_category("HDFS");
+    requests.back().set_from_id("HDFS/100");
+    requests.back().set_limit(700);
+    requests.emplace_back();
+    requests.back().set_pool("HDFS");
+    requests.back().set_from_id("Spark/1");  // INVALID_ARGUMENT.
+    client::Client fresh(options_);
+    size_t records = 0;
+    for (const v1::ScanRequest& request : requests) {
+      const std::vector<std::string> server = Scanned(*client_, request, false);
+      ASSERT_EQ(Scanned(*client_, request, true), server) << request.ShortDebugString();
+      ASSERT_EQ(Scanned(fresh, request, true), server) << request.ShortDebugString();
+      records += server.size() - 1;
+    }
+    EXPECT_GE(records, ids_.size() + 700);
+    EXPECT_EQ(Scanned(*client_, requests.back(), true).back().substr(0, 16),
+              "INVALID_ARGUMENT");
+  }
+
   void WaitForRecompress(const std::string& pool) {
     v1::RecompressRequest request;
     request.set_pool(pool);
@@ -151,6 +199,7 @@ TEST_F(LocalDecodeE2eTest, EveryLoghubRecordDecodesLocallyAsOnTheServer) {
   Append("blocks", files_["HDFS"]);
   ASSERT_FALSE(WaitForADictionaryInUse().empty());
   ExpectLocalEqualsServer();
+  ExpectScanLocalEqualsServer();
 
   // Retrain HDFS: old records keep the old dictionary, new ones get the new one.
   v1::TrainDictionaryRequest train;
@@ -164,6 +213,7 @@ TEST_F(LocalDecodeE2eTest, EveryLoghubRecordDecodesLocallyAsOnTheServer) {
   ASSERT_TRUE(client_->ActivateDictionary(activate).ok());
   Append("HDFS", files_["HDFS"]);
   ExpectLocalEqualsServer();
+  ExpectScanLocalEqualsServer();
 
   // Re-encode HDFS with the new dictionary, then gc the old one.
   v1::RecompressRequest recompress;
@@ -174,6 +224,7 @@ TEST_F(LocalDecodeE2eTest, EveryLoghubRecordDecodesLocallyAsOnTheServer) {
   ASSERT_TRUE(deleted.ok()) << deleted.status();
   ASSERT_FALSE(deleted->deleted().empty());
   ExpectLocalEqualsServer();
+  ExpectScanLocalEqualsServer();
   // A dictionary gc deleted is refused cleanly.
   v1::GetDictionaryRequest gone;
   gone.set_id(deleted->deleted(0).id());

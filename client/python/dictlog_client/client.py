@@ -4,7 +4,8 @@ A Client wraps one grpc channel to one dictlogd. Reads return records decoded by
 server, or, with get(id, decode_locally=True) and multiget(ids, decode_locally=True),
 fetch the stored zstd frames (GetFrame, MultiGetFrames) and decode them here with the
 python `zstandard` package and the dictionary each frame names (GetDictionary, cached
-per dictionary id for the client's lifetime; a decompressor per thread and id).
+by id within dictionary_cache_bytes, least recently used evicted first; a few
+decompressors per thread, one per recently used id).
 
 Retries live in one place (_call): idempotent reads (Get, MultiGet, GetFrame,
 GetDictionary, ListPools) are retried on UNAVAILABLE with exponential backoff; appends
@@ -16,24 +17,26 @@ result or a call makes no progress.
 
 Thread safety: a Client may be used by any number of threads at once without external
 synchronization: grpc channels and stubs are thread-safe, the dictionary cache is
-guarded by a lock, and each local decode uses its own zstd decompression context. An
+guarded by a lock (dictionary_cache.py), and each local decode uses its own zstd decompression context. An
 iterator returned by scan() must be consumed by one thread at a time. close() must not
 be called while other threads still use the Client.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import random
 import threading
 import time
 import uuid
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 from typing import TypeVar, Union
 
 import grpc
 import zstandard
 
+from .dictionary_cache import CacheStats, DictionaryCache
 from .errors import DictlogError, code_from_number, from_rpc_error
 
 try:
@@ -60,6 +63,11 @@ _Result = TypeVar("_Result")
 _MAX_RECORD_BYTES = 64 * 1024 * 1024
 # A decoded result standing for "its dictionary was deleted; read it again".
 _STALE = object()
+# What a cached dictionary costs beyond its bytes: the entropy tables zstd decodes
+# with (ZSTD_sizeof_DDict is the content plus about 27 KiB).
+_DICTIONARY_TABLE_BYTES = 27 * 1024
+# Decompressors (a zstd context each, ~100 KiB) a thread keeps, by dictionary id.
+_DECOMPRESSORS_PER_THREAD = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +116,9 @@ class Client:
             each, at most 2 s, each wait jittered down to half of it.
         max_receive_bytes: the largest response accepted (default 80 MiB: the server's
             64 MiB response budget plus overhead).
+        dictionary_cache_bytes: dictionaries kept for local decoding (each costs its
+            size plus about 27 KiB; least recently used evicted past it, but always
+            the newest). Default 64 MiB.
     """
 
     def __init__(self, target: str = "127.0.0.1:7070", *, timeout: Optional[float] = 30.0,
@@ -117,7 +128,8 @@ class Client:
                  certificate_chain: Optional[bytes] = None, token: Optional[str] = None,
                  append_attempts: int = 3, read_attempts: int = 3,
                  retry_backoff: float = 0.1,
-                 max_receive_bytes: int = _MAX_RECEIVE_BYTES) -> None:
+                 max_receive_bytes: int = _MAX_RECEIVE_BYTES,
+                 dictionary_cache_bytes: int = 64 * 1024 * 1024) -> None:
         self._owns_channel = channel is None
         if channel is None:
             options = [("grpc.max_receive_message_length", max_receive_bytes)]
@@ -135,8 +147,8 @@ class Client:
         self._metadata = (("authorization", "Bearer " + token),) if token else None
         self._store = dictlog_pb2_grpc.LogStoreStub(channel)
         self._admin = dictlog_pb2_grpc.AdminStub(channel)
-        self._dictionaries: Dict[int, zstandard.ZstdCompressionDict] = {}
-        self._dictionaries_lock = threading.Lock()
+        self._dictionaries: DictionaryCache[zstandard.ZstdCompressionDict] = (
+            DictionaryCache(dictionary_cache_bytes))
         self._decompressors = threading.local()
 
     def close(self) -> None:
@@ -256,6 +268,10 @@ class Client:
         """The dictionary's bytes in the standard zstd format (cached per id)."""
         return self._dictionary(dictionary_id).as_bytes()
 
+    def dictionary_cache_stats(self) -> CacheStats:
+        """Hits, misses, evictions, bytes and entries of the local-decoding cache."""
+        return self._dictionaries.stats()
+
     def train_dictionary(self, pool: str, *, activate: bool = False,
                          dictionary_bytes: int = 0) -> dictlog_pb2.TrainDictionaryResponse:
         """Trains a candidate dictionary for pool (TrainDictionary); returns the
@@ -346,16 +362,22 @@ class Client:
 
     def _decompressor(self, dictionary_id: int) -> zstandard.ZstdDecompressor:
         """This thread's decompressor for dictionary_id (0: none); zstandard's are not
-        thread-safe, so each thread keeps its own, over the shared dictionary cache."""
-        per_thread = self._decompressors.__dict__.setdefault("by_id", {})
+        thread-safe, so each thread keeps its own for the few ids it used last (they
+        hold their dictionary: a larger number would outlive the cache's budget)."""
+        per_thread = self._decompressors.__dict__.setdefault(
+            "by_id", collections.OrderedDict())
         decompressor = per_thread.get(dictionary_id)
-        if decompressor is None:
-            if dictionary_id == 0:
-                decompressor = zstandard.ZstdDecompressor()
-            else:
-                decompressor = zstandard.ZstdDecompressor(
-                    dict_data=self._dictionary(dictionary_id))
-            per_thread[dictionary_id] = decompressor
+        if decompressor is not None:
+            per_thread.move_to_end(dictionary_id)
+            return decompressor
+        if dictionary_id == 0:
+            decompressor = zstandard.ZstdDecompressor()
+        else:
+            decompressor = zstandard.ZstdDecompressor(
+                dict_data=self._dictionary(dictionary_id))
+        per_thread[dictionary_id] = decompressor
+        if len(per_thread) > _DECOMPRESSORS_PER_THREAD:
+            per_thread.popitem(last=False)
         return decompressor
 
     def _multiget_once(self, ids: List[str]) -> List[MultiGetResult]:
@@ -379,23 +401,21 @@ class Client:
             call.cancel()  # No-op once the stream has ended.
 
     def _dictionary(self, dictionary_id: int) -> zstandard.ZstdCompressionDict:
-        """The ZstdCompressionDict of dictionary_id, fetched by GetDictionary once.
-        Dictionary ids are never reused, so entries never go stale; the cache holds every
-        dictionary this Client has decoded with."""
-        with self._dictionaries_lock:
-            cached = self._dictionaries.get(dictionary_id)
-        if cached is not None:
-            return cached
-        request = dictlog_pb2.GetDictionaryRequest(id=dictionary_id)
-        response = self._call(self._admin.GetDictionary, request, self._read_retry)
-        dictionary = zstandard.ZstdCompressionDict(
-            bytes(response.content), dict_type=zstandard.DICT_TYPE_FULLDICT)
-        if dictionary.dict_id() != dictionary_id:
-            raise DictlogError(
-                grpc.StatusCode.DATA_LOSS,
-                f"GetDictionary({dictionary_id}) returned dictionary {dictionary.dict_id()}")
-        with self._dictionaries_lock:
-            return self._dictionaries.setdefault(dictionary_id, dictionary)
+        """The ZstdCompressionDict of dictionary_id from the cache, fetched by
+        GetDictionary if it is not there."""
+        def fetch() -> Tuple[zstandard.ZstdCompressionDict, int]:
+            request = dictlog_pb2.GetDictionaryRequest(id=dictionary_id)
+            response = self._call(self._admin.GetDictionary, request, self._read_retry)
+            content = bytes(response.content)
+            dictionary = zstandard.ZstdCompressionDict(
+                content, dict_type=zstandard.DICT_TYPE_FULLDICT)
+            if dictionary.dict_id() != dictionary_id:
+                raise DictlogError(
+                    grpc.StatusCode.DATA_LOSS,
+                    f"GetDictionary({dictionary_id}) returned dictionary "
+                    f"{dictionary.dict_id()}")
+            return dictionary, len(content) + _DICTIONARY_TABLE_BYTES
+        return self._dictionaries.get(dictionary_id, fetch)
 
 
 def backoff_seconds(initial: float, attempt: int) -> float:
