@@ -133,8 +133,35 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
     if (chunk.size() < kSampleChunk) break;
     before = chunk.back().seq;
   }
+  if (bytes < budget_bytes && pool.indexed_from_seq() != 0) {
+    RETURN_IF_ERROR(SampleIndexedBlocks(pool, budget_bytes, &bytes, &newest_first));
+  }
   std::reverse(newest_first.begin(), newest_first.end());
   return newest_first;
+}
+
+absl::Status DictionaryManager::SampleIndexedBlocks(
+    const pool::Pool& pool, size_t budget_bytes, size_t* bytes,
+    std::vector<std::string>* newest_first) const {
+  constexpr size_t kBlocksChunk = 16;
+  uint64_t before = UINT64_MAX;
+  while (*bytes < budget_bytes) {
+    ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
+                     store_->LatestIndexedBlocks(pool.id(), pool.indexed_from_seq(), before,
+                                                 kBlocksChunk));
+    for (const store::IndexedBlock& block : blocks) {
+      ASSIGN_OR_RETURN(const block::IndexedContent content,
+                       block::DecodeIndexedBlock(*dictionaries_, block));
+      for (auto e = content.entries.rbegin(); e != content.entries.rend(); ++e) {
+        if (*bytes >= budget_bytes) return absl::OkStatus();
+        *bytes += e->payload.size();
+        newest_first->emplace_back(e->payload);
+      }
+    }
+    if (blocks.size() < kBlocksChunk) break;
+    before = blocks.back().first_seq;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Add(

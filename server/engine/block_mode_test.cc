@@ -105,14 +105,17 @@ TEST_F(BlockModeTest, EveryReadPathReturnsWhatWasAppended) {
   ASSERT_TRUE(mixed.ok());
   EXPECT_TRUE((*mixed)[0].ok());
   EXPECT_EQ((*mixed)[1].status().code(), StatusCode::kNotFound);
-  // Behind the scenes the oldest records are entries of blocks, the newest single.
+  // Behind the scenes the oldest records are in indexed blocks (no value of their own
+  // in the records family; ADR 0015), the newest single.
   const uint32_t pool_id = 1;  // "apps", the first pool created.
   engine_.reset();
   auto store = store::Store::Open(options_.store);
   ASSERT_TRUE(store.ok()) << store.status();
-  auto first = codec::ParseRecord(*(*store)->GetRecord({pool_id, 1}));
-  ASSERT_TRUE(first.ok());
-  EXPECT_EQ(first->encoding, codec::Encoding::kBlockEntry);
+  EXPECT_EQ((*store)->GetRecord({pool_id, 1}).status().code(), StatusCode::kNotFound);
+  const uint64_t seq1 = 1;
+  auto found = (*store)->FindIndexedBlocks(pool_id, 1, {&seq1, 1});
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->block_of[0], 0);
   auto last = codec::ParseRecord(*(*store)->GetRecord({pool_id, lines.size()}));
   ASSERT_TRUE(last.ok());
   EXPECT_NE(last->encoding, codec::Encoding::kBlockEntry);

@@ -209,10 +209,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendOnce(
 }
 
 void LogEngine::SealBlocks(const TailAdditions& tails) {
-  for (const auto& [pool, written] : tails) {
+  for (const auto& [pool, added] : tails) {
     // The records are durable as single values already: a failed seal costs only
     // space, and the next append to the pool retries it.
-    absl::Status status = sealer_.AddAndSeal(*pool, written);
+    absl::Status status = sealer_.AddAndSeal(*pool, added.written, added.first);
     if (!status.ok()) {
       std::fprintf(stderr, "dictlogd: sealing a block of pool '%s' failed: %s\n",
                    pool->name().c_str(), status.ToString().c_str());
@@ -255,7 +255,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     writes[i].raw_bytes = records[i].payload.size();
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
-  for (auto& [pool, pb] : batch) pb.next_seq = pool->AllocateSeqs(pb.added.records);
+  for (auto& [pool, pb] : batch) {
+    pb.next_seq = pool->ReserveSeqs(pb.added.records);
+    if (pool->indexed_from_seq() != 0) (*tails)[pool].first = pb.next_seq;
+  }
   for (size_t i = 0; i < records.size(); ++i) {
     writes[i].seq = batch[pools[i].get()].next_seq++;
   }
@@ -265,11 +268,15 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
       AddToIdRuns(writes[i].pool_id, writes[i].seq, &request->entry);
     }
   }
-  RETURN_IF_ERROR(store_->WriteRecords(writes, request));
+  if (absl::Status written = store_->WriteRecords(writes, request); !written.ok()) {
+    for (const auto& [pool, added] : *tails) pool->tail().Land(added.first, {});
+    tails->clear();
+    return written;
+  }
   for (const auto& [pool, pb] : batch) pool->AddCounters(pb.added);
   for (size_t i = 0; i < records.size(); ++i) {
-    if (pools[i]->block_mode()) {
-      (*tails)[pools[i].get()].push_back({writes[i].seq, writes[i].raw_bytes});
+    if (pools[i]->indexed_from_seq() != 0) {
+      (*tails)[pools[i].get()].written.push_back({writes[i].seq, writes[i].raw_bytes});
     }
   }
   std::vector<std::string> ids;
@@ -289,12 +296,12 @@ absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
 
 std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
-    uint64_t read_at, block::ByteBudget* budget) const {
+    uint64_t read_at, block::ByteBudget* budget, absl::Span<const uint64_t> indexed_from) const {
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded;
-  if (values.size() == 1 && budget == nullptr) {  // Without the batch machinery.
+  if (values.size() == 1 && budget == nullptr && indexed_from.empty()) {
     decoded.push_back(block::DecodeOne(*store_, ReadLookup(), refs[0], values[0]));
   } else {
-    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values, budget);
+    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values, budget, indexed_from);
   }
   for (int reread = 0; reread < kMaxRereads; ++reread) {
     const uint64_t now = manager_->RetiredGeneration();
@@ -312,15 +319,20 @@ std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
     std::vector<absl::StatusOr<std::string>> fresh = store_->MultiGetRecords(again);
     std::vector<store::RecordRef> fresh_refs;
     std::vector<absl::string_view> fresh_values;
+    std::vector<uint64_t> fresh_from;
     std::vector<size_t> positions;
     for (size_t k = 0; k < failed.size(); ++k) {
-      if (!fresh[k].ok()) continue;  // Records are never deleted: keep the first error.
+      const uint64_t from = indexed_from.empty() ? 0 : indexed_from[failed[k]];
+      // Sealing moves a record into an indexed block; otherwise records are never
+      // deleted: keep the first error.
+      if (!fresh[k].ok() && (from == 0 || !absl::IsNotFound(fresh[k].status()))) continue;
       fresh_refs.push_back(again[k]);
-      fresh_values.push_back(*fresh[k]);
+      fresh_values.push_back(fresh[k].ok() ? absl::string_view(*fresh[k]) : "");
+      fresh_from.push_back(fresh[k].ok() ? 0 : from);
       positions.push_back(failed[k]);
     }
-    std::vector<absl::StatusOr<codec::DecodedRecord>> redecoded =
-        block::DecodeStored(*store_, ReadLookup(), fresh_refs, fresh_values);
+    std::vector<absl::StatusOr<codec::DecodedRecord>> redecoded = block::DecodeStored(
+        *store_, ReadLookup(), fresh_refs, fresh_values, nullptr, fresh_from);
     for (size_t k = 0; k < positions.size(); ++k) {
       decoded[positions[k]] = std::move(redecoded[k]);
     }
@@ -337,6 +349,9 @@ absl::StatusOr<v1::Record> LogEngine::ToRecord(
     const pool::Pool& pool, uint64_t seq,
     absl::StatusOr<codec::DecodedRecord> decoded) const {
   std::string id = pool::FormatRecordId(pool.name(), seq);
+  if (absl::IsNotFound(decoded.status())) {  // A gap in an indexed block's seqs.
+    return absl::NotFoundError(absl::StrCat("no record ", id));
+  }
   if (!decoded.ok()) {
     return absl::Status(decoded.status().code(),
                         absl::StrCat("record ", id, ": ", decoded.status().message()));
@@ -355,6 +370,8 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
   stored.seq = parsed.seq;
   absl::StatusOr<std::string> value = store_->GetRecord({stored.pool->id(), parsed.seq});
   if (absl::IsNotFound(value.status())) {
+    stored.indexed_from = IndexedFrom(*stored.pool, parsed.seq);
+    if (stored.indexed_from != 0) return stored;
     return absl::NotFoundError(absl::StrCat("no record ", id));
   }
   RETURN_IF_ERROR(value.status());
@@ -368,6 +385,11 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
   stored.pool->CountReads(1);
   const store::RecordRef ref{stored.pool->id(), stored.seq};
   const absl::string_view value = stored.value;
+  if (stored.indexed_from != 0) {  // Sealed into an indexed block.
+    return ToRecord(*stored.pool, stored.seq,
+                    std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at, nullptr,
+                                         {&stored.indexed_from, 1})[0]));
+  }
   // The common case without DecodeRead's vector; a failure goes through it.
   absl::StatusOr<codec::DecodedRecord> decoded =
       block::DecodeOne(*store_, ReadLookup(), ref, value);
@@ -464,6 +486,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       ReadWithinBudget(chunk.distinct, *budget);
   std::vector<size_t> found;  // Indexes into chunk.refs of the values read.
   std::vector<absl::string_view> encoded;
+  std::vector<uint64_t> indexed_from;  // Per found: absent, maybe in an indexed block.
   size_t cut = chunk.refs.size();  // The first ref left unread: past the budget.
   for (size_t j = 0; j < chunk.refs.size() && cut == chunk.refs.size(); ++j) {
     const size_t i = chunk.positions[j];
@@ -472,20 +495,23 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
       continue;
     }
     const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
-    if (absl::IsNotFound(value.status())) {
+    const uint64_t from = IndexedFrom(*chunk.pools[j], chunk.refs[j].seq);
+    if (absl::IsNotFound(value.status()) && from == 0) {
       results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
-    } else if (!value.ok()) {
+    } else if (!value.ok() && !absl::IsNotFound(value.status())) {
       results[i] = value.status();
     } else {
       found.push_back(j);
-      encoded.push_back(*value);
+      encoded.push_back(value.ok() ? absl::string_view(*value) : "");
+      indexed_from.push_back(value.ok() ? 0 : from);
     }
   }
   // In request order: grouping by dictionary did not pay in dict_bench (benchmarks/results/HISTORY.md).
+  // Each block, indexed or not, is read and decoded once for all its records here.
   std::vector<store::RecordRef> found_refs;
   for (size_t j : found) found_refs.push_back(chunk.refs[j]);
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      DecodeRead(found_refs, encoded, read_at, budget);
+      DecodeRead(found_refs, encoded, read_at, budget, indexed_from);
   size_t exhausted_from = cut < chunk.refs.size() ? chunk.positions[cut] : ids.size();
   for (size_t k = 0; k < found.size(); ++k) {
     const size_t j = found[k];
@@ -500,6 +526,21 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   if (exhausted_from < ids.size()) budget->Exhaust();
   // Neither the refused record nor any later id of the call is answered.
   for (size_t i = exhausted_from; i < ids.size(); ++i) results[i] = budget->ExhaustedError();
+}
+
+absl::StatusOr<std::vector<store::ScannedRecord>> LogEngine::ScanChunk(
+    const pool::Pool& pool, uint64_t seq, uint64_t* read_at) const {
+  absl::StatusOr<std::vector<store::ScannedRecord>> chunk;
+  for (int reread = 0; reread <= kMaxRereads; ++reread) {
+    chunk = block::ScanPool(*store_, ReadLookup(), pool.id(), pool.indexed_from_seq(), seq,
+                            kScanChunkRecords, kScanChunkBytes);
+    // An indexed block decoded while a gc retired its old dictionary (a re-compression
+    // rewrote it first) is read again.
+    const uint64_t now = manager_->RetiredGeneration();
+    if (chunk.ok() || now == *read_at) break;
+    *read_at = now;
+  }
+  return chunk;
 }
 
 absl::Status LogEngine::Scan(
@@ -536,10 +577,8 @@ absl::Status LogEngine::Scan(
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
     if (interrupt) RETURN_IF_ERROR(interrupt());
-    const uint64_t read_at = manager_->RetiredGeneration();
-    ASSIGN_OR_RETURN(
-        std::vector<store::ScannedRecord> chunk,
-        store_->ScanRecords(pool->id(), seq, kScanChunkRecords, kScanChunkBytes));
+    uint64_t read_at = manager_->RetiredGeneration();
+    ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk, ScanChunk(*pool, seq, &read_at));
     if (chunk.empty()) break;
     std::vector<store::RecordRef> refs;
     std::vector<absl::string_view> values;

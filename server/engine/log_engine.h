@@ -225,9 +225,13 @@ class LogEngine {
             std::unique_ptr<store::Store> store,
             std::unique_ptr<pool::PoolRegistry> registry);
 
-  // Block mode: the records an append wrote to each block-mode pool.
-  using TailAdditions =
-      absl::flat_hash_map<pool::Pool*, std::vector<pool::BlockTail::Record>>;
+  // Block mode: the seqs an append reserved in each block-mode pool (from `first`)
+  // and the records it wrote there.
+  struct TailAddition {
+    uint64_t first = 0;
+    std::vector<pool::BlockTail::Record> written;
+  };
+  using TailAdditions = absl::flat_hash_map<pool::Pool*, TailAddition>;
 
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
   absl::Status OpenDictionaries();
@@ -249,9 +253,20 @@ class LogEngine {
   void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
   // Verify's work on one pool.
+  // Scan's next chunk of the pool's stored values from `seq` (block::ScanPool), read
+  // again while gcs retire dictionaries during the read (`read_at`: as DecodeRead's,
+  // updated).
+  absl::StatusOr<std::vector<store::ScannedRecord>> ScanChunk(const pool::Pool& pool,
+                                                              uint64_t seq,
+                                                              uint64_t* read_at) const;
   absl::Status VerifyPool(const pool::Pool& pool, size_t max_listed,
                           const std::function<bool()>& cancelled,
                           v1::VerifyResponse* response) const;
+  // Verify's work on the pool's indexed blocks: an indexed block that does not decode
+  // is listed once, by its first record's id.
+  absl::Status VerifyIndexedBlocks(const pool::Pool& pool, size_t max_listed,
+                                   const std::function<bool()>& cancelled,
+                                   v1::VerifyResponse* response) const;
   // The pool's info plus what its next dictionary would be (the manager's choice).
   v1::PoolInfo InfoOf(const pool::Pool& pool,
                       const dictionary::DictionaryManager::ServerHeat& heat) const;
@@ -261,6 +276,9 @@ class LogEngine {
     std::shared_ptr<pool::Pool> pool;
     uint64_t seq = 0;
     std::string value;
+    // Not 0: the record has no value of its own; it may be in an indexed block (the
+    // pool's indexed_from_seq(), for block::DecodeStored).
+    uint64_t indexed_from = 0;
   };
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
   // The ids of a MultiGet chunk that name a pool, and their records.
@@ -298,9 +316,17 @@ class LogEngine {
   // dictionary that gc then retired), a bounded number of times. With a `budget`, the
   // records it refuses are RESOURCE_EXHAUSTED (never read again); a record re-read was
   // already admitted.
+  // `indexed_from` as block::DecodeStored's.
   std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeRead(
       absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
-      uint64_t read_at, block::ByteBudget* budget = nullptr) const;
+      uint64_t read_at, block::ByteBudget* budget = nullptr,
+      absl::Span<const uint64_t> indexed_from = {}) const;
+  // Where a record absent from the records family may be: its pool's first indexed
+  // seq if it is at or after it, else 0 (absent).
+  static uint64_t IndexedFrom(const pool::Pool& pool, uint64_t seq) {
+    const uint64_t from = pool.indexed_from_seq();
+    return from != 0 && seq >= from ? from : 0;
+  }
   // The lookup reads decode with: the cache, or the test's hook around it.
   const codec::DictionaryLookup& ReadLookup() const {
     if (lookup_hook_ != nullptr) return *lookup_hook_;

@@ -81,12 +81,15 @@ void LogEngine::MultiGetFramesChunk(
   auto flush = [&] {
     std::vector<store::RecordRef> refs;
     std::vector<absl::string_view> encoded;
+    std::vector<uint64_t> indexed_from;  // Absent records that may be in indexed blocks.
     for (size_t j : pending) {
       refs.push_back(chunk.refs[j]);
-      encoded.push_back(*values[chunk.distinct_of[j]]);
+      const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
+      encoded.push_back(value.ok() ? absl::string_view(*value) : "");
+      indexed_from.push_back(value.ok() ? 0 : IndexedFrom(*chunk.pools[j], refs.back().seq));
     }
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        DecodeRead(refs, encoded, read_at, budget);
+        DecodeRead(refs, encoded, read_at, budget, indexed_from);
     for (size_t k = 0; k < pending.size(); ++k) {
       const size_t j = pending[k];
       if (absl::IsResourceExhausted(decoded[k].status())) {
@@ -108,7 +111,11 @@ void LogEngine::MultiGetFramesChunk(
     }
     const absl::StatusOr<std::string>& value = values[chunk.distinct_of[j]];
     if (absl::IsNotFound(value.status())) {
-      results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
+      if (IndexedFrom(*chunk.pools[j], chunk.refs[j].seq) != 0) {
+        pending.push_back(j);  // Sealed into an indexed block: decoded here.
+      } else {
+        results[i] = absl::NotFoundError(absl::StrCat("no record ", ids[i]));
+      }
       continue;
     }
     if (!value.ok()) {

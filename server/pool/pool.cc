@@ -11,6 +11,10 @@ Pool::Pool(const store::StoredPool& stored)
     : id_(stored.record.id()),
       name_(stored.record.name()),
       next_seq_(stored.last_seq + 1),
+      indexed_from_(store::FromCatalog(stored.record.options()).storage_mode() ==
+                            v1::STORAGE_MODE_BLOCK
+                        ? stored.record.indexed_blocks_from_seq()
+                        : 0),
       record_(stored.record),
       counters_(stored.counters) {
   for (const auto& [index, category] : stored.categories) {

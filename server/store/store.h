@@ -39,6 +39,7 @@ class DB;
 class Env;
 class FileSystem;
 class ColumnFamilyHandle;
+class Iterator;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -75,6 +76,9 @@ struct RecordRewrite {
   uint32_t dictionary_id = 0;
   bool block = false;
   uint64_t records = 1;
+  // An indexed block's last seq (its key is IndexedBlockKey(pool_id, seq, last_seq));
+  // 0 for a block found through entry values.
+  uint64_t last_seq = 0;
 };
 
 // The request id of an append and what to remember about it (retries, docs/adr/0008).
@@ -92,20 +96,37 @@ struct RecordRef {
 
 // Block mode: records packed into one block. The block's value goes to the blocks
 // family under (pool_id, seq of its first record); each record's value is replaced by
-// its entry value.
+// its entry value. An indexed block (`indexed`, ADR 0015) is keyed (pool_id, first seq,
+// last seq) and its records' values are deleted instead.
 struct BlockSeal {
   struct Entry {
     uint64_t seq = 0;
     uint64_t raw_bytes = 0;
     uint64_t old_stored_bytes = 0;
     uint32_t old_dictionary_id = 0;
-    std::string value;  // The record's entry value.
+    std::string value;  // The record's entry value; empty in an indexed block.
   };
   uint32_t pool_id = 0;
   uint64_t first_seq = 0;
+  bool indexed = false;
+  uint64_t last_seq = 0;  // Indexed blocks only.
   std::string value;  // The block's stored value.
   uint32_t dictionary_id = 0;
   std::vector<Entry> entries;
+};
+
+// An indexed block (block mode, ADR 0015) as stored: its key's seqs and its value.
+struct IndexedBlock {
+  uint64_t first_seq = 0;
+  uint64_t last_seq = 0;
+  std::string value;
+};
+
+// Where FindIndexedBlocks found each seq: the distinct blocks, and per seq the index of
+// the one whose range holds it, or -1.
+struct IndexedBlockSearch {
+  std::vector<IndexedBlock> blocks;
+  std::vector<int64_t> block_of;
 };
 
 // A stored record found by a scan.
@@ -196,6 +217,23 @@ class Store {
   // One result per block key (pool_id, first seq), in order; NOT_FOUND if absent.
   std::vector<absl::StatusOr<std::string>> MultiGetBlocks(
       absl::Span<const RecordRef> keys) const;
+  // For each of `seqs`: the indexed block of pool `pool_id` with the greatest first seq
+  // at most it (among those keyed at or after `from_seq`), if its range reaches it.
+  // Indexed blocks never overlap (BlockTail), so no other block can hold the seq.
+  absl::StatusOr<IndexedBlockSearch> FindIndexedBlocks(uint32_t pool_id, uint64_t from_seq,
+                                                       absl::Span<const uint64_t> seqs) const;
+  // Up to `max_blocks` indexed blocks of the pool (keyed at or after `from_seq`) whose
+  // last seq is at least `seq`, in seq order.
+  absl::StatusOr<std::vector<IndexedBlock>> ScanIndexedBlocks(uint32_t pool_id,
+                                                              uint64_t from_seq,
+                                                              uint64_t seq,
+                                                              size_t max_blocks) const;
+  // Up to `max_blocks` of the pool's newest indexed blocks (keyed at or after
+  // `from_seq`) whose first seq is before `before_seq`, newest first.
+  absl::StatusOr<std::vector<IndexedBlock>> LatestIndexedBlocks(uint32_t pool_id,
+                                                                uint64_t from_seq,
+                                                                uint64_t before_seq,
+                                                                size_t max_blocks) const;
 
   // A consistent copy of the whole database (every column family at one point) in
   // `dir`: an absolute path whose parent exists and which is absent or an empty
@@ -236,6 +274,14 @@ class Store {
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
+  // The last seq of the pool's newest indexed block; 0 if it has none.
+  absl::StatusOr<uint64_t> LastIndexedSeq(uint32_t pool_id) const;
+  // An iterator over the pool's indexed blocks keyed at or after `from_seq`; the
+  // bounds live in `bounds`, which must outlive it.
+  struct PoolBounds;
+  std::unique_ptr<rocksdb::Iterator> IndexedBlockIterator(uint32_t pool_id,
+                                                          uint64_t from_seq,
+                                                          PoolBounds* bounds) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
   absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
