@@ -146,11 +146,18 @@ absl::Status BlockSealer::Seal(pool::Pool& pool,
 
 absl::Status BlockSealer::RecoverTail(pool::Pool& pool) {
   const uint64_t block_bytes = BlockBytes(pool);
+  // Indexed blocks take the oldest tail records first and none past a pending seq:
+  // the tail lies after the newest one (and the records family before it holds the
+  // deletions of their records).
+  uint64_t after = 0;
+  if (pool.indexed_from_seq() != 0) {
+    ASSIGN_OR_RETURN(after, store_->LastIndexedSeq(pool.id()));
+  }
   uint64_t before = UINT64_MAX;
   size_t entry_run = 0;
   while (entry_run < kRecoveryEntryRun) {
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
-                     store_->LatestRecords(pool.id(), before, kRecoveryChunk));
+                     store_->LatestRecords(pool.id(), before, kRecoveryChunk, after));
     for (const store::ScannedRecord& record : chunk) {
       absl::StatusOr<codec::RecordView> parsed = codec::ParseRecord(record.value);
       if (!parsed.ok()) continue;  // Corrupt: stays single; reads report DATA_LOSS.

@@ -40,8 +40,8 @@ class BlockSealer {
 
   // Rebuilds a block-mode pool's tail after a restart: walks its records from the
   // newest back, collecting single values, until kRecoveryEntryRun block entries in a
-  // row (or the pool's first record); then seals what is ready. A record whose header
-  // does not parse (corrupt) is left out.
+  // row (or the pool's first record, or its newest indexed block's last seq); then
+  // seals what is ready. A record whose header does not parse (corrupt) is left out.
   absl::Status RecoverTail(pool::Pool& pool);
 
   // Block entries in a row that end the tail's recovery: seals take the oldest tail

@@ -113,11 +113,17 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
   std::vector<std::string> newest_first;
   size_t bytes = 0;
   uint64_t before = UINT64_MAX;
+  // Block mode: below the newest indexed block the records family holds mostly the
+  // deletions of their records; the blocks are sampled after.
+  uint64_t after = 0;
+  if (pool.indexed_from_seq() != 0) {
+    ASSIGN_OR_RETURN(after, store_->LastIndexedSeq(pool.id()));
+  }
   int rereads = 0;
   while (bytes < budget_bytes) {
     const uint64_t read_at = RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
-                     store_->LatestRecords(pool.id(), before, kSampleChunk));
+                     store_->LatestRecords(pool.id(), before, kSampleChunk, after));
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
         block::DecodeScanned(*store_, *dictionaries_, pool.id(), chunk);
     const bool failed = std::any_of(decoded.begin(), decoded.end(),

@@ -265,16 +265,18 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
   }
   absl::ReaderMutexLock gate(&manager_->write_gate());
   absl::MutexLock seal(&pool.tail().seal_mutex());  // No block seal under our feet.
+  uint64_t limit = state->end_seq();  // The last seq this step covers.
+  ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
+                   NextIndexedBlocks(pool, *state, &limit));
+  // Bounded: past `limit` the records family may hold many deletions of sealed records.
   ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> batch,
-                   store_->ScanRecords(pool.id(), state->next_seq(), options_.batch_records));
+                   store_->ScanRecords(pool.id(), state->next_seq(), options_.batch_records,
+                                       SIZE_MAX, limit == UINT64_MAX ? limit : limit + 1));
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
   const uint32_t target = encoder ? encoder->id() : 0;
   status->set_target_dictionary_id(target);
   std::vector<store::RecordRewrite> rewrites;
   store::PoolCounters delta;
-  uint64_t limit = state->end_seq();  // The last seq this step covers.
-  ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
-                   NextIndexedBlocks(pool, *state, &limit));
   const bool records_left = batch.size() == options_.batch_records &&
                             batch.back().seq < limit;
   if (records_left) limit = batch.back().seq;

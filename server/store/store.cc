@@ -658,11 +658,15 @@ std::vector<absl::StatusOr<std::string>> Store::MultiGetFrom(
 
 absl::StatusOr<std::vector<ScannedRecord>> Store::LatestRecords(uint32_t pool_id,
                                                                 uint64_t before_seq,
-                                                                size_t max_records) const {
+                                                                size_t max_records,
+                                                                uint64_t after_seq) const {
   std::vector<ScannedRecord> out;
-  if (before_seq == 0) return out;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), records_));
+  if (before_seq <= after_seq + 1) return out;
+  const std::string lower = RecordKey(pool_id, after_seq + 1);
+  const rocksdb::Slice lower_slice(lower);
+  rocksdb::ReadOptions read;
+  read.iterate_lower_bound = &lower_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, records_));
   for (it->SeekForPrev(RecordKey(pool_id, before_seq - 1));
        it->Valid() && out.size() < max_records; it->Prev()) {
     ASSIGN_OR_RETURN(const uint64_t seq, SeqInPool(*it, pool_id));
@@ -676,10 +680,15 @@ absl::StatusOr<std::vector<ScannedRecord>> Store::LatestRecords(uint32_t pool_id
 absl::StatusOr<std::vector<ScannedRecord>> Store::ScanRecords(uint32_t pool_id,
                                                               uint64_t from_seq,
                                                               size_t max_records,
-                                                              size_t max_bytes) const {
+                                                              size_t max_bytes,
+                                                              uint64_t end_seq) const {
   std::vector<ScannedRecord> out;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), records_));
+  if (from_seq >= end_seq) return out;
+  const std::string upper = end_seq == UINT64_MAX ? std::string() : RecordKey(pool_id, end_seq);
+  const rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions read;
+  if (!upper.empty()) read.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, records_));
   size_t bytes = 0;
   for (it->Seek(RecordKey(pool_id, from_seq));
        it->Valid() && out.size() < max_records && bytes < max_bytes; it->Next()) {

@@ -258,14 +258,19 @@ class Store {
   // Up to `max_records` records of pool `pool_id` with seq >= from_seq, in seq order;
   // stops after the record that brings their stored values to `max_bytes` or more
   // (default: no byte limit), so at least one is returned if any exists.
+  // Only records with seq < end_seq: the iterator stops there, so the deletions
+  // sealing leaves behind (block mode) past it are not walked.
   absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(
       uint32_t pool_id, uint64_t from_seq, size_t max_records,
-      size_t max_bytes = SIZE_MAX) const;
-  // Up to `max_records` of the pool's newest records with seq < before_seq, newest
-  // first.
+      size_t max_bytes = SIZE_MAX, uint64_t end_seq = UINT64_MAX) const;
+  // Up to `max_records` of the pool's newest records with after_seq < seq < before_seq,
+  // newest first (the iterator does not go below after_seq).
   absl::StatusOr<std::vector<ScannedRecord>> LatestRecords(uint32_t pool_id,
                                                            uint64_t before_seq,
-                                                           size_t max_records) const;
+                                                           size_t max_records,
+                                                           uint64_t after_seq = 0) const;
+  // The last seq of the pool's newest indexed block; 0 if it has none.
+  absl::StatusOr<uint64_t> LastIndexedSeq(uint32_t pool_id) const;
 
  private:
   Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
@@ -274,8 +279,6 @@ class Store {
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
-  // The last seq of the pool's newest indexed block; 0 if it has none.
-  absl::StatusOr<uint64_t> LastIndexedSeq(uint32_t pool_id) const;
   // An iterator over the pool's indexed blocks keyed at or after `from_seq`; the
   // bounds live in `bounds`, which must outlive it.
   struct PoolBounds;
