@@ -214,10 +214,20 @@ v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool,
 }
 
 void LogEngine::SetOldestRetained(const pool::Pool& pool, v1::PoolInfo* info) const {
+  // The oldest record is the first of the oldest indexed block or one in the records
+  // family before it (whose scan stops there).
+  uint64_t seq = UINT64_MAX;
+  if (pool.indexed_from_seq() != 0) {
+    absl::StatusOr<std::vector<store::IndexedBlock>> block = store_->ScanIndexedBlocks(
+        pool.id(), pool.indexed_from_seq(), pool.retained_from(), 1);
+    if (!block.ok()) return;  // Info is best effort: no field.
+    if (!block->empty()) seq = block->front().first_seq;
+  }
   absl::StatusOr<std::vector<store::ScannedRecord>> oldest =
-      store_->ScanRecords(pool.id(), pool.retained_from(), 1);
-  if (!oldest.ok() || oldest->empty()) return;  // Info is best effort: no field.
-  const uint64_t seq = oldest->front().seq;
+      store_->ScanRecords(pool.id(), pool.retained_from(), 1, SIZE_MAX, seq);
+  if (!oldest.ok()) return;
+  if (!oldest->empty()) seq = oldest->front().seq;
+  if (seq == UINT64_MAX) return;  // No record.
   info->set_oldest_retained_id(pool::FormatRecordId(pool.name(), seq));
   const store::RecordRef ref{pool.id(), seq};
   absl::StatusOr<std::vector<std::optional<int64_t>>> time = store_->AppendTimes({&ref, 1});
