@@ -46,6 +46,37 @@ TEST(BlockFormatTest, HugeCountIsDataLossWithoutAllocating) {
   EXPECT_EQ(ParseBlockContent(content).status().code(), absl::StatusCode::kDataLoss);
 }
 
+TEST(IndexedBlockFormatTest, RoundTripsSeqsCategoriesAndPayloads) {
+  const std::vector<IndexedEntry> entries = {
+      {100, 0, "first"}, {101, 2, ""}, {250, 1, "after a gap"}, {251, 0, "\x01 binary"}};
+  const std::string content = EncodeIndexedBlockContent(entries);
+  absl::StatusOr<std::vector<IndexedEntry>> parsed = ParseIndexedBlockContent(content, 100);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->size(), entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ((*parsed)[i].seq, entries[i].seq);
+    EXPECT_EQ((*parsed)[i].category_index, entries[i].category_index);
+    EXPECT_EQ((*parsed)[i].payload, entries[i].payload);
+  }
+}
+
+TEST(IndexedBlockFormatTest, MalformedContentIsDataLoss) {
+  const std::string content = EncodeIndexedBlockContent({{7, 0, "alpha"}, {9, 0, "beta"}});
+  for (size_t n = 0; n < content.size(); ++n) {
+    EXPECT_EQ(ParseIndexedBlockContent(content.substr(0, n), 7).status().code(),
+              absl::StatusCode::kDataLoss)
+        << n;
+  }
+  EXPECT_EQ(ParseIndexedBlockContent(content + "!", 7).status().code(),
+            absl::StatusCode::kDataLoss);
+  // A zero delta after the first entry would give two records one seq.
+  const std::string repeated = EncodeIndexedBlockContent({{7, 0, "a"}, {7, 0, "b"}});
+  EXPECT_EQ(ParseIndexedBlockContent(repeated, 7).status().code(),
+            absl::StatusCode::kDataLoss);
+  const std::string huge = "\xff\xff\xff\xff\xff\xff\xff\xff\x7f";
+  EXPECT_EQ(ParseIndexedBlockContent(huge, 1).status().code(), absl::StatusCode::kDataLoss);
+}
+
 TEST(BlockEntryTest, ParsesBackEntryAndCategory) {
   std::string value;
   ASSERT_TRUE(EncodeBlockEntry(3, 300, 7, &value).ok());

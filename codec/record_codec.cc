@@ -100,9 +100,15 @@ absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& option
     return absl::OkStatus();
   }
   out->resize(start);  // The frame does not shrink the record: store it raw.
-  if (!bare) AppendHeader(Encoding::kRaw, options.category_index, out);
-  out->append(payload.data(), payload.size());
+  EncodeRaw(payload, options.category_index, out);
   return absl::OkStatus();
+}
+
+void EncodeRaw(absl::string_view payload, uint32_t category_index, std::string* out) {
+  if (!CanStoreBare(payload, category_index)) {
+    AppendHeader(Encoding::kRaw, category_index, out);
+  }
+  out->append(payload.data(), payload.size());
 }
 
 absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {

@@ -60,6 +60,10 @@ struct EncodeOptions {
 absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& options,
                           std::string* out);
 
+// Appends the raw stored form of `payload` (no frame): the bare payload when it can
+// be, otherwise a flags byte, the category index if not 0, and the payload.
+void EncodeRaw(absl::string_view payload, uint32_t category_index, std::string* out);
+
 // Appends the stored form of a record that is entry `entry` of the block keyed by its
 // seq minus `back` (block mode; docs/storage-format.md).
 absl::Status EncodeBlockEntry(uint32_t category_index, uint64_t back, uint32_t entry,

@@ -1,5 +1,7 @@
 #include "server/block/block_reader.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -14,111 +16,213 @@ namespace {
 
 using codec::DecodedRecord;
 
-// The distinct blocks a call needs, each read and decoded once.
+// The entries of an indexed block's decoded content; DATA_LOSS if they disagree with
+// the block's key.
+absl::StatusOr<std::vector<codec::IndexedEntry>> ParseIndexed(
+    absl::string_view content, const store::IndexedBlock& block) {
+  ASSIGN_OR_RETURN(std::vector<codec::IndexedEntry> entries,
+                   codec::ParseIndexedBlockContent(content, block.first_seq));
+  if (entries.back().seq != block.last_seq) {
+    return absl::DataLossError(absl::StrCat("indexed block ", block.first_seq, "..",
+                                            block.last_seq, " ends at seq ",
+                                            entries.back().seq));
+  }
+  return entries;
+}
+
+// The distinct blocks a call needs, each read and decoded once: blocks found through
+// entry values (read by key) and indexed blocks (found by the store's seek, values
+// given).
 class BlockSet {
  public:
   // The index of the block keyed (pool_id, first_seq), added if new.
   size_t Add(store::RecordRef key) {
     auto [it, added] = index_.try_emplace(std::make_pair(key.pool_id, key.seq), keys_.size());
-    if (added) keys_.push_back(key);
+    if (added) {
+      keys_.push_back(key);
+      indexed_.emplace_back();
+    }
     return it->second;
+  }
+
+  // The index of indexed block `block` of pool `pool_id`, added if new.
+  size_t AddIndexed(uint32_t pool_id, store::IndexedBlock block) {
+    const size_t index = Add({pool_id, block.first_seq});
+    if (!indexed_[index].has_value()) indexed_[index] = std::move(block);
+    return index;
   }
 
   bool empty() const { return keys_.empty(); }
 
   // Reads and decodes every block.
   void Load(const store::Store& store, const codec::DictionaryLookup& dictionaries) {
-    std::vector<absl::StatusOr<std::string>> values = store.MultiGetBlocks(keys_);
+    std::vector<store::RecordRef> unread;
+    std::vector<size_t> unread_positions;
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (indexed_[i].has_value()) continue;
+      unread.push_back(keys_[i]);
+      unread_positions.push_back(i);
+    }
+    std::vector<absl::StatusOr<std::string>> values = store.MultiGetBlocks(unread);
     std::vector<absl::string_view> found;
     std::vector<size_t> positions;
-    blocks_.assign(keys_.size(), absl::UnknownError("not read"));
-    for (size_t i = 0; i < keys_.size(); ++i) {
-      if (values[i].ok()) {
-        found.push_back(*values[i]);
+    blocks_.clear();  // Blocks own their content: not copyable.
+    for (size_t i = 0; i < keys_.size(); ++i) blocks_.emplace_back(absl::UnknownError("not read"));
+    for (size_t k = 0; k < unread.size(); ++k) {
+      const size_t i = unread_positions[k];
+      if (values[k].ok()) {
+        found.push_back(*values[k]);
         positions.push_back(i);
-      } else if (absl::IsNotFound(values[i].status())) {
+      } else if (absl::IsNotFound(values[k].status())) {
         blocks_[i] = absl::DataLossError(absl::StrCat(
             "its block (pool id ", keys_[i].pool_id, ", seq ", keys_[i].seq,
             ") is missing"));
       } else {
-        blocks_[i] = values[i].status();
+        blocks_[i] = values[k].status();
       }
+    }
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (!indexed_[i].has_value()) continue;
+      found.push_back(indexed_[i]->value);
+      positions.push_back(i);
     }
     std::vector<absl::StatusOr<DecodedRecord>> decoded =
         codec::DecodeBatch(found, dictionaries);
     for (size_t k = 0; k < found.size(); ++k) {
-      blocks_[positions[k]] = Parse(std::move(decoded[k]));
+      blocks_[positions[k]] = Parse(std::move(decoded[k]), indexed_[positions[k]]);
     }
   }
 
-  // The payload size of entry `view.block_entry` of block `index`.
-  absl::StatusOr<uint64_t> EntrySize(size_t index, const codec::RecordView& view) const {
-    ASSIGN_OR_RETURN(absl::string_view payload, Payload(index, view));
-    return payload.size();
+  // The payload size of the record `view` (an entry value) or `seq` (an indexed block's
+  // record) names in block `index`.
+  absl::StatusOr<uint64_t> EntrySize(size_t index, const codec::RecordView& view,
+                                     uint64_t seq) const {
+    ASSIGN_OR_RETURN(const Found found, Find(index, view, seq));
+    return found.payload.size();
   }
 
-  // Entry `entry` of block `index`, with the entry's category.
-  absl::StatusOr<DecodedRecord> Entry(size_t index, const codec::RecordView& view) const {
-    ASSIGN_OR_RETURN(absl::string_view payload, Payload(index, view));
+  // That record, with its category.
+  absl::StatusOr<DecodedRecord> Entry(size_t index, const codec::RecordView& view,
+                                      uint64_t seq) const {
+    ASSIGN_OR_RETURN(const Found found, Find(index, view, seq));
     DecodedRecord record;
-    record.category_index = view.category_index;
-    record.payload.assign(payload.data(), payload.size());
+    record.category_index = found.category_index;
+    record.payload.assign(found.payload.data(), found.payload.size());
     return record;
   }
 
  private:
-  absl::StatusOr<absl::string_view> Payload(size_t index,
-                                            const codec::RecordView& view) const {
+  struct Found {
+    absl::string_view payload;
+    uint32_t category_index = 0;
+  };
+
+  absl::StatusOr<Found> Find(size_t index, const codec::RecordView& view,
+                             uint64_t seq) const {
     const absl::StatusOr<Block>& block = blocks_[index];
     if (!block.ok()) return block.status();
+    if (!block->entries.empty()) {
+      auto it = std::lower_bound(
+          block->entries.begin(), block->entries.end(), seq,
+          [](const codec::IndexedEntry& e, uint64_t s) { return e.seq < s; });
+      if (it == block->entries.end() || it->seq != seq) {
+        return absl::NotFoundError("no such record");  // A gap in the block's seqs.
+      }
+      return Found{it->payload, it->category_index};
+    }
     if (view.block_entry >= block->payloads.size()) {
       return absl::DataLossError(absl::StrCat("its block has ", block->payloads.size(),
                                               " entries, not entry ", view.block_entry));
     }
-    return block->payloads[view.block_entry];
+    return Found{block->payloads[view.block_entry], view.category_index};
   }
 
   struct Block {
-    std::string content;
-    std::vector<absl::string_view> payloads;  // Into content.
+    std::unique_ptr<std::string> content;
+    std::vector<absl::string_view> payloads;      // Into content: entry-value blocks.
+    std::vector<codec::IndexedEntry> entries;     // Into content: indexed blocks.
   };
 
-  static absl::StatusOr<Block> Parse(absl::StatusOr<DecodedRecord> decoded) {
+  static absl::StatusOr<Block> Parse(absl::StatusOr<DecodedRecord> decoded,
+                                     const std::optional<store::IndexedBlock>& indexed) {
     if (!decoded.ok()) {
       return absl::Status(decoded.status().code(),
                           absl::StrCat("its block: ", decoded.status().message()));
     }
     Block block;
-    block.content = std::move(decoded->payload);
-    absl::StatusOr<std::vector<absl::string_view>> payloads =
-        codec::ParseBlockContent(block.content);
-    if (!payloads.ok()) return payloads.status();
-    block.payloads = *std::move(payloads);
+    block.content = std::make_unique<std::string>(std::move(decoded->payload));
+    if (indexed.has_value()) {
+      ASSIGN_OR_RETURN(block.entries, ParseIndexed(*block.content, *indexed));
+      return block;
+    }
+    ASSIGN_OR_RETURN(block.payloads, codec::ParseBlockContent(*block.content));
     return block;
   }
 
   std::vector<store::RecordRef> keys_;
+  std::vector<std::optional<store::IndexedBlock>> indexed_;  // Per key.
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> index_;
   std::vector<absl::StatusOr<Block>> blocks_;
 };
 
 }  // namespace
 
+namespace {
+
+// What a value to decode is: a single record (decoded alone), a block entry, or a
+// record of an indexed block (`seq`).
+struct Parsed {
+  codec::RecordView view;
+  bool in_block = false;
+  size_t block = 0;
+  uint64_t seq = 0;
+};
+
+// Finds the indexed blocks of the records absent from the records family (those with
+// indexed_from[i] != 0), one seek per record, grouped by pool; adds them to `blocks`.
+void FindIndexed(const store::Store& store, absl::Span<const store::RecordRef> refs,
+                 absl::Span<const uint64_t> indexed_from, BlockSet* blocks,
+                 std::vector<std::optional<Parsed>>* parsed,
+                 std::vector<absl::StatusOr<DecodedRecord>>* results) {
+  // (pool, indexed_from) -> the positions of its records.
+  std::map<std::pair<uint32_t, uint64_t>, std::vector<size_t>> by_pool;
+  for (size_t i = 0; i < indexed_from.size(); ++i) {
+    if (indexed_from[i] != 0) by_pool[{refs[i].pool_id, indexed_from[i]}].push_back(i);
+  }
+  for (const auto& [pool, positions] : by_pool) {
+    std::vector<uint64_t> seqs;
+    for (size_t i : positions) seqs.push_back(refs[i].seq);
+    absl::StatusOr<store::IndexedBlockSearch> search =
+        store.FindIndexedBlocks(pool.first, pool.second, seqs);
+    for (size_t k = 0; k < positions.size(); ++k) {
+      const size_t i = positions[k];
+      if (!search.ok()) {
+        (*results)[i] = search.status();
+      } else if (search->block_of[k] < 0) {
+        (*results)[i] = absl::NotFoundError("no such record");
+      } else {
+        Parsed p;
+        p.in_block = true;
+        p.seq = refs[i].seq;
+        p.block = blocks->AddIndexed(pool.first, search->blocks[search->block_of[k]]);
+        (*parsed)[i] = p;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
     const store::Store& store, const codec::DictionaryLookup& dictionaries,
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
-    ByteBudget* budget) {
+    ByteBudget* budget, absl::Span<const uint64_t> indexed_from) {
   std::vector<absl::StatusOr<DecodedRecord>> results(values.size(),
                                                      absl::UnknownError("not decoded"));
-  // What each value is: a single record (decoded alone) or a block entry.
-  struct Parsed {
-    codec::RecordView view;
-    bool entry = false;
-    size_t block = 0;
-  };
   std::vector<std::optional<Parsed>> parsed(values.size());
   BlockSet blocks;
   for (size_t i = 0; i < values.size(); ++i) {
+    if (!indexed_from.empty() && indexed_from[i] != 0) continue;  // FindIndexed's.
     absl::StatusOr<codec::RecordView> view = codec::ParseRecord(values[i]);
     if (!view.ok()) {
       results[i] = view.status();
@@ -128,8 +232,11 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
       results[i] = absl::DataLossError("stored block entry points before its pool");
     } else {
       const size_t block = blocks.Add({refs[i].pool_id, refs[i].seq - view->block_back});
-      parsed[i] = Parsed{*view, true, block};
+      parsed[i] = Parsed{*view, true, block, refs[i].seq};
     }
+  }
+  if (!indexed_from.empty()) {
+    FindIndexed(store, refs, indexed_from, &blocks, &parsed, &results);
   }
   // Blocks are small (their entries are under the pool's block_bytes, at most 64 KiB):
   // they are decoded to learn their entries' sizes.
@@ -140,13 +247,13 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
     if (!parsed[i].has_value()) continue;
     const Parsed& p = *parsed[i];
     absl::StatusOr<uint64_t> size =
-        p.entry ? blocks.EntrySize(p.block, p.view) : p.view.content_size;
+        p.in_block ? blocks.EntrySize(p.block, p.view, p.seq) : p.view.content_size;
     if (!size.ok()) {
       results[i] = size.status();
     } else if (budget != nullptr && !budget->Take(*size)) {
       results[i] = budget->ExhaustedError();
-    } else if (p.entry) {
-      results[i] = blocks.Entry(p.block, p.view);
+    } else if (p.in_block) {
+      results[i] = blocks.Entry(p.block, p.view, p.seq);
     } else {
       singles.push_back(p.view);
       single_positions.push_back(i);
@@ -185,6 +292,74 @@ absl::StatusOr<DecodedRecord> DecodeOne(const store::Store& store,
     return codec::DecodeParsed(*view, dictionary.get());
   }
   return std::move(DecodeStored(store, dictionaries, {&ref, 1}, {&value, 1})[0]);
+}
+
+absl::StatusOr<IndexedContent> DecodeIndexedBlock(const codec::DictionaryLookup& dictionaries,
+                                                  const store::IndexedBlock& block) {
+  absl::StatusOr<DecodedRecord> decoded = codec::DecodeRecord(block.value, dictionaries);
+  if (!decoded.ok()) {
+    return absl::Status(decoded.status().code(),
+                        absl::StrCat("indexed block ", block.first_seq, "..",
+                                     block.last_seq, ": ", decoded.status().message()));
+  }
+  IndexedContent out;
+  out.content = std::make_unique<std::string>(std::move(decoded->payload));
+  ASSIGN_OR_RETURN(out.entries, ParseIndexed(*out.content, block));
+  return out;
+}
+
+namespace {
+
+// `records` (seq order) and the indexed block's entries from `from_seq` to `last_seq`,
+// merged in seq order; what comes after `last_seq` is left for the next call.
+std::vector<store::ScannedRecord> MergeBlock(std::vector<store::ScannedRecord> records,
+                                             const IndexedContent& block, uint64_t from_seq,
+                                             uint64_t last_seq, size_t max_records) {
+  std::vector<store::ScannedRecord> out;
+  auto next = records.begin();
+  for (const codec::IndexedEntry& entry : block.entries) {
+    if (entry.seq < from_seq) continue;
+    if (entry.seq > last_seq) break;
+    for (; next != records.end() && next->seq < entry.seq; ++next) {
+      out.push_back(std::move(*next));
+    }
+    store::ScannedRecord record;
+    record.seq = entry.seq;
+    codec::EncodeRaw(entry.payload, entry.category_index, &record.value);
+    out.push_back(std::move(record));
+  }
+  for (; next != records.end() && next->seq <= last_seq; ++next) {
+    out.push_back(std::move(*next));
+  }
+  if (out.size() > max_records) out.resize(max_records);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<store::ScannedRecord>> ScanPool(
+    const store::Store& store, const codec::DictionaryLookup& dictionaries,
+    uint32_t pool_id, uint64_t indexed_from, uint64_t from_seq, size_t max_records,
+    size_t max_bytes) {
+  if (indexed_from == 0) return store.ScanRecords(pool_id, from_seq, max_records, max_bytes);
+  ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
+                   store.ScanIndexedBlocks(pool_id, indexed_from, from_seq, 1));
+  if (blocks.empty()) return store.ScanRecords(pool_id, from_seq, max_records, max_bytes);
+  // Not past the block: the records family holds only deletions of its records
+  // there, and of the blocks after it (walking them would cost a pass per call).
+  ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> records,
+                   store.ScanRecords(pool_id, from_seq, max_records, max_bytes,
+                                     blocks[0].last_seq + 1));
+  size_t bytes = 0;
+  for (const store::ScannedRecord& record : records) bytes += record.value.size();
+  const bool more_records = records.size() >= max_records || bytes >= max_bytes;
+  // The records read all come before the block: it waits for the next call.
+  if (more_records && records.back().seq < blocks[0].first_seq) return records;
+  ASSIGN_OR_RETURN(const IndexedContent block, DecodeIndexedBlock(dictionaries, blocks[0]));
+  // Records not read yet may lie inside the block's range: stop at the last one read.
+  const uint64_t last_seq =
+      more_records ? std::min(records.back().seq, blocks[0].last_seq) : blocks[0].last_seq;
+  return MergeBlock(std::move(records), block, from_seq, last_seq, max_records);
 }
 
 }  // namespace dictlog::block

@@ -62,23 +62,32 @@ class BlockSealerTest : public ::testing::Test {
     ASSERT_TRUE(sealer_->AddAndSeal(*Pool(), written).ok());
   }
 
-  // Every record 1..n decodes to its line; returns how many are block entries.
+  // Every record 1..n decodes to its line; returns how many are sealed (in indexed
+  // blocks: no value of their own).
   size_t CheckAll(uint64_t n) {
-    size_t entries = 0;
+    size_t sealed = 0;
     for (uint64_t seq = 1; seq <= n; ++seq) {
-      auto value = store_->GetRecord({Pool()->id(), seq});
-      EXPECT_TRUE(value.ok()) << seq;
-      if (!value.ok()) continue;
-      auto view = codec::ParseRecord(*value);
-      EXPECT_TRUE(view.ok()) << seq;
-      if (view.ok() && view->encoding == codec::Encoding::kBlockEntry) ++entries;
-      auto record = DecodeOne(*store_, dictionaries_, {Pool()->id(), seq}, *value);
+      const store::RecordRef ref{Pool()->id(), seq};
+      auto value = store_->GetRecord(ref);
+      const uint64_t from = value.ok() ? 0 : Pool()->indexed_from_seq();
+      EXPECT_TRUE(value.ok() || absl::IsNotFound(value.status())) << seq;
+      if (!value.ok()) ++sealed;
+      const absl::string_view stored = value.ok() ? absl::string_view(*value) : "";
+      auto record = std::move(
+          DecodeStored(*store_, dictionaries_, {&ref, 1}, {&stored, 1}, nullptr, {&from, 1})[0]);
       EXPECT_TRUE(record.ok()) << seq << ": " << record.status();
       if (record.ok()) {
         EXPECT_EQ(record->payload, lines_[seq - 1]) << seq;
       }
     }
-    return entries;
+    return sealed;
+  }
+
+  // The pool's indexed blocks.
+  std::vector<store::IndexedBlock> Blocks() {
+    auto blocks = store_->ScanIndexedBlocks(Pool()->id(), 1, 1, 100000);
+    EXPECT_TRUE(blocks.ok()) << blocks.status();
+    return blocks.ok() ? *std::move(blocks) : std::vector<store::IndexedBlock>();
   }
 
   // Stored bytes recomputed from the store: every record value and every block.
@@ -86,12 +95,14 @@ class BlockSealerTest : public ::testing::Test {
     uint64_t bytes = 0;
     std::vector<store::RecordRef> blocks;
     for (uint64_t seq = 1; seq <= n; ++seq) {
-      bytes += store_->GetRecord({Pool()->id(), seq})->size();
+      auto value = store_->GetRecord({Pool()->id(), seq});
+      if (value.ok()) bytes += value->size();
       blocks.push_back({Pool()->id(), seq});
     }
     for (auto& block : store_->MultiGetBlocks(blocks)) {
       if (block.ok()) bytes += block->size();
     }
+    for (const store::IndexedBlock& block : Blocks()) bytes += block.value.size();
     return bytes;
   }
 
@@ -111,25 +122,23 @@ TEST_F(BlockSealerTest, RecordsStaySingleUntilABlocksWorth) {
 
 TEST_F(BlockSealerTest, SealsBlocksOfAtMostBlockBytesAndEverythingReadsBack) {
   for (uint64_t first = 1; first <= 200; first += 10) Append(first, first + 9);
-  const size_t entries = CheckAll(200);
-  EXPECT_GT(entries, 150u);
-  EXPECT_EQ(entries + Pool()->tail().records(), 200u);
+  const size_t sealed = CheckAll(200);
+  EXPECT_GT(sealed, 150u);
+  EXPECT_EQ(sealed + Pool()->tail().records(), 200u);
   EXPECT_LT(Pool()->tail().bytes(), kBlockBytes);
-  // Each block holds at most kBlockBytes of payload.
-  std::vector<store::RecordRef> keys;
-  for (uint64_t seq = 1; seq <= 200; ++seq) keys.push_back({Pool()->id(), seq});
+  // Each block holds at most kBlockBytes of payload; their seq ranges follow each other.
   size_t blocks = 0;
-  for (auto& block : store_->MultiGetBlocks(keys)) {
-    if (!block.ok()) continue;
+  uint64_t previous_last = 0;
+  for (const store::IndexedBlock& block : Blocks()) {
     ++blocks;
-    auto content = codec::DecodeRecord(*block, dictionaries_);
+    EXPECT_GT(block.first_seq, previous_last);
+    previous_last = block.last_seq;
+    auto content = DecodeIndexedBlock(dictionaries_, block);
     ASSERT_TRUE(content.ok()) << content.status();
-    auto payloads = codec::ParseBlockContent(content->payload);
-    ASSERT_TRUE(payloads.ok());
     size_t bytes = 0;
-    for (auto p : *payloads) bytes += p.size();
+    for (const codec::IndexedEntry& e : content->entries) bytes += e.payload.size();
     EXPECT_LE(bytes, kBlockBytes);
-    EXPECT_GE(payloads->size(), 2u);
+    EXPECT_GE(content->entries.size(), 2u);
   }
   EXPECT_GT(blocks, 10u);
 }
@@ -154,9 +163,10 @@ TEST_F(BlockSealerTest, RecoveredTailIsSealedByLaterAppends) {
   Append(5, 40);
   CheckAll(40);
   // Record 1 was written before the restart and is packed now.
-  auto view = codec::ParseRecord(*store_->GetRecord({Pool()->id(), 1}));
-  ASSERT_TRUE(view.ok());
-  EXPECT_EQ(view->encoding, codec::Encoding::kBlockEntry);
+  EXPECT_EQ(store_->GetRecord({Pool()->id(), 1}).status().code(),
+            absl::StatusCode::kNotFound);
+  ASSERT_FALSE(Blocks().empty());
+  EXPECT_EQ(Blocks().front().first_seq, 1u);
 }
 
 TEST_F(BlockSealerTest, RecoveryLeavesACorruptTailRecordOut) {
@@ -181,9 +191,9 @@ TEST_F(BlockSealerTest, BlocksUseTheActiveDictionaryAndCountItsRecords) {
   Pool()->SetActiveDictionary(*decoder);
   Append(1, 30);
   CheckAll(30);
-  auto block = store_->MultiGetBlocks({store::RecordRef{Pool()->id(), 1}});
-  ASSERT_TRUE(block[0].ok()) << block[0].status();
-  EXPECT_EQ(codec::ParseRecord(*block[0])->dictionary_id, id);
+  const std::vector<store::IndexedBlock> blocks = Blocks();
+  ASSERT_FALSE(blocks.empty());
+  EXPECT_EQ(codec::ParseRecord(blocks[0].value)->dictionary_id, id);
   auto refs = store_->DictionaryReferences(id);
   ASSERT_TRUE(refs.ok());
   EXPECT_EQ(refs->records, 30 - Pool()->tail().records());

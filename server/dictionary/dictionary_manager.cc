@@ -113,11 +113,17 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
   std::vector<std::string> newest_first;
   size_t bytes = 0;
   uint64_t before = UINT64_MAX;
+  // Block mode: below the newest indexed block the records family holds mostly the
+  // deletions of their records; the blocks are sampled after.
+  uint64_t after = 0;
+  if (pool.indexed_from_seq() != 0) {
+    ASSIGN_OR_RETURN(after, store_->LastIndexedSeq(pool.id()));
+  }
   int rereads = 0;
   while (bytes < budget_bytes) {
     const uint64_t read_at = RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk,
-                     store_->LatestRecords(pool.id(), before, kSampleChunk));
+                     store_->LatestRecords(pool.id(), before, kSampleChunk, after));
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
         block::DecodeScanned(*store_, *dictionaries_, pool.id(), chunk);
     const bool failed = std::any_of(decoded.begin(), decoded.end(),
@@ -133,8 +139,35 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
     if (chunk.size() < kSampleChunk) break;
     before = chunk.back().seq;
   }
+  if (bytes < budget_bytes && pool.indexed_from_seq() != 0) {
+    RETURN_IF_ERROR(SampleIndexedBlocks(pool, budget_bytes, &bytes, &newest_first));
+  }
   std::reverse(newest_first.begin(), newest_first.end());
   return newest_first;
+}
+
+absl::Status DictionaryManager::SampleIndexedBlocks(
+    const pool::Pool& pool, size_t budget_bytes, size_t* bytes,
+    std::vector<std::string>* newest_first) const {
+  constexpr size_t kBlocksChunk = 16;
+  uint64_t before = UINT64_MAX;
+  while (*bytes < budget_bytes) {
+    ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
+                     store_->LatestIndexedBlocks(pool.id(), pool.indexed_from_seq(), before,
+                                                 kBlocksChunk));
+    for (const store::IndexedBlock& block : blocks) {
+      ASSIGN_OR_RETURN(const block::IndexedContent content,
+                       block::DecodeIndexedBlock(*dictionaries_, block));
+      for (auto e = content.entries.rbegin(); e != content.entries.rend(); ++e) {
+        if (*bytes >= budget_bytes) return absl::OkStatus();
+        *bytes += e->payload.size();
+        newest_first->emplace_back(e->payload);
+      }
+    }
+    if (blocks.size() < kBlocksChunk) break;
+    before = blocks.back().first_seq;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Add(

@@ -117,6 +117,10 @@ class DictionaryManager {
   absl::Status LoadAll() ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::vector<std::string>> Sample(const pool::Pool& pool,
                                                   size_t budget_bytes) const;
+  // Sample's part from the pool's indexed blocks (block mode), newest first, until
+  // *bytes reaches the budget.
+  absl::Status SampleIndexedBlocks(const pool::Pool& pool, size_t budget_bytes,
+                                   size_t* bytes, std::vector<std::string>* newest_first) const;
   uint32_t AllocateId() ABSL_LOCKS_EXCLUDED(mu_);
   // The id of `pool`'s dictionary equal to `content` but for the id bytes, if any.
   absl::StatusOr<uint32_t> FindIdentical(const pool::Pool& pool,

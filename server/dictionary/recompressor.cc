@@ -1,5 +1,6 @@
 #include "server/dictionary/recompressor.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -204,6 +205,57 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
   return rewrite;
 }
 
+absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::ReencodeIndexed(
+    uint32_t pool_id, const store::IndexedBlock& block, const Target& to,
+    uint64_t* records) const {
+  ASSIGN_OR_RETURN(const codec::RecordView view, codec::ParseRecord(block.value));
+  ASSIGN_OR_RETURN(const codec::DecodedRecord decoded,
+                   codec::DecodeRecord(block.value, *dictionaries_));
+  ASSIGN_OR_RETURN(const std::vector<codec::IndexedEntry> entries,
+                   codec::ParseIndexedBlockContent(decoded.payload, block.first_seq));
+  *records = entries.size();
+  if (view.dictionary_id == to.dictionary_id() && to.dictionary_id() != 0) {
+    return std::nullopt;
+  }
+  store::RecordRewrite rewrite;
+  rewrite.pool_id = pool_id;
+  rewrite.seq = block.first_seq;
+  rewrite.last_seq = block.last_seq;
+  rewrite.block = true;
+  rewrite.records = entries.size();
+  for (const codec::IndexedEntry& entry : entries) rewrite.raw_bytes += entry.payload.size();
+  codec::EncodeOptions encode;
+  encode.dictionary = to.encoder;
+  encode.compression_level = to.level;
+  encode.checksum = true;  // As the block sealer writes blocks.
+  RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, encode, &rewrite.value));
+  if (rewrite.value == block.value) return std::nullopt;
+  ASSIGN_OR_RETURN(const codec::RecordView new_view, codec::ParseRecord(rewrite.value));
+  rewrite.old_stored_bytes = block.value.size();
+  rewrite.old_dictionary_id = view.dictionary_id;
+  rewrite.dictionary_id = new_view.dictionary_id;
+  return rewrite;
+}
+
+absl::StatusOr<std::vector<store::IndexedBlock>> Recompressor::NextIndexedBlocks(
+    const pool::Pool& pool, const storage::RecompressState& state, uint64_t* limit) const {
+  std::vector<store::IndexedBlock> blocks;
+  if (pool.indexed_from_seq() == 0) return blocks;
+  // About a batch of records: blocks hold tens of records each.
+  const size_t max_blocks = std::max<size_t>(1, options_.batch_records / 16);
+  ASSIGN_OR_RETURN(blocks, store_->ScanIndexedBlocks(pool.id(), pool.indexed_from_seq(),
+                                                     state.next_seq(), max_blocks));
+  if (blocks.size() == max_blocks) *limit = std::min(*limit, blocks.back().last_seq);
+  // A block is rewritten once, by the step whose range holds its first seq.
+  blocks.erase(std::remove_if(blocks.begin(), blocks.end(),
+                              [&](const store::IndexedBlock& b) {
+                                return b.first_seq < state.next_seq() ||
+                                       b.first_seq > state.end_seq();
+                              }),
+               blocks.end());
+  return blocks;
+}
+
 absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressState* state) {
   storage::RecompressStatus* status = state->mutable_status();
   if (state->next_seq() > state->end_seq()) {
@@ -213,18 +265,38 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
   }
   absl::ReaderMutexLock gate(&manager_->write_gate());
   absl::MutexLock seal(&pool.tail().seal_mutex());  // No block seal under our feet.
+  uint64_t limit = state->end_seq();  // The last seq this step covers.
+  ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
+                   NextIndexedBlocks(pool, *state, &limit));
+  // Bounded: past `limit` the records family may hold many deletions of sealed records.
   ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> batch,
-                   store_->ScanRecords(pool.id(), state->next_seq(), options_.batch_records));
+                   store_->ScanRecords(pool.id(), state->next_seq(), options_.batch_records,
+                                       SIZE_MAX, limit == UINT64_MAX ? limit : limit + 1));
   ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
   const uint32_t target = encoder ? encoder->id() : 0;
   status->set_target_dictionary_id(target);
   std::vector<store::RecordRewrite> rewrites;
   store::PoolCounters delta;
-  uint64_t next = state->end_seq() + 1;
+  const bool records_left = batch.size() == options_.batch_records &&
+                            batch.back().seq < limit;
+  if (records_left) limit = batch.back().seq;
+  uint64_t next = limit + 1;
   const Target to{encoder.get(), pool.options().compression_level()};
+  for (const store::IndexedBlock& block : blocks) {
+    if (block.first_seq > limit) break;
+    uint64_t records = 0;
+    ASSIGN_OR_RETURN(std::optional<store::RecordRewrite> rewrite,
+                     ReencodeIndexed(pool.id(), block, to, &records));
+    status->set_records_done(status->records_done() + records);
+    if (!rewrite.has_value()) continue;
+    status->set_records_rewritten(status->records_rewritten() + rewrite->records);
+    status->set_bytes_before(status->bytes_before() + rewrite->old_stored_bytes);
+    status->set_bytes_after(status->bytes_after() + rewrite->value.size());
+    delta.stored_bytes += rewrite->value.size() - rewrite->old_stored_bytes;
+    rewrites.push_back(*std::move(rewrite));
+  }
   for (const store::ScannedRecord& record : batch) {
-    if (record.seq > state->end_seq()) break;
-    next = record.seq + 1;
+    if (record.seq > limit) break;
     status->set_records_done(status->records_done() + 1);
     ASSIGN_OR_RETURN(std::optional<store::RecordRewrite> rewrite,
                      Reencode(pool.id(), record, to));
@@ -235,7 +307,7 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
     delta.stored_bytes += rewrite->value.size() - rewrite->old_stored_bytes;
     rewrites.push_back(*std::move(rewrite));
   }
-  state->set_next_seq(batch.empty() ? state->end_seq() + 1 : next);
+  state->set_next_seq(next);
   RETURN_IF_ERROR(store_->RewriteRecords(rewrites, *state));
   pool.AddCounters(delta);
   return true;

@@ -82,8 +82,18 @@ class Recompressor {
   // or nothing if it is encoded as `to` would already.
   absl::StatusOr<std::optional<store::RecordRewrite>> Reencode(
       uint32_t pool_id, const store::ScannedRecord& record, const Target& to) const;
+  // The rewrite of an indexed block (block mode, ADR 0016), or nothing; sets
+  // `*records` to the number of records it holds.
+  absl::StatusOr<std::optional<store::RecordRewrite>> ReencodeIndexed(
+      uint32_t pool_id, const store::IndexedBlock& block, const Target& to,
+      uint64_t* records) const;
   // Re-encodes the next batch; false when the job has nothing left or must stop.
   absl::StatusOr<bool> Step(pool::Pool& pool, storage::RecompressState* state);
+  // Step's indexed blocks: those keyed in [state->next_seq(), state->end_seq()], at
+  // most a batch's worth; `*limit` becomes the last seq they cover if there may be
+  // more. Sets nothing for a pool without indexed blocks.
+  absl::StatusOr<std::vector<store::IndexedBlock>> NextIndexedBlocks(
+      const pool::Pool& pool, const storage::RecompressState& state, uint64_t* limit) const;
 
   store::Store* const store_;
   pool::PoolRegistry* const pools_;

@@ -212,10 +212,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendOnce(
 }
 
 void LogEngine::SealBlocks(const TailAdditions& tails) {
-  for (const auto& [pool, written] : tails) {
+  for (const auto& [pool, added] : tails) {
     // The records are durable as single values already: a failed seal costs only
     // space, and the next append to the pool retries it.
-    absl::Status status = sealer_.AddAndSeal(*pool, written);
+    absl::Status status = sealer_.AddAndSeal(*pool, added.written, added.first);
     if (!status.ok()) {
       std::fprintf(stderr, "dictlogd: sealing a block of pool '%s' failed: %s\n",
                    pool->name().c_str(), status.ToString().c_str());
@@ -262,7 +262,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     writes[i].append_unix_ms = pb.time_ms;
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
-  for (auto& [pool, pb] : batch) pb.next_seq = pool->AllocateSeqs(pb.added.records);
+  for (auto& [pool, pb] : batch) {
+    pb.next_seq = pool->ReserveSeqs(pb.added.records);
+    if (pool->indexed_from_seq() != 0) (*tails)[pool].first = pb.next_seq;
+  }
   for (size_t i = 0; i < records.size(); ++i) {
     writes[i].seq = batch[pools[i].get()].next_seq++;
   }
@@ -272,14 +275,18 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
       AddToIdRuns(writes[i].pool_id, writes[i].seq, &request->entry);
     }
   }
-  RETURN_IF_ERROR(store_->WriteRecords(writes, request));
+  if (absl::Status written = store_->WriteRecords(writes, request); !written.ok()) {
+    for (const auto& [pool, added] : *tails) pool->tail().Land(added.first, {});
+    tails->clear();
+    return written;
+  }
   for (const auto& [pool, pb] : batch) {
     pool->AddCounters(pb.added);
     if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
   }
   for (size_t i = 0; i < records.size(); ++i) {
-    if (pools[i]->block_mode()) {
-      (*tails)[pools[i].get()].push_back({writes[i].seq, writes[i].raw_bytes});
+    if (pools[i]->indexed_from_seq() != 0) {
+      (*tails)[pools[i].get()].written.push_back({writes[i].seq, writes[i].raw_bytes});
     }
   }
   std::vector<std::string> ids;
@@ -316,12 +323,12 @@ absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
 
 std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
-    uint64_t read_at, block::ByteBudget* budget) const {
+    uint64_t read_at, block::ByteBudget* budget, absl::Span<const uint64_t> indexed_from) const {
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded;
-  if (values.size() == 1 && budget == nullptr) {  // Without the batch machinery.
+  if (values.size() == 1 && budget == nullptr && indexed_from.empty()) {
     decoded.push_back(block::DecodeOne(*store_, ReadLookup(), refs[0], values[0]));
   } else {
-    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values, budget);
+    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values, budget, indexed_from);
   }
   for (int reread = 0; reread < kMaxRereads; ++reread) {
     const uint64_t now = manager_->RetiredGeneration();
@@ -339,15 +346,20 @@ std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
     std::vector<absl::StatusOr<std::string>> fresh = store_->MultiGetRecords(again);
     std::vector<store::RecordRef> fresh_refs;
     std::vector<absl::string_view> fresh_values;
+    std::vector<uint64_t> fresh_from;
     std::vector<size_t> positions;
     for (size_t k = 0; k < failed.size(); ++k) {
-      if (!fresh[k].ok()) continue;  // Records are never deleted: keep the first error.
+      const uint64_t from = indexed_from.empty() ? 0 : indexed_from[failed[k]];
+      // Sealing moves a record into an indexed block; otherwise records are never
+      // deleted: keep the first error.
+      if (!fresh[k].ok() && (from == 0 || !absl::IsNotFound(fresh[k].status()))) continue;
       fresh_refs.push_back(again[k]);
-      fresh_values.push_back(*fresh[k]);
+      fresh_values.push_back(fresh[k].ok() ? absl::string_view(*fresh[k]) : "");
+      fresh_from.push_back(fresh[k].ok() ? 0 : from);
       positions.push_back(failed[k]);
     }
-    std::vector<absl::StatusOr<codec::DecodedRecord>> redecoded =
-        block::DecodeStored(*store_, ReadLookup(), fresh_refs, fresh_values);
+    std::vector<absl::StatusOr<codec::DecodedRecord>> redecoded = block::DecodeStored(
+        *store_, ReadLookup(), fresh_refs, fresh_values, nullptr, fresh_from);
     for (size_t k = 0; k < positions.size(); ++k) {
       decoded[positions[k]] = std::move(redecoded[k]);
     }
@@ -364,6 +376,8 @@ absl::StatusOr<v1::Record> LogEngine::ToRecord(
     const pool::Pool& pool, uint64_t seq,
     absl::StatusOr<codec::DecodedRecord> decoded) const {
   std::string id = pool::FormatRecordId(pool.name(), seq);
+  // A gap in an indexed block's seqs, or a block retention deleted as it was read.
+  if (absl::IsNotFound(decoded.status())) return MissingRecord(pool, seq);
   if (!decoded.ok()) {
     return absl::Status(decoded.status().code(),
                         absl::StrCat("record ", id, ": ", decoded.status().message()));
@@ -382,7 +396,11 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
   stored.seq = parsed.seq;
   if (parsed.seq < stored.pool->retained_from()) return MissingRecord(*stored.pool, parsed.seq);
   absl::StatusOr<std::string> value = store_->GetRecord({stored.pool->id(), parsed.seq});
-  if (absl::IsNotFound(value.status())) return MissingRecord(*stored.pool, parsed.seq);
+  if (absl::IsNotFound(value.status())) {
+    stored.indexed_from = IndexedFrom(*stored.pool, parsed.seq);
+    if (stored.indexed_from != 0) return stored;
+    return MissingRecord(*stored.pool, parsed.seq);
+  }
   RETURN_IF_ERROR(value.status());
   stored.value = *std::move(value);
   return stored;
@@ -394,11 +412,16 @@ absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
   stored.pool->CountReads(1);
   const store::RecordRef ref{stored.pool->id(), stored.seq};
   const absl::string_view value = stored.value;
-  // The common case without DecodeRead's vector; a failure goes through it.
-  absl::StatusOr<codec::DecodedRecord> decoded =
-      block::DecodeOne(*store_, ReadLookup(), ref, value);
-  if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
-    decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
+  absl::StatusOr<codec::DecodedRecord> decoded;
+  if (stored.indexed_from != 0) {  // Sealed into an indexed block.
+    decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at, nullptr,
+                                   {&stored.indexed_from, 1})[0]);
+  } else {
+    // The common case without DecodeRead's vector; a failure goes through it.
+    decoded = block::DecodeOne(*store_, ReadLookup(), ref, value);
+    if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
+      decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
+    }
   }
   if (!decoded.ok() && stored.seq < stored.pool->retained_from()) {
     return MissingRecord(*stored.pool, stored.seq);  // Its block went as it was read.
@@ -512,15 +535,20 @@ LogEngine::ChunkValues LogEngine::ReadChunk(absl::Span<const std::string> ids,
       break;
     }
     const absl::StatusOr<std::string>& value = read.values[chunk.distinct_of[j]];
-    if (absl::IsNotFound(value.status()) ||
-        (!value.ok() && chunk.refs[j].seq < chunk.pools[j]->retained_from())) {
-      read.errors[i] = MissingRecord(*chunk.pools[j], chunk.refs[j].seq);  // Or expired.
-    } else if (!value.ok()) {
+    const pool::Pool& pool = *chunk.pools[j];
+    const uint64_t seq = chunk.refs[j].seq;
+    // Absent from the records family: expired, or maybe sealed into an indexed block.
+    const uint64_t from = seq < pool.retained_from() ? 0 : IndexedFrom(pool, seq);
+    if ((absl::IsNotFound(value.status()) && from == 0) ||
+        (!value.ok() && seq < pool.retained_from())) {
+      read.errors[i] = MissingRecord(pool, seq);  // Or expired.
+    } else if (!value.ok() && !absl::IsNotFound(value.status())) {
       read.errors[i] = value.status();
     } else {
       read.found.push_back(j);
       read.found_refs.push_back(chunk.refs[j]);
-      read.encoded.push_back(*value);
+      read.encoded.push_back(value.ok() ? absl::string_view(*value) : "");
+      read.indexed_from.push_back(value.ok() ? 0 : from);
     }
   }
   return read;
@@ -532,7 +560,7 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   absl::Span<absl::StatusOr<v1::Record>> results = AppendErrors(read.errors, all);
   // In request order: grouping by dictionary did not pay in dict_bench (benchmarks/results/HISTORY.md).
   std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      DecodeRead(read.found_refs, read.encoded, read.read_at, budget);
+      DecodeRead(read.found_refs, read.encoded, read.read_at, budget, read.indexed_from);
   const absl::StatusOr<std::vector<std::optional<int64_t>>> times =
       store_->AppendTimes(read.found_refs);
   size_t exhausted_from = read.cut;
@@ -558,6 +586,21 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
     }
   }
   ExhaustFrom(exhausted_from, budget, results);
+}
+
+absl::StatusOr<std::vector<store::ScannedRecord>> LogEngine::ScanChunk(
+    const pool::Pool& pool, uint64_t seq, uint64_t* read_at) const {
+  absl::StatusOr<std::vector<store::ScannedRecord>> chunk;
+  for (int reread = 0; reread <= kMaxRereads; ++reread) {
+    chunk = block::ScanPool(*store_, ReadLookup(), pool.id(), pool.indexed_from_seq(), seq,
+                            kScanChunkRecords, kScanChunkBytes);
+    // An indexed block decoded while a gc retired its old dictionary (a re-compression
+    // rewrote it first) is read again.
+    const uint64_t now = manager_->RetiredGeneration();
+    if (chunk.ok() || now == *read_at) break;
+    *read_at = now;
+  }
+  return chunk;
 }
 
 absl::Status LogEngine::Scan(
@@ -620,10 +663,8 @@ absl::Status LogEngine::ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
   while (remaining > 0) {
     if (interrupt) RETURN_IF_ERROR(interrupt());
-    const uint64_t read_at = manager_->RetiredGeneration();
-    ASSIGN_OR_RETURN(
-        std::vector<store::ScannedRecord> chunk,
-        store_->ScanRecords(pool->id(), seq, kScanChunkRecords, kScanChunkBytes));
+    uint64_t read_at = manager_->RetiredGeneration();
+    ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk, ScanChunk(*pool, seq, &read_at));
     if (chunk.empty()) break;
     std::vector<store::RecordRef> refs;
     std::vector<absl::string_view> values;

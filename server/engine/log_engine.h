@@ -245,9 +245,13 @@ class LogEngine {
             std::unique_ptr<store::Store> store,
             std::unique_ptr<pool::PoolRegistry> registry);
 
-  // Block mode: the records an append wrote to each block-mode pool.
-  using TailAdditions =
-      absl::flat_hash_map<pool::Pool*, std::vector<pool::BlockTail::Record>>;
+  // Block mode: the seqs an append reserved in each block-mode pool (from `first`)
+  // and the records it wrote there.
+  struct TailAddition {
+    uint64_t first = 0;
+    std::vector<pool::BlockTail::Record> written;
+  };
+  using TailAdditions = absl::flat_hash_map<pool::Pool*, TailAddition>;
 
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
   absl::Status OpenDictionaries();
@@ -276,9 +280,20 @@ class LogEngine {
   // The pool's oldest record and its time, into `info`.
   void SetOldestRetained(const pool::Pool& pool, v1::PoolInfo* info) const;
   // Verify's work on one pool.
+  // Scan's next chunk of the pool's stored values from `seq` (block::ScanPool), read
+  // again while gcs retire dictionaries during the read (`read_at`: as DecodeRead's,
+  // updated).
+  absl::StatusOr<std::vector<store::ScannedRecord>> ScanChunk(const pool::Pool& pool,
+                                                              uint64_t seq,
+                                                              uint64_t* read_at) const;
   absl::Status VerifyPool(const pool::Pool& pool, size_t max_listed,
                           const std::function<bool()>& cancelled,
                           v1::VerifyResponse* response) const;
+  // Verify's work on the pool's indexed blocks: an indexed block that does not decode
+  // is listed once, by its first record's id.
+  absl::Status VerifyIndexedBlocks(const pool::Pool& pool, size_t max_listed,
+                                   const std::function<bool()>& cancelled,
+                                   v1::VerifyResponse* response) const;
   // The pool's info plus what its next dictionary would be (the manager's choice).
   v1::PoolInfo InfoOf(const pool::Pool& pool,
                       const dictionary::DictionaryManager::ServerHeat& heat) const;
@@ -288,6 +303,9 @@ class LogEngine {
     std::shared_ptr<pool::Pool> pool;
     uint64_t seq = 0;
     std::string value;
+    // Not 0: the record has no value of its own; it may be in an indexed block (the
+    // pool's indexed_from_seq(), for block::DecodeStored).
+    uint64_t indexed_from = 0;
   };
   absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
   // The ids of a MultiGet chunk that name a pool, and their records.
@@ -314,6 +332,9 @@ class LogEngine {
     std::vector<size_t> found;         // Into chunk.refs: the records read, in order.
     std::vector<store::RecordRef> found_refs;  // Theirs.
     std::vector<absl::string_view> encoded;    // Their values (into `values`).
+    // Per found record: not 0 if it has no value of its own but may be in an indexed
+    // block (then its `encoded` is empty; DecodeRead's indexed_from).
+    std::vector<uint64_t> indexed_from;
     size_t cut = 0;  // Ids from here on were not read: past the budget.
     uint64_t read_at = 0;  // RetiredGeneration() before the read (DecodeRead).
     std::vector<absl::StatusOr<std::string>> values;
@@ -369,9 +390,12 @@ class LogEngine {
   // Sets out[k] to the MultiGetFrames result of stored value k of pools[k]: its frame,
   // or (not a frame, or a pool `allowed` refuses) its payload decoded here. Stops at
   // the first record `budget` refuses and returns its index (values.size(): none).
+  // `indexed_from` (empty, or one per value) as ReadChunk's: a record with no value of
+  // its own that may be in an indexed block is decoded here.
   size_t FramesOrPayloads(absl::Span<pool::Pool* const> pools,
                           absl::Span<const store::RecordRef> refs,
-                          absl::Span<const absl::string_view> values, uint64_t read_at,
+                          absl::Span<const absl::string_view> values,
+                          absl::Span<const uint64_t> indexed_from, uint64_t read_at,
                           PoolFramePolicy& allowed, block::ByteBudget* budget,
                           absl::Span<absl::StatusOr<v1::RecordFrame>> out) const;
   // The result of a record stored as a frame: id, category name, standard frame.
@@ -397,9 +421,17 @@ class LogEngine {
   // dictionary that gc then retired), a bounded number of times. With a `budget`, the
   // records it refuses are RESOURCE_EXHAUSTED (never read again); a record re-read was
   // already admitted.
+  // `indexed_from` as block::DecodeStored's.
   std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeRead(
       absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
-      uint64_t read_at, block::ByteBudget* budget = nullptr) const;
+      uint64_t read_at, block::ByteBudget* budget = nullptr,
+      absl::Span<const uint64_t> indexed_from = {}) const;
+  // Where a record absent from the records family may be: its pool's first indexed
+  // seq if it is at or after it, else 0 (absent).
+  static uint64_t IndexedFrom(const pool::Pool& pool, uint64_t seq) {
+    const uint64_t from = pool.indexed_from_seq();
+    return from != 0 && seq >= from ? from : 0;
+  }
   // The lookup reads decode with: the cache, or the test's hook around it.
   const codec::DictionaryLookup& ReadLookup() const {
     if (lookup_hook_ != nullptr) return *lookup_hook_;

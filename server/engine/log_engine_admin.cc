@@ -17,15 +17,27 @@ namespace dictlog::engine {
 absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) const {
   const uint64_t read_at = manager_->RetiredGeneration();
   ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
-  ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(stored.value));
+  codec::RecordView view;
+  if (stored.indexed_from == 0) {
+    ASSIGN_OR_RETURN(view, codec::ParseRecord(stored.value));
+  } else {
+    view.encoding = codec::Encoding::kBlockEntry;  // In an indexed block.
+  }
   v1::GetFrameResponse response;
   response.set_id(std::string(id));
   if (view.encoding == codec::Encoding::kBlockEntry) {
     // A block frame holds many records: export this one alone, without a dictionary.
     const store::RecordRef ref{stored.pool->id(), stored.seq};
     const absl::string_view value = stored.value;
-    ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
-                     std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]));
+    absl::StatusOr<codec::DecodedRecord> read = std::move(DecodeRead(
+        {&ref, 1}, {&value, 1}, read_at, nullptr,
+        stored.indexed_from != 0 ? absl::MakeConstSpan(&stored.indexed_from, 1)
+                                 : absl::Span<const uint64_t>())[0]);
+    if (absl::IsNotFound(read.status()) ||
+        (!read.ok() && stored.seq < stored.pool->retained_from())) {
+      return MissingRecord(*stored.pool, stored.seq);  // Or its block expired as it was read.
+    }
+    ASSIGN_OR_RETURN(codec::DecodedRecord decoded, std::move(read));
     std::string single;
     RETURN_IF_ERROR(codec::EncodeRecord(decoded.payload, codec::EncodeOptions(), &single));
     ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(single));
@@ -73,6 +85,7 @@ absl::StatusOr<v1::VerifyResponse> LogEngine::Verify(
   v1::VerifyResponse response;
   for (const std::shared_ptr<pool::Pool>& pool : pools) {
     absl::Status status = VerifyPool(*pool, max_listed, cancelled, &response);
+    if (status.ok()) status = VerifyIndexedBlocks(*pool, max_listed, cancelled, &response);
     if (absl::IsCancelled(status)) return status;
     if (!status.ok()) {
       response.add_pool_errors(absl::StrCat(pool->name(), ": ", status.ToString()));
@@ -117,6 +130,49 @@ absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,
   }
 }
 
+absl::Status LogEngine::VerifyIndexedBlocks(const pool::Pool& pool, size_t max_listed,
+                                            const std::function<bool()>& cancelled,
+                                            v1::VerifyResponse* response) const {
+  constexpr size_t kChunkBlocks = 64;
+  constexpr int kRereads = 8;
+  const uint64_t from = pool.indexed_from_seq();
+  uint64_t seq = from;
+  int rereads = 0;
+  while (from != 0) {
+    if (cancelled()) return absl::CancelledError("Verify cancelled");
+    const uint64_t read_at = manager_->RetiredGeneration();
+    ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
+                     store_->ScanIndexedBlocks(pool.id(), from, seq, kChunkBlocks));
+    if (blocks.empty()) return absl::OkStatus();
+    for (const store::IndexedBlock& block : blocks) {
+      absl::StatusOr<block::IndexedContent> content =
+          block::DecodeIndexedBlock(ReadLookup(), block);
+      if (!content.ok() && manager_->RetiredGeneration() != read_at && rereads < kRereads) {
+        ++rereads;  // A gc retired its dictionary during the read: read it again.
+        break;
+      }
+      seq = block.last_seq + 1;
+      absl::Status status = content.status();
+      for (size_t k = 0; status.ok() && k < content->entries.size(); ++k) {
+        status = pool.CategoryName(content->entries[k].category_index).status();
+      }
+      // A block that does not decode counts every seq of its range (its records but
+      // for gaps) as checked and corrupt; it is listed once, by its first id.
+      const uint64_t records =
+          content.ok() ? content->entries.size() : block.last_seq - block.first_seq + 1;
+      response->set_records_checked(response->records_checked() + records);
+      if (status.ok()) continue;
+      response->set_corrupt_records(response->corrupt_records() + records);
+      if (static_cast<size_t>(response->corrupt_size()) < max_listed) {
+        v1::VerifyResponse::Corrupt* corrupt = response->add_corrupt();
+        corrupt->set_id(pool::FormatRecordId(pool.name(), block.first_seq));
+        corrupt->set_error(status.ToString());
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<v1::PoolInfo> LogEngine::ListPools() const {
   std::vector<v1::PoolInfo> infos;
   const dictionary::DictionaryManager::ServerHeat heat = manager_->Heat();
@@ -158,10 +214,20 @@ v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool,
 }
 
 void LogEngine::SetOldestRetained(const pool::Pool& pool, v1::PoolInfo* info) const {
+  // The oldest record is the first of the oldest indexed block or one in the records
+  // family before it (whose scan stops there).
+  uint64_t seq = UINT64_MAX;
+  if (pool.indexed_from_seq() != 0) {
+    absl::StatusOr<std::vector<store::IndexedBlock>> block = store_->ScanIndexedBlocks(
+        pool.id(), pool.indexed_from_seq(), pool.retained_from(), 1);
+    if (!block.ok()) return;  // Info is best effort: no field.
+    if (!block->empty()) seq = block->front().first_seq;
+  }
   absl::StatusOr<std::vector<store::ScannedRecord>> oldest =
-      store_->ScanRecords(pool.id(), pool.retained_from(), 1);
-  if (!oldest.ok() || oldest->empty()) return;  // Info is best effort: no field.
-  const uint64_t seq = oldest->front().seq;
+      store_->ScanRecords(pool.id(), pool.retained_from(), 1, SIZE_MAX, seq);
+  if (!oldest.ok()) return;
+  if (!oldest->empty()) seq = oldest->front().seq;
+  if (seq == UINT64_MAX) return;  // No record.
   info->set_oldest_retained_id(pool::FormatRecordId(pool.name(), seq));
   const store::RecordRef ref{pool.id(), seq};
   absl::StatusOr<std::vector<std::optional<int64_t>>> time = store_->AppendTimes({&ref, 1});

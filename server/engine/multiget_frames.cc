@@ -49,8 +49,9 @@ void LogEngine::MultiGetFramesChunk(
   pools.reserve(read.found.size());
   for (size_t j : read.found) pools.push_back(read.chunk.pools[j].get());
   std::vector<absl::StatusOr<v1::RecordFrame>> frames(read.found.size());
-  const size_t refused = FramesOrPayloads(pools, read.found_refs, read.encoded, read.read_at,
-                                          allowed, budget, absl::MakeSpan(frames));
+  const size_t refused = FramesOrPayloads(pools, read.found_refs, read.encoded, read.indexed_from,
+                                          read.read_at, allowed, budget,
+                                          absl::MakeSpan(frames));
   size_t exhausted_from = read.cut;
   for (size_t k = 0; k < read.found.size(); ++k) {
     const size_t i = read.chunk.positions[read.found[k]];
@@ -74,8 +75,8 @@ absl::Status LogEngine::ScanFrames(
     block::ByteBudget budget(kScanChunkBytes);
     const std::vector<pool::Pool*> pools(refs.size(), &pool);
     std::vector<absl::StatusOr<v1::RecordFrame>> frames(refs.size());
-    const size_t answered = FramesOrPayloads(pools, refs, values, read_at, allowed, &budget,
-                                             absl::MakeSpan(frames));
+    const size_t answered = FramesOrPayloads(pools, refs, values, {}, read_at, allowed,
+                                             &budget, absl::MakeSpan(frames));
     std::vector<v1::RecordFrame> out;
     out.reserve(answered);
     for (size_t k = 0; k < answered; ++k) {
@@ -98,6 +99,7 @@ bool LogEngine::PoolFramePolicy::Allows(const pool::Pool& pool) {
 size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
                                    absl::Span<const store::RecordRef> refs,
                                    absl::Span<const absl::string_view> values,
+                                   absl::Span<const uint64_t> indexed_from,
                                    uint64_t read_at, PoolFramePolicy& allowed,
                                    block::ByteBudget* budget,
                                    absl::Span<absl::StatusOr<v1::RecordFrame>> out) const {
@@ -108,12 +110,14 @@ size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
   auto flush = [&] {
     std::vector<store::RecordRef> pending_refs;
     std::vector<absl::string_view> encoded;
+    std::vector<uint64_t> pending_from;  // Absent records that may be in indexed blocks.
     for (size_t k : pending) {
       pending_refs.push_back(refs[k]);
       encoded.push_back(values[k]);
+      pending_from.push_back(indexed_from.empty() ? 0 : indexed_from[k]);
     }
     std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-        DecodeRead(pending_refs, encoded, read_at, budget);
+        DecodeRead(pending_refs, encoded, read_at, budget, pending_from);
     for (size_t p = 0; p < pending.size(); ++p) {
       const size_t k = pending[p];
       if (absl::IsResourceExhausted(decoded[p].status())) {
@@ -121,12 +125,20 @@ size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
         return false;
       }
       pools[k]->CountReads(1);
+      if (!decoded[p].ok() && refs[k].seq < pools[k]->retained_from()) {
+        out[k] = MissingRecord(*pools[k], refs[k].seq);  // Its block went as it was read.
+        continue;
+      }
       out[k] = PayloadFrame(ToRecord(*pools[k], refs[k].seq, std::move(decoded[p])));
     }
     pending.clear();
     return true;
   };
   for (size_t k = 0; k < values.size(); ++k) {
+    if (!indexed_from.empty() && indexed_from[k] != 0) {
+      pending.push_back(k);  // Sealed into an indexed block: decoded here.
+      continue;
+    }
     absl::StatusOr<codec::RecordView> view = codec::ParseRecord(values[k]);
     if (!view.ok() || view->encoding != codec::Encoding::kZstdFrame ||
         !allowed.Allows(*pools[k])) {

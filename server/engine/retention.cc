@@ -18,6 +18,8 @@ namespace {
 // it (as many as the tail recovery walks: concurrent appends seal out of order only
 // that far).
 constexpr size_t kBlockLookahead = 1024;
+// Indexed blocks read per store seek while loading candidates.
+constexpr size_t kIndexedBlocksPerRead = 16;
 
 // One of a pool's oldest records, as a pass sees it.
 struct Candidate {
@@ -26,10 +28,11 @@ struct Candidate {
   uint64_t stored_bytes = 0;
   uint64_t raw_bytes = 0;
   uint32_t dictionary_id = 0;  // Its frame's (single values).
-  std::optional<uint64_t> block;  // Block entries: the block's key.
+  std::optional<uint64_t> block;  // Block entries and indexed blocks: the first seq.
 };
 
-// A block that candidates are packed in: its stored size and dictionary.
+// A block that candidates are packed in (found through entry values, or indexed: its
+// key gives its first seq): its stored size and dictionary.
 struct BlockInfo {
   uint64_t stored_bytes = 0;
   uint32_t dictionary_id = 0;
@@ -71,22 +74,19 @@ absl::Status LoadBlocks(const store::Store& store, const codec::DictionaryLookup
   return absl::OkStatus();
 }
 
-// The oldest (at most `max`) records of the pool from seq `from`, with their times,
-// sizes and dictionaries. DATA_LOSS for a record that does not parse or decode.
-absl::StatusOr<Candidates> LoadCandidates(const store::Store& store,
-                                          const codec::DictionaryLookup& lookup,
-                                          uint32_t pool_id, uint64_t from, size_t max) {
+// The records family's part of the candidates: the pool's oldest (at most `max`)
+// records there from seq `from` (single values, entries of blocks found through them,
+// the open tail), with their sizes and dictionaries.
+absl::StatusOr<Candidates> LoadRecordCandidates(const store::Store& store,
+                                                const codec::DictionaryLookup& lookup,
+                                                uint32_t pool_id, uint64_t from, size_t max) {
   ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> scanned,
                    store.ScanRecords(pool_id, from, max));
-  std::vector<store::RecordRef> refs;
-  for (const store::ScannedRecord& r : scanned) refs.push_back({pool_id, r.seq});
-  ASSIGN_OR_RETURN(std::vector<std::optional<int64_t>> times, store.AppendTimes(refs));
   Candidates out;
   for (size_t i = 0; i < scanned.size(); ++i) {
     ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(scanned[i].value));
     Candidate c;
     c.seq = scanned[i].seq;
-    c.unix_ms = times[i];
     c.stored_bytes = scanned[i].value.size();
     if (view.encoding == codec::Encoding::kBlockEntry) {
       c.block = c.seq - view.block_back;
@@ -97,6 +97,63 @@ absl::StatusOr<Candidates> LoadCandidates(const store::Store& store,
     out.records.push_back(c);
   }
   RETURN_IF_ERROR(LoadBlocks(store, lookup, pool_id, scanned, &out));
+  return out;
+}
+
+// Block mode with indexed blocks (keyed at or after `indexed_from`): the records of
+// the oldest whole blocks holding seqs from `from` on, until at least `max` records,
+// each decoded for its records' seqs and raw sizes. A record of an indexed block has
+// no stored value of its own: the block's stored size goes with its first record.
+absl::Status LoadIndexedCandidates(const store::Store& store,
+                                   const codec::DictionaryLookup& lookup, uint32_t pool_id,
+                                   uint64_t indexed_from, uint64_t from, size_t max,
+                                   Candidates* out) {
+  size_t loaded = 0;
+  while (loaded < max) {
+    ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
+                     store.ScanIndexedBlocks(pool_id, indexed_from, from,
+                                             kIndexedBlocksPerRead));
+    for (const store::IndexedBlock& block : blocks) {
+      ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(block.value));
+      ASSIGN_OR_RETURN(block::IndexedContent content,
+                       block::DecodeIndexedBlock(lookup, block));
+      out->blocks[block.first_seq] = {block.value.size(), view.dictionary_id};
+      for (const codec::IndexedEntry& entry : content.entries) {
+        Candidate c;
+        c.seq = entry.seq;
+        c.raw_bytes = entry.payload.size();
+        c.block = block.first_seq;
+        out->records.push_back(c);
+      }
+      loaded += content.entries.size();
+      from = block.last_seq + 1;
+    }
+    if (blocks.size() < kIndexedBlocksPerRead) break;
+  }
+  return absl::OkStatus();
+}
+
+// The oldest (at most `max`) records of the pool from seq `from`, with their times,
+// sizes and dictionaries: from the records family and (block mode) from the indexed
+// blocks, in seq order. DATA_LOSS for a record or block that does not parse or decode.
+absl::StatusOr<Candidates> LoadCandidates(const store::Store& store,
+                                          const codec::DictionaryLookup& lookup,
+                                          const pool::Pool& pool, uint64_t from,
+                                          size_t max) {
+  ASSIGN_OR_RETURN(Candidates out, LoadRecordCandidates(store, lookup, pool.id(), from, max));
+  if (pool.indexed_from_seq() != 0) {
+    // A seq is in the records family or in an indexed block, never both (sealing
+    // deletes the values): the first `max` of both lists are the pool's oldest.
+    RETURN_IF_ERROR(LoadIndexedCandidates(store, lookup, pool.id(), pool.indexed_from_seq(),
+                                          from, max, &out));
+    std::sort(out.records.begin(), out.records.end(),
+              [](const Candidate& a, const Candidate& b) { return a.seq < b.seq; });
+    if (out.records.size() > max) out.records.resize(max);
+  }
+  std::vector<store::RecordRef> refs;
+  for (const Candidate& c : out.records) refs.push_back({pool.id(), c.seq});
+  ASSIGN_OR_RETURN(std::vector<std::optional<int64_t>> times, store.AppendTimes(refs));
+  for (size_t i = 0; i < out.records.size(); ++i) out.records[i].unix_ms = times[i];
   return out;
 }
 
@@ -129,17 +186,26 @@ size_t SizedOut(const Candidates& c, uint64_t excess) {
 }
 
 // Block mode: lowers the exclusive end `end` of what expires so that blocks go whole
-// and the open tail stays: no record at or after `end` is packed in a block keyed
-// below it, and no record of the tail is below it. 0 if that cannot be established
-// within a few lookaheads. (The block format is changing: this is its one place here.)
+// and the open tail stays: no record at or after `end` is packed in a block (found
+// through entry values, or indexed) keyed below it, and no record of the tail is below
+// it. 0 if that cannot be established within a few lookaheads.
 absl::StatusOr<uint64_t> BlockAlignedEnd(const store::Store& store, pool::Pool& pool,
                                          uint64_t end) {
   const std::optional<uint64_t> tail = pool.tail().OldestSeq();
   if (tail.has_value()) end = std::min(end, *tail);
+  const uint64_t indexed_from = pool.indexed_from_seq();
   for (int round = 0; round < 8; ++round) {
+    uint64_t lowest = end;
+    if (indexed_from != 0 && end > indexed_from) {
+      // An indexed block whose range holds `end` starts at or below it.
+      ASSIGN_OR_RETURN(store::IndexedBlockSearch found,
+                       store.FindIndexedBlocks(pool.id(), indexed_from, {end}));
+      if (found.block_of[0] >= 0) {
+        lowest = std::min(lowest, found.blocks[found.block_of[0]].first_seq);
+      }
+    }
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> after,
                      store.ScanRecords(pool.id(), end, kBlockLookahead));
-    uint64_t lowest = end;
     for (const store::ScannedRecord& r : after) {
       ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(r.value));
       if (view.encoding == codec::Encoding::kBlockEntry) {
@@ -252,8 +318,8 @@ absl::StatusOr<uint64_t> Retention::ExpirePool(pool::Pool& pool, absl::Time now)
     absl::MutexLock gate(write_gate_);  // No write of any pool meanwhile.
     absl::MutexLock seal(&pool.tail().seal_mutex());
     ASSIGN_OR_RETURN(Candidates c,
-                     LoadCandidates(*store_, *dictionaries_, pool.id(),
-                                    pool.retained_from(), options_.max_records_per_pass));
+                     LoadCandidates(*store_, *dictionaries_, pool, pool.retained_from(),
+                                    options_.max_records_per_pass));
     size_t n = 0;
     if (options.max_age_seconds() > 0) {
       n = AgedOut(c.records, absl::ToUnixMillis(now) -

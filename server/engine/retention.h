@@ -1,6 +1,8 @@
 // Retention: deletes the oldest records of pools over their `max_age` or `max_bytes`
 // (pool options; ADR 0015). A pass looks at each such pool's oldest records (at most
-// RetentionOptions::max_records_per_pass), decides where the expired ones end, and
+// RetentionOptions::max_records_per_pass, from the records family and, in block mode,
+// the indexed blocks), decides where the expired ones end (block mode: only between
+// blocks, so a block goes whole with its records), and
 // writes one atomic batch: RocksDB range deletions of (pool, seq) ranges in the
 // records, blocks and times families, the counters of the pool and of every
 // dictionary those records named decreased by exactly what goes, and the pool's new

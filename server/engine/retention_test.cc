@@ -1,5 +1,7 @@
 // Retention (pool options max_age, max_bytes; retention.h) over a real RocksDB with an
-// injected clock, in record and block mode: what is older than max_age goes and reads
+// injected clock, in record mode and in block mode with indexed blocks, with blocks
+// found through entry values (a store from before indexed blocks) and with both (the
+// upgrade in the middle of the pool): what is older than max_age goes and reads
 // as expired, newer records stay, max_bytes keeps a pool within its limit plus one
 // block, the counters of the pool and of each dictionary equal a recount of the store,
 // and the disk space comes back.
@@ -23,8 +25,13 @@ constexpr int64_t kStartMs = 1764000000000;
 constexpr int kCalls = 10;
 constexpr int kPerCall = 60;
 
-class RetentionTest : public ::testing::TestWithParam<bool> {
+// How pool "web" stores its records.
+enum class Layout { kRecord, kIndexed, kEntries, kEntriesThenIndexed };
+
+class RetentionTest : public ::testing::TestWithParam<Layout> {
  protected:
+  bool BlockMode() const { return GetParam() != Layout::kRecord; }
+
   void SetUp() override {
     options_.store.path = FreshTestDir();
     options_.auto_train = false;
@@ -32,11 +39,30 @@ class RetentionTest : public ::testing::TestWithParam<bool> {
     options_.store.clock_for_test = [now = now_ms_] {
       return absl::FromUnixMillis(now->load());
     };
-    if (GetParam()) {
+    if (BlockMode()) {
       options_.default_pool_options.set_storage_mode(v1::STORAGE_MODE_BLOCK);
       options_.default_pool_options.set_block_bytes(1024);
     }
     options_.default_pool_options.set_dictionary_bytes(4096);
+    Reopen();
+    if (GetParam() == Layout::kEntries) SetIndexedFrom(1000000);  // Past every seq.
+    if (GetParam() == Layout::kEntriesThenIndexed) SetIndexedFrom(5 * kPerCall + 1);
+  }
+
+  // Creates pool "web" whose records from `seq` on are sealed into indexed blocks and
+  // those before it behind entry values (as a store from before indexed blocks).
+  void SetIndexedFrom(uint64_t seq) {
+    ASSERT_TRUE(engine_->CreatePool("web", v1::PoolOptions()).ok());
+    engine_.reset();
+    {
+      auto store = store::Store::Open(options_.store);
+      ASSERT_TRUE(store.ok()) << store.status();
+      auto pools = (*store)->LoadPools();
+      ASSERT_TRUE(pools.ok() && pools->size() == 1);
+      storage::PoolRecord record = (*pools)[0].record;
+      record.set_indexed_blocks_from_seq(seq);
+      ASSERT_TRUE((*store)->PutPool(record).ok());
+    }
     Reopen();
   }
 
@@ -124,9 +150,11 @@ void RetentionTest::ExpectCountersEqualRecount(const std::map<uint64_t, uint64_t
   store::PoolCounters pool;
   std::map<uint32_t, store::PoolCounters> dicts;
   std::map<uint64_t, bool> blocks;
+  uint64_t counted = 0;  // Records found in the records family or an indexed block.
   auto records = (*store)->ScanRecords(id, 0, SIZE_MAX);
   ASSERT_TRUE(records.ok());
   for (const store::ScannedRecord& r : *records) {
+    ++counted;
     auto view = codec::ParseRecord(r.value);
     ASSERT_TRUE(view.ok());
     ASSERT_EQ(raw.count(r.seq), 1u) << r.seq;
@@ -147,6 +175,32 @@ void RetentionTest::ExpectCountersEqualRecount(const std::map<uint64_t, uint64_t
     }
     if (block_view->dictionary_id != 0) dicts[block_view->dictionary_id] += d;
   }
+  // Indexed blocks: every record retained in a block's seq range is one of its records
+  // (blocks never overlap; sealing deletes the records' values), and a block holds at
+  // least one, or it outlived its records.
+  const uint64_t indexed_from = web->record.indexed_blocks_from_seq();
+  auto indexed = (*store)->ScanIndexedBlocks(id, indexed_from, 0, SIZE_MAX);
+  ASSERT_TRUE(indexed.ok()) << indexed.status();
+  for (const store::IndexedBlock& block : *indexed) {
+    auto view = codec::ParseRecord(block.value);
+    ASSERT_TRUE(view.ok());
+    store::PoolCounters d{0, 0, block.value.size()};
+    for (auto it = raw.lower_bound(block.first_seq);
+         it != raw.end() && it->first <= block.last_seq; ++it) {
+      d += {1, it->second, 0};
+    }
+    EXPECT_GT(d.records, 0u) << "indexed block " << block.first_seq << " outlived its records";
+    counted += d.records;
+    pool += d;
+    if (view->dictionary_id != 0) dicts[view->dictionary_id] += d;
+  }
+  if (GetParam() == Layout::kIndexed || GetParam() == Layout::kEntriesThenIndexed) {
+    EXPECT_FALSE(indexed->empty());  // The layout under test is there.
+  }
+  if (GetParam() == Layout::kEntries) {
+    EXPECT_TRUE(indexed->empty());
+  }
+  EXPECT_EQ(counted, raw.size());
   EXPECT_EQ(web->counters, pool);
   EXPECT_EQ(web->counters.records, raw.size());
   auto dictionaries = (*store)->LoadDictionaries();
@@ -170,10 +224,10 @@ TEST_P(RetentionTest, MaxAgeExpiresOlderRecordsAndKeepsNewerOnes) {
   const uint64_t first = raw.begin()->first;
   // Whole calls older than the cutoff go (block mode: whole blocks, so a little less).
   EXPECT_LE(first, 3u * kPerCall + 1);
-  if (!GetParam()) {
+  if (!BlockMode()) {
     EXPECT_EQ(first, 3u * kPerCall + 1);
   }
-  EXPECT_GT(first, GetParam() ? 2u * kPerCall : 3u * kPerCall);
+  EXPECT_GT(first, BlockMode() ? 2u * kPerCall : 3u * kPerCall);
   EXPECT_EQ(*expired, first - 1);
   EXPECT_EQ(raw.rbegin()->first, uint64_t{kCalls} * kPerCall);
   auto gone = engine_->Get(Id(0, 0));
@@ -205,7 +259,7 @@ TEST_P(RetentionTest, MaxBytesKeepsThePoolWithinItsLimitPlusOneBlock) {
   const uint64_t after = engine_->GetPool("web")->stats().stored_bytes();
   // Block mode deletes whole blocks and never the open tail: what is left may exceed
   // the limit by the block that straddles it and the tail (each under 1 KiB).
-  EXPECT_LE(after, limit + (GetParam() ? 2048 : 0));
+  EXPECT_LE(after, limit + (BlockMode() ? 2048 : 0));
   EXPECT_GE(after + 2048, limit);  // Not more than about a block below it.
   const std::map<uint64_t, uint64_t> raw = Retained();
   EXPECT_EQ(raw.rbegin()->first, uint64_t{kCalls} * kPerCall);  // The newest stay.
@@ -232,9 +286,17 @@ TEST_P(RetentionTest, DiskSpaceComesBack) {
   EXPECT_LT(sst(), before / 4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, RetentionTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Block" : "Record";
+INSTANTIATE_TEST_SUITE_P(Layouts, RetentionTest,
+                         ::testing::Values(Layout::kRecord, Layout::kIndexed,
+                                           Layout::kEntries, Layout::kEntriesThenIndexed),
+                         [](const ::testing::TestParamInfo<Layout>& info) {
+                           switch (info.param) {
+                             case Layout::kRecord: return "Record";
+                             case Layout::kIndexed: return "IndexedBlocks";
+                             case Layout::kEntries: return "EntryBlocks";
+                             case Layout::kEntriesThenIndexed: return "EntryThenIndexedBlocks";
+                           }
+                           return "";
                          });
 
 }  // namespace

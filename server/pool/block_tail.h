@@ -3,15 +3,22 @@
 // payload sizes. The sealer takes the oldest once they add up to a block. After a
 // restart it is rebuilt from the store (BlockSealer::RecoverTail).
 //
+// Seqs reserved by appends still writing are *pending* (Reserve, until Land): no block
+// takes a record past the oldest pending seq, so a record landing late never falls
+// inside the seq range of a block sealed before it, and indexed blocks (found by their
+// ranges, ADR 0016) never overlap.
+//
 // Thread safety: all methods may be called concurrently. seal_mutex() is held by
 // whoever rewrites the pool's stored records (the sealer, re-compression), so a seal
 // never works from a value that changes under it.
 #ifndef DICTLOG_SERVER_POOL_BLOCK_TAIL_H_
 #define DICTLOG_SERVER_POOL_BLOCK_TAIL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -30,9 +37,15 @@ class BlockTail {
   BlockTail& operator=(const BlockTail&) = delete;
 
   void Add(Record record) ABSL_LOCKS_EXCLUDED(mu_);
-  // When the tail holds at least `block_bytes` of payload: removes and returns its
-  // oldest records whose payloads add up to at most `block_bytes` (at least one).
-  // Otherwise returns nothing.
+  // Takes `count` (>= 1) seqs from `next_seq` and marks them pending; returns the
+  // first. Every reservation must be landed.
+  uint64_t Reserve(std::atomic<uint64_t>& next_seq, uint64_t count) ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the reservation starting at `first`: adds `written` (its records to pack; none
+  // if the write failed) and clears its pending mark, in one step.
+  void Land(uint64_t first, const std::vector<Record>& written) ABSL_LOCKS_EXCLUDED(mu_);
+  // When the records before the oldest pending seq hold at least `block_bytes` of
+  // payload: removes and returns the oldest of them whose payloads add up to at most
+  // `block_bytes` (at least one). Otherwise returns nothing.
   std::vector<Record> TakeBlock(uint64_t block_bytes) ABSL_LOCKS_EXCLUDED(mu_);
   // Puts back records a failed seal took.
   void Restore(const std::vector<Record>& records) ABSL_LOCKS_EXCLUDED(mu_);
@@ -48,6 +61,7 @@ class BlockTail {
   mutable absl::Mutex mu_;
   std::map<uint64_t, uint64_t> raw_by_seq_ ABSL_GUARDED_BY(mu_);
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  std::set<uint64_t> pending_ ABSL_GUARDED_BY(mu_);  // First seqs of reservations.
   absl::Mutex seal_mu_;
 };
 

@@ -1,5 +1,6 @@
 #include "server/pool/block_tail.h"
 
+#include <atomic>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -51,6 +52,29 @@ TEST(BlockTailTest, RestorePutsBackAFailedSeal) {
   EXPECT_EQ(tail.bytes(), 1200u);
   tail.Add({2, 300});  // A duplicate is not counted twice.
   EXPECT_EQ(tail.bytes(), 1200u);
+}
+
+// A record landing late (seq 2 below) must not fall inside a block sealed before it:
+// nothing past the oldest pending seq is taken.
+TEST(BlockTailTest, TakesNothingPastThePendingSeqUntilItLands) {
+  BlockTail tail;
+  std::atomic<uint64_t> next_seq{1};
+  const uint64_t first = tail.Reserve(next_seq, 1);
+  const uint64_t second = tail.Reserve(next_seq, 1);
+  const uint64_t third = tail.Reserve(next_seq, 1);
+  ASSERT_EQ(first, 1u);
+  tail.Land(first, {{first, 400}});
+  tail.Land(third, {{third, 400}});
+  EXPECT_TRUE(tail.TakeBlock(800).empty());  // Only 400 bytes before pending seq 2.
+  tail.Land(second, {{second, 400}});
+  EXPECT_EQ(Seqs(tail.TakeBlock(800)), (std::vector<uint64_t>{1, 2}));
+  // A failed write lands nothing and stops holding the tail back.
+  const uint64_t failed = tail.Reserve(next_seq, 2);
+  const uint64_t later = tail.Reserve(next_seq, 1);
+  tail.Land(later, {{later, 500}});
+  EXPECT_TRUE(tail.TakeBlock(800).empty());
+  tail.Land(failed, {});
+  EXPECT_EQ(Seqs(tail.TakeBlock(900)), (std::vector<uint64_t>{3, 6}));
 }
 
 TEST(BlockTailTest, ConcurrentAddsAndTakesLoseNothing) {

@@ -47,6 +47,14 @@ class Pool {
   // Reserves `count` consecutive sequence numbers and returns the first. Numbers of a
   // failed write are never reused, so a pool's seqs increase but may have gaps.
   uint64_t AllocateSeqs(uint64_t count) { return next_seq_.fetch_add(count); }
+  // AllocateSeqs for an append (count >= 1): in block mode the seqs stay pending in
+  // the tail until the caller lands them (BlockTail::Land), written or not.
+  uint64_t ReserveSeqs(uint64_t count) {
+    return indexed_from_ != 0 ? tail_.Reserve(next_seq_, count) : AllocateSeqs(count);
+  }
+  // Block mode: the first seq sealed into indexed blocks (found by their seq ranges,
+  // ADR 0016); the records before it are sealed behind entry values. 0 in record mode.
+  uint64_t indexed_from_seq() const { return indexed_from_; }
   // Records read from the pool since the server started (the heat that
   // DICTIONARY_MODE_AUTO weighs).
   void CountReads(uint64_t n) { reads_.fetch_add(n, std::memory_order_relaxed); }
@@ -91,6 +99,7 @@ class Pool {
   const uint32_t id_;
   const std::string name_;
   std::atomic<uint64_t> next_seq_;
+  const uint64_t indexed_from_;
   std::atomic<uint64_t> reads_{0};
   std::atomic<uint64_t> retained_from_;  // Mirrors record_.retained_from_seq().
   std::atomic<int64_t> last_time_entry_ms_{0};

@@ -8,13 +8,31 @@
 #include "server/store/catalog_convert.h"
 
 namespace dictlog::pool {
+namespace {
+
+bool BlockMode(const storage::PoolRecord& record) {
+  return store::FromCatalog(record.options()).storage_mode() == v1::STORAGE_MODE_BLOCK;
+}
+
+// A block-mode pool stored before indexed blocks (ADR 0016) seals its records from its
+// next seq on into them: the mark is persisted before anything is appended.
+absl::Status MarkIndexedBlocks(store::Store& store, store::StoredPool* pool) {
+  if (!BlockMode(pool->record) || pool->record.indexed_blocks_from_seq() != 0) {
+    return absl::OkStatus();
+  }
+  pool->record.set_indexed_blocks_from_seq(pool->last_seq + 1);
+  return store.PutPool(pool->record);
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<PoolRegistry>> PoolRegistry::Load(
     store::Store* store, v1::PoolOptions defaults) {
   ASSIGN_OR_RETURN(std::vector<store::StoredPool> stored, store->LoadPools());
   std::unique_ptr<PoolRegistry> registry(new PoolRegistry(store, std::move(defaults)));
   absl::MutexLock lock(&registry->mu_);
-  for (const store::StoredPool& entry : stored) {
+  for (store::StoredPool& entry : stored) {
+    RETURN_IF_ERROR(MarkIndexedBlocks(*store, &entry));
     auto pool = std::make_shared<Pool>(entry);
     registry->by_name_[pool->name()] = pool;
     registry->by_id_[pool->id()] = pool;
@@ -61,6 +79,7 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::CreateLocked(
   stored.record.set_name(std::string(name));
   *stored.record.mutable_options() = store::ToCatalog(resolved);
   stored.record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
+  if (BlockMode(stored.record)) stored.record.set_indexed_blocks_from_seq(1);
   RETURN_IF_ERROR(store_->PutPool(stored.record));
   ++next_id_;
   auto pool = std::make_shared<Pool>(stored);

@@ -41,6 +41,24 @@ bool ParseRecordKey(absl::string_view key, uint32_t* pool_id, uint64_t* seq) {
   return true;
 }
 
+std::string IndexedBlockKey(uint32_t pool_id, uint64_t first_seq, uint64_t last_seq) {
+  std::string key;
+  key.reserve(kIndexedBlockKeyBytes);
+  PutFixed32BE(pool_id, &key);
+  PutFixed64BE(first_seq, &key);
+  PutFixed64BE(last_seq, &key);
+  return key;
+}
+
+bool ParseIndexedBlockKey(absl::string_view key, uint32_t* pool_id, uint64_t* first_seq,
+                          uint64_t* last_seq) {
+  if (key.size() != kIndexedBlockKeyBytes) return false;
+  *pool_id = GetFixed32BE(key.data());
+  *first_seq = GetFixed64BE(key.data() + 4);
+  *last_seq = GetFixed64BE(key.data() + 12);
+  return true;
+}
+
 std::string PoolKey(absl::string_view pool_name) {
   std::string key(1, kPoolPrefix);
   key.append(pool_name.data(), pool_name.size());

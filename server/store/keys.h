@@ -7,6 +7,10 @@
 //   counters   key := pool_id:u32be                     -> PoolCounters (merged)
 //                   | 'D' dictionary_id:u32be           -> PoolCounters of the records
 //                                                          whose frames name it
+//   blocks     key := pool_id:u32be first_seq:u64be     (a block found through its
+//                                                          records' entry values)
+//                   | pool_id:u32be first_seq:u64be last_seq:u64be  (an indexed block,
+//                                                          found by seeking; ADR 0016)
 //   dictionaries key := dictionary_id:u32be             -> DictionaryRecord
 //   requests   key := request_id                         -> AppendedRequest
 //                                                          (no principal: the bare id)
@@ -31,10 +35,17 @@ inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr char kScopedRequestPrefix = '\x01';
 inline constexpr size_t kMaxPrincipalBytes = 255;
 inline constexpr size_t kRecordKeyBytes = 12;
+inline constexpr size_t kIndexedBlockKeyBytes = 20;
 
 std::string RecordKey(uint32_t pool_id, uint64_t seq);
 // False unless `key` is a well-formed record key.
 bool ParseRecordKey(absl::string_view key, uint32_t* pool_id, uint64_t* seq);
+
+// The blocks-family key of an indexed block: ordered by pool, then first seq.
+std::string IndexedBlockKey(uint32_t pool_id, uint64_t first_seq, uint64_t last_seq);
+// False unless `key` is a well-formed indexed block key.
+bool ParseIndexedBlockKey(absl::string_view key, uint32_t* pool_id, uint64_t* first_seq,
+                          uint64_t* last_seq);
 
 std::string PoolKey(absl::string_view pool_name);
 std::string CategoryKey(uint32_t pool_id, absl::string_view category);

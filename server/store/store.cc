@@ -240,6 +240,9 @@ absl::Status Store::LoadPoolDetails(StoredPool* pool) const {
 
   ASSIGN_OR_RETURN(pool->counters, ReadCounters(CounterKey(id)));
   ASSIGN_OR_RETURN(pool->last_seq, LastSeq(id));
+  // Sealing deletes indexed blocks' records: the newest may be in a block.
+  ASSIGN_OR_RETURN(const uint64_t last_indexed, LastIndexedSeq(id));
+  pool->last_seq = std::max(pool->last_seq, last_indexed);
   return absl::OkStatus();
 }
 
@@ -302,6 +305,114 @@ absl::StatusOr<uint64_t> Store::LastSeq(uint32_t pool_id) const {
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "finding the last record"));
   return 0;
+}
+
+struct Store::PoolBounds {
+  std::string lower;
+  std::string upper;
+  rocksdb::Slice lower_slice;
+  rocksdb::Slice upper_slice;
+};
+
+std::unique_ptr<rocksdb::Iterator> Store::IndexedBlockIterator(uint32_t pool_id,
+                                                               uint64_t from_seq,
+                                                               PoolBounds* bounds) const {
+  // Bounded to the pool's indexed blocks: a seek never leaves them, and blocks found
+  // through entry values (all keyed before from_seq) are out of its range.
+  bounds->lower = RecordKey(pool_id, from_seq);
+  bounds->upper = pool_id == UINT32_MAX ? std::string(kRecordKeyBytes, '\xff')
+                                        : RecordKey(pool_id + 1, 0);
+  bounds->lower_slice = bounds->lower;
+  bounds->upper_slice = bounds->upper;
+  rocksdb::ReadOptions read;
+  read.iterate_lower_bound = &bounds->lower_slice;
+  read.iterate_upper_bound = &bounds->upper_slice;
+  return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(read, blocks_));
+}
+
+namespace {
+
+// The indexed block under the iterator; false for a key of another form.
+bool IndexedBlockAt(const rocksdb::Iterator& it, IndexedBlock* block) {
+  uint32_t pool_id = 0;
+  return ParseIndexedBlockKey(absl::string_view(it.key().data(), it.key().size()),
+                              &pool_id, &block->first_seq, &block->last_seq);
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> Store::LastIndexedSeq(uint32_t pool_id) const {
+  PoolBounds bounds;
+  std::unique_ptr<rocksdb::Iterator> it = IndexedBlockIterator(pool_id, 0, &bounds);
+  IndexedBlock block;
+  for (it->SeekToLast(); it->Valid(); it->Prev()) {
+    if (IndexedBlockAt(*it, &block)) return block.last_seq;
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "finding the last block"));
+  return 0;
+}
+
+absl::StatusOr<IndexedBlockSearch> Store::FindIndexedBlocks(
+    uint32_t pool_id, uint64_t from_seq, absl::Span<const uint64_t> seqs) const {
+  IndexedBlockSearch search;
+  search.block_of.assign(seqs.size(), -1);
+  PoolBounds bounds;
+  std::unique_ptr<rocksdb::Iterator> it = IndexedBlockIterator(pool_id, from_seq, &bounds);
+  std::map<uint64_t, int64_t> index;  // First seq -> index into search.blocks.
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    if (seqs[i] < from_seq) continue;
+    it->SeekForPrev(IndexedBlockKey(pool_id, seqs[i], UINT64_MAX));
+    IndexedBlock block;
+    if (!it->Valid() || !IndexedBlockAt(*it, &block) || block.last_seq < seqs[i]) continue;
+    auto [found, added] =
+        index.try_emplace(block.first_seq, static_cast<int64_t>(search.blocks.size()));
+    if (added) {
+      block.value = it->value().ToString();
+      search.blocks.push_back(std::move(block));
+    }
+    search.block_of[i] = found->second;
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "finding blocks"));
+  return search;
+}
+
+absl::StatusOr<std::vector<IndexedBlock>> Store::ScanIndexedBlocks(uint32_t pool_id,
+                                                                   uint64_t from_seq,
+                                                                   uint64_t seq,
+                                                                   size_t max_blocks) const {
+  std::vector<IndexedBlock> out;
+  PoolBounds bounds;
+  std::unique_ptr<rocksdb::Iterator> it = IndexedBlockIterator(pool_id, from_seq, &bounds);
+  it->SeekForPrev(IndexedBlockKey(pool_id, seq, UINT64_MAX));
+  if (!it->Valid()) {
+    RETURN_IF_ERROR(FromRocks(it->status(), "scanning blocks"));
+    it->SeekToFirst();
+  }
+  for (; it->Valid() && out.size() < max_blocks; it->Next()) {
+    IndexedBlock block;
+    if (!IndexedBlockAt(*it, &block) || block.last_seq < seq) continue;
+    block.value = it->value().ToString();
+    out.push_back(std::move(block));
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "scanning blocks"));
+  return out;
+}
+
+absl::StatusOr<std::vector<IndexedBlock>> Store::LatestIndexedBlocks(
+    uint32_t pool_id, uint64_t from_seq, uint64_t before_seq, size_t max_blocks) const {
+  std::vector<IndexedBlock> out;
+  if (before_seq == 0) return out;
+  PoolBounds bounds;
+  std::unique_ptr<rocksdb::Iterator> it = IndexedBlockIterator(pool_id, from_seq, &bounds);
+  for (it->SeekForPrev(IndexedBlockKey(pool_id, before_seq - 1, UINT64_MAX));
+       it->Valid() && out.size() < max_blocks; it->Prev()) {
+    IndexedBlock block;
+    if (!IndexedBlockAt(*it, &block)) continue;
+    block.value = it->value().ToString();
+    out.push_back(std::move(block));
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "reading the newest blocks"));
+  return out;
 }
 
 absl::Status Store::PutPool(const storage::PoolRecord& pool) {
@@ -370,8 +481,10 @@ absl::Status Store::RewriteRecords(absl::Span<const RecordRewrite> rewrites,
   rocksdb::WriteBatch batch;
   std::map<std::string, PoolCounters> deltas;
   for (const RecordRewrite& r : rewrites) {
-    RETURN_IF_ERROR(FromRocks(batch.Put(r.block ? blocks_ : records_,
-                                        RecordKey(r.pool_id, r.seq), ToSlice(r.value)),
+    const std::string key = r.block && r.last_seq != 0
+                                ? IndexedBlockKey(r.pool_id, r.seq, r.last_seq)
+                                : RecordKey(r.pool_id, r.seq);
+    RETURN_IF_ERROR(FromRocks(batch.Put(r.block ? blocks_ : records_, key, ToSlice(r.value)),
                               "batching a record"));
     deltas[CounterKey(r.pool_id)].stored_bytes += r.value.size() - r.old_stored_bytes;
     if (r.old_dictionary_id != 0) {
@@ -478,15 +591,18 @@ absl::Status Store::RetireDictionary(const storage::DictionaryRecord& dictionary
 absl::Status Store::SealBlock(const BlockSeal& seal) {
   rocksdb::WriteBatch batch;
   std::map<std::string, PoolCounters> deltas;
-  RETURN_IF_ERROR(FromRocks(batch.Put(blocks_, RecordKey(seal.pool_id, seal.first_seq),
-                                      ToSlice(seal.value)),
+  const std::string block_key = seal.indexed
+                                    ? IndexedBlockKey(seal.pool_id, seal.first_seq, seal.last_seq)
+                                    : RecordKey(seal.pool_id, seal.first_seq);
+  RETURN_IF_ERROR(FromRocks(batch.Put(blocks_, block_key, ToSlice(seal.value)),
                             "batching a block"));
   PoolCounters& pool = deltas[CounterKey(seal.pool_id)];
   pool.stored_bytes += seal.value.size();
   PoolCounters block{0, 0, seal.value.size()};
   for (const BlockSeal::Entry& entry : seal.entries) {
-    RETURN_IF_ERROR(FromRocks(batch.Put(records_, RecordKey(seal.pool_id, entry.seq),
-                                        ToSlice(entry.value)),
+    const std::string key = RecordKey(seal.pool_id, entry.seq);
+    RETURN_IF_ERROR(FromRocks(seal.indexed ? batch.Delete(records_, key)
+                                           : batch.Put(records_, key, ToSlice(entry.value)),
                               "batching a block entry"));
     pool.stored_bytes += entry.value.size() - entry.old_stored_bytes;
     if (entry.old_dictionary_id != 0) {
@@ -548,11 +664,15 @@ std::vector<absl::StatusOr<std::string>> Store::MultiGetFrom(
 
 absl::StatusOr<std::vector<ScannedRecord>> Store::LatestRecords(uint32_t pool_id,
                                                                 uint64_t before_seq,
-                                                                size_t max_records) const {
+                                                                size_t max_records,
+                                                                uint64_t after_seq) const {
   std::vector<ScannedRecord> out;
-  if (before_seq == 0) return out;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), records_));
+  if (before_seq <= after_seq + 1) return out;
+  const std::string lower = RecordKey(pool_id, after_seq + 1);
+  const rocksdb::Slice lower_slice(lower);
+  rocksdb::ReadOptions read;
+  read.iterate_lower_bound = &lower_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, records_));
   for (it->SeekForPrev(RecordKey(pool_id, before_seq - 1));
        it->Valid() && out.size() < max_records; it->Prev()) {
     ASSIGN_OR_RETURN(const uint64_t seq, SeqInPool(*it, pool_id));
@@ -566,10 +686,15 @@ absl::StatusOr<std::vector<ScannedRecord>> Store::LatestRecords(uint32_t pool_id
 absl::StatusOr<std::vector<ScannedRecord>> Store::ScanRecords(uint32_t pool_id,
                                                               uint64_t from_seq,
                                                               size_t max_records,
-                                                              size_t max_bytes) const {
+                                                              size_t max_bytes,
+                                                              uint64_t end_seq) const {
   std::vector<ScannedRecord> out;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), records_));
+  if (from_seq >= end_seq) return out;
+  const std::string upper = end_seq == UINT64_MAX ? std::string() : RecordKey(pool_id, end_seq);
+  const rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions read;
+  if (!upper.empty()) read.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, records_));
   size_t bytes = 0;
   for (it->Seek(RecordKey(pool_id, from_seq));
        it->Valid() && out.size() < max_records && bytes < max_bytes; it->Next()) {

@@ -42,6 +42,7 @@ class DB;
 class Env;
 class FileSystem;
 class ColumnFamilyHandle;
+class Iterator;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -80,6 +81,9 @@ struct RecordRewrite {
   uint32_t dictionary_id = 0;
   bool block = false;
   uint64_t records = 1;
+  // An indexed block's last seq (its key is IndexedBlockKey(pool_id, seq, last_seq));
+  // 0 for a block found through entry values.
+  uint64_t last_seq = 0;
 };
 
 // The request id of an append and what to remember about it (retries, docs/adr/0008).
@@ -97,17 +101,20 @@ struct RecordRef {
 
 // Block mode: records packed into one block. The block's value goes to the blocks
 // family under (pool_id, seq of its first record); each record's value is replaced by
-// its entry value.
+// its entry value. An indexed block (`indexed`, ADR 0016) is keyed (pool_id, first seq,
+// last seq) and its records' values are deleted instead.
 struct BlockSeal {
   struct Entry {
     uint64_t seq = 0;
     uint64_t raw_bytes = 0;
     uint64_t old_stored_bytes = 0;
     uint32_t old_dictionary_id = 0;
-    std::string value;  // The record's entry value.
+    std::string value;  // The record's entry value; empty in an indexed block.
   };
   uint32_t pool_id = 0;
   uint64_t first_seq = 0;
+  bool indexed = false;
+  uint64_t last_seq = 0;  // Indexed blocks only.
   std::string value;  // The block's stored value.
   uint32_t dictionary_id = 0;
   std::vector<Entry> entries;
@@ -122,6 +129,20 @@ struct Expiry {
   PoolCounters pool_counters;                            // What goes from the pool.
   std::map<uint32_t, PoolCounters> dictionary_counters;  // And from each dictionary.
   storage::PoolRecord record;
+};
+
+// An indexed block (block mode, ADR 0016) as stored: its key's seqs and its value.
+struct IndexedBlock {
+  uint64_t first_seq = 0;
+  uint64_t last_seq = 0;
+  std::string value;
+};
+
+// Where FindIndexedBlocks found each seq: the distinct blocks, and per seq the index of
+// the one whose range holds it, or -1.
+struct IndexedBlockSearch {
+  std::vector<IndexedBlock> blocks;
+  std::vector<int64_t> block_of;
 };
 
 // A stored record found by a scan.
@@ -214,6 +235,23 @@ class Store {
   // One result per block key (pool_id, first seq), in order; NOT_FOUND if absent.
   std::vector<absl::StatusOr<std::string>> MultiGetBlocks(
       absl::Span<const RecordRef> keys) const;
+  // For each of `seqs`: the indexed block of pool `pool_id` with the greatest first seq
+  // at most it (among those keyed at or after `from_seq`), if its range reaches it.
+  // Indexed blocks never overlap (BlockTail), so no other block can hold the seq.
+  absl::StatusOr<IndexedBlockSearch> FindIndexedBlocks(uint32_t pool_id, uint64_t from_seq,
+                                                       absl::Span<const uint64_t> seqs) const;
+  // Up to `max_blocks` indexed blocks of the pool (keyed at or after `from_seq`) whose
+  // last seq is at least `seq`, in seq order.
+  absl::StatusOr<std::vector<IndexedBlock>> ScanIndexedBlocks(uint32_t pool_id,
+                                                              uint64_t from_seq,
+                                                              uint64_t seq,
+                                                              size_t max_blocks) const;
+  // Up to `max_blocks` of the pool's newest indexed blocks (keyed at or after
+  // `from_seq`) whose first seq is before `before_seq`, newest first.
+  absl::StatusOr<std::vector<IndexedBlock>> LatestIndexedBlocks(uint32_t pool_id,
+                                                                uint64_t from_seq,
+                                                                uint64_t before_seq,
+                                                                size_t max_blocks) const;
 
   // A consistent copy of the whole database (every column family at one point) in
   // `dir`: an absolute path whose parent exists and which is absent or an empty
@@ -246,19 +284,24 @@ class Store {
   // Up to `max_records` records of pool `pool_id` with seq >= from_seq, in seq order;
   // stops after the record that brings their stored values to `max_bytes` or more
   // (default: no byte limit), so at least one is returned if any exists.
+  // Only records with seq < end_seq: the iterator stops there, so the deletions
+  // sealing leaves behind (block mode) past it are not walked.
   absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(
       uint32_t pool_id, uint64_t from_seq, size_t max_records,
-      size_t max_bytes = SIZE_MAX) const;
+      size_t max_bytes = SIZE_MAX, uint64_t end_seq = UINT64_MAX) const;
   // The append time (ms since the epoch) of each ref, in order: that of the pool's
   // time entry at or before its seq; nullopt where the pool has none (records written
   // before append times were stored, or without one). DATA_LOSS for a malformed entry.
   absl::StatusOr<std::vector<std::optional<int64_t>>> AppendTimes(
       absl::Span<const RecordRef> refs) const;
-  // Up to `max_records` of the pool's newest records with seq < before_seq, newest
-  // first.
+  // Up to `max_records` of the pool's newest records with after_seq < seq < before_seq,
+  // newest first (the iterator does not go below after_seq).
   absl::StatusOr<std::vector<ScannedRecord>> LatestRecords(uint32_t pool_id,
                                                            uint64_t before_seq,
-                                                           size_t max_records) const;
+                                                           size_t max_records,
+                                                           uint64_t after_seq = 0) const;
+  // The last seq of the pool's newest indexed block; 0 if it has none.
+  absl::StatusOr<uint64_t> LastIndexedSeq(uint32_t pool_id) const;
 
  private:
   Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
@@ -270,6 +313,12 @@ class Store {
   absl::Status BatchAppendTimes(absl::Span<const RecordWrite> records,
                                 rocksdb::WriteBatch* batch);
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
+  // An iterator over the pool's indexed blocks keyed at or after `from_seq`; the
+  // bounds live in `bounds`, which must outlive it.
+  struct PoolBounds;
+  std::unique_ptr<rocksdb::Iterator> IndexedBlockIterator(uint32_t pool_id,
+                                                          uint64_t from_seq,
+                                                          PoolBounds* bounds) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
   absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,

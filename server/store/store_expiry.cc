@@ -38,6 +38,8 @@ absl::Status Store::ExpireRecords(const Expiry& expiry) {
   ASSIGN_OR_RETURN(std::vector<std::optional<int64_t>> kept,
                    AppendTimes({RecordRef{expiry.pool_id, expiry.end_seq}}));
   rocksdb::WriteBatch batch;
+  // [RecordKey(pool, 0), RecordKey(pool, end)) holds the pool's indexed block keys
+  // (pool, first, last) with first < end too: a 12-byte key sorts before its extensions.
   for (rocksdb::ColumnFamilyHandle* family : {records_, blocks_, times_}) {
     RETURN_IF_ERROR(FromRocks(batch.DeleteRange(family, ToSlice(begin), ToSlice(end)),
                               "batching a range deletion"));

@@ -90,6 +90,49 @@ TEST_F(StoreTest, GetMultiGetAndScan) {
   EXPECT_EQ(store_->ScanRecords(1, 1, 1)->size(), 1u);
 }
 
+// Indexed block keys (pool, first seq, last seq) sort between (pool, first seq) and
+// (pool, first seq + 1): an expiry up to a block boundary deletes the blocks before it
+// and keeps the rest and other pools' blocks.
+TEST_F(StoreTest, ExpiryDeletesTheIndexedBlocksKeyedBelowItsEnd) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->PutPool(Pool(2, "db")).ok());
+  auto seal = [&](uint32_t pool, uint64_t first, uint64_t last) {
+    std::vector<RecordWrite> writes;
+    BlockSeal block;
+    block.pool_id = pool;
+    block.first_seq = first;
+    block.last_seq = last;
+    block.indexed = true;
+    block.value = absl::StrCat("block ", pool, "/", first);
+    for (uint64_t seq = first; seq <= last; ++seq) {
+      writes.push_back({pool, seq, 10, "vv"});
+      block.entries.push_back({seq, 10, 2, 0, ""});
+    }
+    ASSERT_TRUE(store_->WriteRecords(writes).ok());
+    ASSERT_TRUE(store_->SealBlock(block).ok());
+  };
+  seal(1, 1, 3);
+  seal(1, 4, 6);
+  seal(2, 1, 2);
+  Expiry expiry;
+  expiry.pool_id = 1;
+  expiry.end_seq = 4;
+  expiry.pool_counters = {3, 30, std::string("block 1/1").size()};
+  expiry.record = Pool(1, "web");
+  expiry.record.set_retained_from_seq(4);
+  ASSERT_TRUE(store_->ExpireRecords(expiry).ok());
+  absl::StatusOr<std::vector<IndexedBlock>> web = store_->ScanIndexedBlocks(1, 1, 0, 10);
+  ASSERT_TRUE(web.ok()) << web.status();
+  ASSERT_EQ(web->size(), 1u);
+  EXPECT_EQ((*web)[0].first_seq, 4u);
+  EXPECT_EQ((*web)[0].value, "block 1/4");
+  EXPECT_EQ(store_->ScanIndexedBlocks(2, 1, 0, 10)->size(), 1u);
+  Reopen();
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok());
+  EXPECT_EQ((*pools)[1].counters, (PoolCounters{3, 30, std::string("block 1/4").size()}));
+}
+
 TEST_F(StoreTest, ConcurrentWritersMergeCountersExactly) {
   constexpr int kThreads = 4;
   constexpr int kPerThread = 200;
