@@ -10,37 +10,15 @@
 #include "gtest/gtest.h"
 #include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
+#include "server/engine/v1_block_fixture.h"
 
 namespace dictlog::engine {
 namespace {
 
-std::string FixtureCopy() {
-  const std::string from = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                           std::getenv("TEST_WORKSPACE") +
-                           "/server/engine/testdata/v1_block_store";
-  const std::string to = FreshTestDir();
-  std::filesystem::create_directories(to);
-  for (const auto& file : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
-  }
-  return to;
-}
-
-// The fixture's records in append order; categories alternate app-a, app-b (both of
-// its batches of lines have an even size).
-std::vector<std::string> FixtureLines() {
-  std::vector<std::string> lines = codec::SyntheticLogLines(600, 7);
-  for (std::string& line : codec::SyntheticLogLines(150, 8)) lines.push_back(std::move(line));
-  return lines;
-}
-
-// (A literal: AppendInput views its category.)
-const char* CategoryOf(size_t index) { return index % 2 == 0 ? "app-a" : "app-b"; }
-
 class V1BlockStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.store.path = FixtureCopy();
+    options_.store.path = V1BlockFixtureCopy();
     options_.auto_train = false;
     options_.routes = {{"", "app-", "apps"}};
     Reopen();
@@ -61,7 +39,7 @@ class V1BlockStoreTest : public ::testing::Test {
     for (size_t i = 0; i < lines.size(); ++i) {
       ASSERT_TRUE((*results)[i].ok()) << ids[i] << ": " << (*results)[i].status();
       ASSERT_EQ((*results)[i]->payload(), lines[i]) << ids[i];
-      ASSERT_EQ((*results)[i]->category(), CategoryOf(i)) << ids[i];
+      ASSERT_EQ((*results)[i]->category(), V1BlockFixtureCategory(i)) << ids[i];
       auto one = engine_->Get(ids[i]);
       ASSERT_TRUE(one.ok()) << ids[i] << ": " << one.status();
       ASSERT_EQ(one->payload(), lines[i]) << ids[i];
@@ -73,7 +51,7 @@ class V1BlockStoreTest : public ::testing::Test {
 };
 
 TEST_F(V1BlockStoreTest, ReadsEveryRecordAndItsCounters) {
-  const std::vector<std::string> lines = FixtureLines();
+  const std::vector<std::string> lines = V1BlockFixtureLines();
   ExpectEveryRecord(lines);
   const v1::PoolInfo pool = *engine_->GetPool("apps");
   EXPECT_EQ(pool.options().storage_mode(), v1::STORAGE_MODE_BLOCK);
@@ -88,7 +66,7 @@ TEST_F(V1BlockStoreTest, ReadsEveryRecordAndItsCounters) {
 }
 
 TEST_F(V1BlockStoreTest, ScansAndVerifies) {
-  const std::vector<std::string> lines = FixtureLines();
+  const std::vector<std::string> lines = V1BlockFixtureLines();
   std::vector<v1::Record> scanned;
   ScanSpec spec;
   spec.category = "app-b";
@@ -98,7 +76,7 @@ TEST_F(V1BlockStoreTest, ScansAndVerifies) {
   }).ok());
   std::vector<std::string> expected;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (std::string(CategoryOf(i)) == "app-b") expected.push_back(lines[i]);
+    if (std::string(V1BlockFixtureCategory(i)) == "app-b") expected.push_back(lines[i]);
   }
   ASSERT_EQ(scanned.size(), expected.size());
   for (size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(scanned[k].payload(), expected[k]);
@@ -114,10 +92,10 @@ TEST_F(V1BlockStoreTest, ScansAndVerifies) {
 TEST_F(V1BlockStoreTest, OldRecordsHaveNoAppendTimeNewOnesDo) {
   options_.store.clock_for_test = [] { return absl::FromUnixMillis(1764000000123); };
   Reopen();
-  const std::vector<std::string> lines = FixtureLines();
+  const std::vector<std::string> lines = V1BlockFixtureLines();
   const std::vector<std::string> more = codec::SyntheticLogLines(40, 9);
   std::vector<AppendInput> batch;
-  for (size_t i = 0; i < more.size(); ++i) batch.push_back({CategoryOf(i), more[i]});
+  for (size_t i = 0; i < more.size(); ++i) batch.push_back({V1BlockFixtureCategory(i), more[i]});
   ASSERT_TRUE(engine_->Append(batch).ok());
   std::vector<std::string> ids;
   for (size_t i = 0; i < lines.size() + more.size(); ++i) {
@@ -146,11 +124,11 @@ TEST_F(V1BlockStoreTest, OldRecordsHaveNoAppendTimeNewOnesDo) {
 }
 
 TEST_F(V1BlockStoreTest, AppendsAfterTheUpgradeKeepEveryRecordReadable) {
-  std::vector<std::string> lines = FixtureLines();
+  std::vector<std::string> lines = V1BlockFixtureLines();
   const std::vector<std::string> more = codec::SyntheticLogLines(200, 9);
   for (size_t start = 0; start < more.size(); start += 50) {
     std::vector<AppendInput> batch;
-    for (size_t i = start; i < start + 50; ++i) batch.push_back({CategoryOf(i), more[i]});
+    for (size_t i = start; i < start + 50; ++i) batch.push_back({V1BlockFixtureCategory(i), more[i]});
     auto appended = engine_->Append(batch);
     ASSERT_TRUE(appended.ok()) << appended.status();
     EXPECT_EQ(appended->front(), "apps/" + std::to_string(lines.size() + start + 1));

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
+#include "server/engine/v1_block_fixture.h"
 #include "server/store/store.h"
 
 namespace dictlog::engine {
@@ -16,35 +17,15 @@ namespace {
 
 constexpr size_t kFixtureRecords = 750;
 
-std::string FixtureCopy() {
-  const std::string from = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                           std::getenv("TEST_WORKSPACE") +
-                           "/server/engine/testdata/v1_block_store";
-  const std::string to = FreshTestDir();
-  std::filesystem::create_directories(to);
-  for (const auto& file : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
-  }
-  return to;
-}
-
-// The fixture's records in append order (as make_v1_block_store wrote them).
-std::vector<std::string> FixtureLines() {
-  std::vector<std::string> lines = codec::SyntheticLogLines(600, 7);
-  for (std::string& line : codec::SyntheticLogLines(150, 8)) lines.push_back(std::move(line));
-  return lines;
-}
-
-const char* CategoryOf(size_t index) { return index % 2 == 0 ? "app-a" : "app-b"; }
 
 class V1BlockStoreUpgradeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.store.path = FixtureCopy();
+    options_.store.path = V1BlockFixtureCopy();
     options_.auto_train = false;
     options_.routes = {{"", "app-", "apps"}};
     Reopen();
-    lines_ = FixtureLines();
+    lines_ = V1BlockFixtureLines();
   }
 
   void Reopen() {
@@ -62,7 +43,7 @@ class V1BlockStoreUpgradeTest : public ::testing::Test {
     for (size_t start = 0; start < more.size(); start += 40) {
       std::vector<AppendInput> batch;
       for (size_t i = start; i < std::min(start + 40, more.size()); ++i) {
-        batch.push_back({CategoryOf(lines_.size() + i), more[i]});
+        batch.push_back({V1BlockFixtureCategory(lines_.size() + i), more[i]});
       }
       auto appended = engine_->Append(batch);
       ASSERT_TRUE(appended.ok()) << appended.status();
@@ -78,11 +59,11 @@ class V1BlockStoreUpgradeTest : public ::testing::Test {
     for (size_t i = 0; i < lines_.size(); ++i) {
       ASSERT_TRUE((*results)[i].ok()) << ids[i] << ": " << (*results)[i].status();
       ASSERT_EQ((*results)[i]->payload(), lines_[i]) << ids[i];
-      ASSERT_EQ((*results)[i]->category(), CategoryOf(i)) << ids[i];
+      ASSERT_EQ((*results)[i]->category(), V1BlockFixtureCategory(i)) << ids[i];
       auto one = engine_->Get(ids[i]);
       ASSERT_TRUE(one.ok()) << ids[i] << ": " << one.status();
       ASSERT_EQ(one->payload(), lines_[i]) << ids[i];
-      ASSERT_EQ(one->category(), CategoryOf(i)) << ids[i];
+      ASSERT_EQ(one->category(), V1BlockFixtureCategory(i)) << ids[i];
     }
     const std::string past = "apps/" + std::to_string(lines_.size() + 1);
     EXPECT_EQ(engine_->Get(past).status().code(), absl::StatusCode::kNotFound);
@@ -102,7 +83,7 @@ class V1BlockStoreUpgradeTest : public ::testing::Test {
       }).ok());
       std::vector<std::string> expected;
       for (size_t i = 0; i < lines_.size(); ++i) {
-        if (std::string(CategoryOf(i)) == category) expected.push_back(lines_[i]);
+        if (std::string(V1BlockFixtureCategory(i)) == category) expected.push_back(lines_[i]);
       }
       EXPECT_EQ(scanned, expected) << category;
     }
