@@ -36,7 +36,8 @@ ABSL_FLAG(std::string, category, "", "append: category of the records; scan, tai
 ABSL_FLAG(std::string, pool, "",
           "scan, tail: every record of this pool; dict, recompress: the pool");
 ABSL_FLAG(std::string, from, "", "scan: start at this record id (inclusive)");
-ABSL_FLAG(bool, f, false, "tail: follow (required): print records as they are appended");
+ABSL_FLAG(bool, follow, false,
+          "tail: follow (required; -f for short): print records as they are appended");
 ABSL_FLAG(std::string, after_id, "",
           "tail -f: start after this record id (exclusive: the last one you saw); "
           "empty: from now");
@@ -167,6 +168,12 @@ std::thread WaitForStopSignals(dictlog::client::FollowCancel* cancel) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `tail -f`, as people type it: -f is short for --follow.
+  static char kFollow[] = "--follow";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") break;
+    if (std::string(argv[i]) == "-f") argv[i] = kFollow;
+  }
   std::vector<char*> positional = dictlog::ParseCommandLine(
       argc, argv, {"client/cli/main.cc", kUsage, {{"gRPC", grpc::Version()}}});
   std::vector<std::string> args(positional.begin() + 1, positional.end());
@@ -249,7 +256,7 @@ int main(int argc, char** argv) {
   options.status = absl::GetFlag(FLAGS_status);
   options.keep_cr = absl::GetFlag(FLAGS_keep_cr);
   options.progress = isatty(STDERR_FILENO) != 0;
-  options.follow = absl::GetFlag(FLAGS_f);
+  options.follow = absl::GetFlag(FLAGS_follow);
   options.after_id = absl::GetFlag(FLAGS_after_id);
   options.from_start = absl::GetFlag(FLAGS_from_start);
   dictlog::client::FollowCancel follow_cancel;
