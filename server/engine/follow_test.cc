@@ -195,6 +195,22 @@ TEST_F(FollowTest, CatchUpMatchesScanIncludingAppendTimes) {
   }
 }
 
+TEST_F(FollowTest, BlockModePoolCatchesUpThroughSealedBlocksThenLive) {
+  v1::PoolOptions block;
+  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  block.set_block_bytes(1024);
+  ASSERT_TRUE(engine_->CreatePool("blk", block).ok());
+  Append("blk", 200, 9);  // ~15 bytes each: sealed into blocks as they fill.
+  std::thread writer([&] { Append("blk", 200, 5); });
+  Stream stream(engine_.get(), FromStart(PoolSpec("blk")));
+  writer.join();
+  ASSERT_TRUE(stream.WaitForRecords(400));
+  EXPECT_EQ(stream.Ids(), IdRange("blk", 1, 400));
+  const std::vector<v1::Record> records = stream.Records();
+  EXPECT_EQ(records[0].payload(), "blk line 0");
+  EXPECT_EQ(records[399].payload(), "blk line 199");
+}
+
 TEST_F(FollowTest, SlowFollowerIsToldItFellBehindAndResumesWithoutMissingAnything) {
   options_.follow.buffer_records = 4;
   engine_.reset();
