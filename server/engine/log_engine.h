@@ -1,7 +1,7 @@
 // LogEngine: dictlog's storage engine without the network. It validates input, routes
 // categories to pools, compresses records into frames and writes them atomically to
-// the store (append path), and reads, decodes and returns them (Get, MultiGet, Scan).
-// The gRPC service is a thin layer over it.
+// the store (append path), and reads, decodes and returns them (Get, MultiGet, Scan),
+// also as they are appended (Follow). The gRPC service is a thin layer over it.
 //
 // Invalid input is rejected before anything is written. Errors are absl::Status with
 // the most specific canonical code (INVALID_ARGUMENT, NOT_FOUND, DATA_LOSS, ...).
