@@ -33,7 +33,8 @@ absl::StatusOr<std::unique_ptr<Producer>> Producer::Open(const ProducerOptions& 
   rd_kafka_conf_set_dr_msg_cb(conf, OnDelivery);
   auto handle = NewKafkaHandle(
       RD_KAFKA_PRODUCER, options.bootstrap,
-      {{"enable.idempotence", "true"},
+      {{"client.id", options.client_id},
+       {"enable.idempotence", "true"},
        {"acks", "all"},
        {"linger.ms", "1"},
        {"compression.type", options.compression},

@@ -32,6 +32,8 @@ struct ProducerOptions {
   // librdkafka's message.timeout.ms: a message not acknowledged within this fails
   // (retries happen inside it). Default 10 s.
   absl::Duration delivery_timeout = absl::Seconds(10);
+  // Kafka client.id (broker logs and metrics). Default "dictlogd".
+  std::string client_id = "dictlogd";
   // Compression of the Kafka record batches (compression.type). Default "zstd".
   std::string compression = "zstd";
 };
