@@ -80,6 +80,10 @@ absl::Status CheckLayout(rd_kafka_t* rk, const TopicSpec& spec, absl::Duration t
     status = KafkaStatus(topic.err, "metadata of " + spec.name);
     if (!status.ok()) break;
     int replicas = topic.partition_cnt > 0 ? topic.partitions[0].replica_cnt : 0;
+    if (topic.partition_cnt == 0 || replicas == 0) {
+      status = absl::UnavailableError("topic " + spec.name + ": no partitions known yet");
+      break;
+    }
     if (topic.partition_cnt != spec.partitions || replicas != spec.replication_factor) {
       status = absl::FailedPreconditionError(absl::StrCat(
           "topic ", spec.name, " has ", topic.partition_cnt, " partitions of ", replicas,
@@ -130,6 +134,10 @@ absl::StatusOr<std::map<std::string, std::string>> DescribeConfig(rd_kafka_t* rk
 
 absl::Status CheckConfig(rd_kafka_t* rk, const TopicSpec& spec, absl::Duration timeout) {
   ASSIGN_OR_RETURN(auto config, DescribeConfig(rk, spec.name, timeout));
+  if (config["min.insync.replicas"].empty() || config["cleanup.policy"].empty()) {
+    // A topic another node has just created: its configuration is not known yet.
+    return absl::UnavailableError("topic " + spec.name + ": no configuration yet");
+  }
   int min_isr = 0;
   const bool compacted = config["cleanup.policy"].find("compact") != std::string::npos;
   if (!absl::SimpleAtoi(config["min.insync.replicas"], &min_isr) ||
