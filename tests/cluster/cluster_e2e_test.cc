@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/e2e/server_process.h"
+#include "tools/kafka_check/kafka_client.h"
 #include "training/files.h"
 
 namespace dictlog {
@@ -26,8 +27,8 @@ class ClusterEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    // One partition per pool is enough here; small and quick to create.
-    setenv("DICTLOGD_FLAGS", "--kafka_partitions=4", 1);
+    // One partition: every pool on it, so the broker leading it is the one to kill.
+    setenv("DICTLOGD_FLAGS", "--kafka_partitions=1", 1);
     const char* tmp = std::getenv("TEST_TMPDIR");
     auto up = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/cluster"), 3,
                                         {"--nodes=3"});
@@ -47,8 +48,9 @@ class ClusterEnvironment : public ::testing::Environment {
 const ::testing::Environment* const kCluster =
     ::testing::AddGlobalTestEnvironment(new ClusterEnvironment);
 
-std::unique_ptr<client::Client> ClientOf(const std::string& node) {
+std::unique_ptr<client::Client> ClientOf(const std::string& node, int append_attempts = 3) {
   client::ClientOptions options;
+  options.append_attempts = append_attempts;
   options.server = cluster->AddressOf(node);
   options.own_connection = true;  // a restarted node gets a fresh connection
   return std::make_unique<client::Client>(options);
@@ -175,6 +177,67 @@ TEST(ClusterE2eTest, KilledWhileMaterializingResumesExactly) {
   ASSERT_TRUE(started.ok()) << started;
   CheckNode(*ClientOf("dictlogd-3"), category);
   CheckNode(*ClientOf("dictlogd-2"), category);
+}
+
+// Two of three brokers frozen: no partition has 2 in-sync copies. Appends fail within
+// the delivery timeout (10 s) and are not acknowledged; reads keep working; appends
+// work again once the brokers are back.
+TEST(ClusterE2eTest, WithoutAQuorumAppendsFailAndReadsKeepWorking) {
+  ASSERT_TRUE(cluster != nullptr);
+  std::unique_ptr<client::Client> writer = ClientOf("dictlogd-1", /*append_attempts=*/1);
+  absl::StatusOr<std::string> before = writer->Append("quorum", "before");
+  ASSERT_TRUE(before.ok()) << before.status();
+  std::unique_ptr<client::Client> reader = ClientOf("dictlogd-2");
+  ASSERT_TRUE(GetWhenApplied(*reader, *before).ok());
+
+  ASSERT_TRUE(cluster->Kill("kafka-2", "STOP").ok());
+  ASSERT_TRUE(cluster->Kill("kafka-3", "STOP").ok());
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::string> during = writer->Append("quorum", "during");
+  const absl::Duration took = absl::Now() - start;
+  absl::StatusOr<v1::Record> read = reader->Get(*before);
+  EXPECT_TRUE(cluster->Kill("kafka-2", "CONT").ok());
+  EXPECT_TRUE(cluster->Kill("kafka-3", "CONT").ok());
+  ASSERT_FALSE(during.ok()) << "acknowledged without 2 in-sync brokers: " << *during;
+  EXPECT_TRUE(absl::IsUnavailable(during.status()) ||
+              absl::IsDeadlineExceeded(during.status()))
+      << during.status();
+  EXPECT_LT(took, absl::Seconds(25));
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->payload(), "before");
+
+  const absl::Time deadline = absl::Now() + absl::Seconds(120);
+  absl::StatusOr<std::string> after = writer->Append("quorum", "after");
+  while (!after.ok() && absl::Now() < deadline) after = writer->Append("quorum", "after");
+  ASSERT_TRUE(after.ok()) << after.status();
+  absl::StatusOr<v1::Record> record = GetWhenApplied(*reader, *after);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload(), "after");
+}
+
+// Last (it leaves one broker down): the partition's leader killed with SIGKILL while a
+// node appends. Every acknowledged record reads back from the other nodes, once.
+TEST(ClusterE2eTest, LeaderKilledWhileAppendingLosesNothing) {
+  ASSERT_TRUE(cluster != nullptr);
+  absl::StatusOr<kafka_check::PartitionState> state =
+      kafka_check::DescribePartition(cluster->bootstrap(), "dictlog.records", 0, 30000);
+  ASSERT_TRUE(state.ok()) << state.status();
+  ASSERT_GE(state->leader, 1);
+  std::unique_ptr<client::Client> writer = ClientOf("dictlogd-1");
+  Category category{"leader", {}, {}};
+  for (int batch = 0; batch < 60; ++batch) {
+    if (batch == 20) {
+      ASSERT_TRUE(cluster->Kill(absl::StrCat("kafka-", state->leader), "KILL").ok());
+    }
+    std::vector<std::string> lines;
+    for (int i = 0; i < 10; ++i) lines.push_back(absl::StrCat("leader ", batch, " ", i));
+    std::vector<std::string> ids = AppendAll(*writer, category.name, lines, 10);
+    ASSERT_EQ(ids.size(), lines.size()) << "batch " << batch;
+    category.lines.insert(category.lines.end(), lines.begin(), lines.end());
+    category.ids.insert(category.ids.end(), ids.begin(), ids.end());
+  }
+  CheckNode(*ClientOf("dictlogd-2"), category);
+  CheckNode(*ClientOf("dictlogd-3"), category);
 }
 
 }  // namespace
