@@ -4,7 +4,7 @@
 The layers, lowest first (docs/design.md):
 
     common <- codec <- training <- server/store <- server/pool <- server/block
-           <- server/dictionary <- server/engine <- server/{auth,metrics,transport}
+           <- server/dictionary <- server/engine <- server/{auth,metrics,transport,cluster}
            <- server/service <- server/daemon
 
 A target may depend on its own layer or a lower one. Nothing in those layers (or proto/)
@@ -36,6 +36,7 @@ RANKS = {
     "server/auth": 8,
     "server/metrics": 8,
     "server/transport": 8,
+    "server/cluster": 8,
     "server/service": 9,
     "server/daemon": 10,
 }

@@ -98,7 +98,7 @@ class LayeringTest(unittest.TestCase):
                 self.assertEqual(len(layering.violations([(src, dst)])), 1)
 
     def test_unranked_server_package_fails(self):
-        bad = layering.violations([("//server/engine:x", "//server/cluster:y")])
+        bad = layering.violations([("//server/engine:x", "//server/unranked:y")])
         self.assertEqual(len(bad), 1)
         self.assertIn("has no layer", bad[0])
 

@@ -5,24 +5,26 @@
 # in DIR/NODE/pid and stops by that pid only. The jars come from `make kafka`.
 #
 #   cluster.sh up     --dir=DIR [--brokers=3] [--nodes=0] [--timeout=180]
-#                     formats and starts the brokers, waits until each serves, prints
-#                     one line per process: `kafka-N 127.0.0.1:PORT`
+#                     formats and starts the brokers, then --nodes dictlogd nodes in
+#                     cluster mode against them, waits until each serves, prints one
+#                     line per process: `kafka-N 127.0.0.1:PORT`, `dictlogd-N 127.0.0.1:PORT`
 #   cluster.sh kill   --dir=DIR --node=NAME [--signal=KILL|TERM|STOP|CONT]
 #   cluster.sh start  --dir=DIR --node=NAME    (again, with its existing storage)
 #   cluster.sh status --dir=DIR                `NAME ADDRESS running|stopped [pid P]`
 #   cluster.sh down   --dir=DIR                TERM, then KILL after --timeout (30 s)
 #
-# --nodes (dictlogd-N processes) is reserved for when dictlogd has a cluster mode
-# (issue 22); today only --nodes=0 is accepted. Environment: KAFKA_LIB (the jars;
-# default deploy/local-cluster/kafka/lib beside this script), KAFKA_JVM_OPTS (default
-# "-Xmx384m -Xms64m -XX:+UseSerialGC"). Exit 0 ok, 1 failure, 2 usage.
+# Environment: KAFKA_LIB (the jars; default deploy/local-cluster/kafka/lib beside this
+# script), KAFKA_JVM_OPTS (default "-Xmx384m -Xms64m -XX:+UseSerialGC"), DICTLOGD (the
+# binary; default bin/dictlogd of the checkout, from `make build`), DICTLOGD_FLAGS
+# (more flags for every node). Exit 0 ok, 1 failure, 2 usage.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 kafka_lib="${KAFKA_LIB:-$here/kafka/lib}"
 jvm_opts="${KAFKA_JVM_OPTS:--Xmx384m -Xms64m -XX:+UseSerialGC}"
+dictlogd="${DICTLOGD:-$here/../../bin/dictlogd}"
 
-usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 command="${1:-}"; [[ -n "$command" ]] || usage; shift
@@ -40,7 +42,7 @@ for arg in "$@"; do
 done
 [[ -n "$dir" ]] || { echo "cluster.sh: --dir is required" >&2; usage; }
 [[ "$brokers" =~ ^[1-9]$ ]] || { echo "cluster.sh: --brokers must be 1..9" >&2; exit 2; }
-[[ "$nodes" == 0 ]] || die "--nodes: dictlogd has no cluster mode yet (issue 22)"
+[[ "$nodes" =~ ^[0-9]$ ]] || { echo "cluster.sh: --nodes must be 0..9" >&2; exit 2; }
 [[ -z "$timeout" || "$timeout" =~ ^[0-9]+$ ]] || { echo "cluster.sh: bad --timeout" >&2; exit 2; }
 
 # Free loopback ports, one a line (the kernel's choice; released before use).
@@ -112,18 +114,40 @@ EOF
 }
 
 node_pid() {  # NAME -> pid if that process is ours and alive
-  local pid_file="$dir/$1/pid" pid
+  local pid_file="$dir/$1/pid" pid marker="$dir/$1/server.properties"
+  [[ "$1" == dictlogd-* ]] && marker="--data_dir=$dir/$1/data"
   [[ -s "$pid_file" ]] || return 1
   pid="$(cat "$pid_file")"
   # Only a live process started with this node's configuration (no reused pids).
-  grep -qF "$dir/$1/server.properties" "/proc/$pid/cmdline" 2>/dev/null || return 1
+  grep -qxF -- "$marker" < <(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline") || return 1
   echo "$pid"
+}
+
+# dictlogd node N: its port (kept across restarts) and the brokers it talks to.
+write_dictlogd_config() {  # N PORT BOOTSTRAP
+  local node_dir="$dir/dictlogd-$1"
+  mkdir -p "$node_dir"
+  echo "127.0.0.1:$2" >"$node_dir/address"
+  echo "$3" >"$node_dir/bootstrap"
+}
+
+start_dictlogd() {  # NAME
+  local node_dir="$dir/$1"
+  [[ -x "$dictlogd" ]] || die "no dictlogd binary at $dictlogd (make build, or set DICTLOGD)"
+  stat -c %s "$node_dir/console.log" 2>/dev/null >"$node_dir/log_offset" || echo 0 >"$node_dir/log_offset"
+  # shellcheck disable=SC2086
+  "$dictlogd" --listen="$(cat "$node_dir/address")" --data_dir="$node_dir/data" \
+    --kafka_bootstrap="$(cat "$node_dir/bootstrap")" --node_name="$1" \
+    --kafka_replication_factor=$(( brokers_of_cluster < 3 ? brokers_of_cluster : 3 )) \
+    ${DICTLOGD_FLAGS:-} >>"$node_dir/console.log" 2>&1 </dev/null &
+  echo $! >"$node_dir/pid"
 }
 
 start_node() {  # NAME
   local node_dir="$dir/$1"
-  [[ -f "$node_dir/server.properties" ]] || die "no such node: $1"
+  [[ -f "$node_dir/address" ]] || die "no such node: $1"
   if node_pid "$1" >/dev/null; then die "$1 is already running"; fi
+  if [[ "$1" == dictlogd-* ]]; then start_dictlogd "$1"; return; fi
   # wait_serving reads the log from here on.
   stat -c %s "$node_dir/server.log" 2>/dev/null >"$node_dir/log_offset" || echo 0 >"$node_dir/log_offset"
   java_cmd "$node_dir" kafka.Kafka "$node_dir/server.properties" \
@@ -131,14 +155,16 @@ start_node() {  # NAME
   echo $! >"$node_dir/pid"
 }
 
-# Waits until the node logs that it started and its broker port accepts connections.
+# Waits until the node logs that it started (a broker) or serves (dictlogd) and its
+# port accepts connections.
 wait_serving() {  # NAME DEADLINE(epoch s)
-  local node_dir="$dir/$1" address port
+  local node_dir="$dir/$1" address port log=server.log ready="Kafka Server started"
+  [[ "$1" == dictlogd-* ]] && log=console.log ready="dictlogd: serving on port"
   address="$(cat "$node_dir/address")"; port="${address##*:}"
   while (( $(date +%s) < $2 )); do
     node_pid "$1" >/dev/null || { tail -20 "$node_dir/console.log" >&2; die "$1 exited"; }
-    if tail -c "+$(( $(cat "$node_dir/log_offset") + 1 ))" "$node_dir/server.log" 2>/dev/null |
-      grep -q "Kafka Server started" &&
+    if tail -c "+$(( $(cat "$node_dir/log_offset") + 1 ))" "$node_dir/$log" 2>/dev/null |
+      grep -q "$ready" &&
       (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       return 0
     fi
@@ -160,6 +186,7 @@ cmd_up() {
   local cluster_id pids=()
   cluster_id="$(random_cluster_id)"
   echo "brokers=$brokers cluster_id=$cluster_id" >"$dir/cluster.env"
+  brokers_of_cluster=$brokers
   for (( n = 1; n <= brokers; n++ )); do  # the formats run side by side: JVM start-up
     mkdir -p "$dir/kafka-$n"; write_log_config "$dir/kafka-$n"
     write_properties "$n" "${ports[$(( n - 1 ))]}" "$voters"
@@ -175,9 +202,24 @@ cmd_up() {
   local deadline=$(( $(date +%s) + ${timeout:-180} ))
   for (( n = 1; n <= brokers; n++ )); do wait_serving "kafka-$n" "$deadline"; done
   for (( n = 1; n <= brokers; n++ )); do echo "kafka-$n $(cat "$dir/kafka-$n/address")"; done
+  (( nodes > 0 )) || return 0
+  local bootstrap node_ports
+  bootstrap="$(for (( n = 1; n <= brokers; n++ )); do cat "$dir/kafka-$n/address"; done | paste -sd,)"
+  mapfile -t node_ports < <(free_ports "$nodes")
+  for (( n = 1; n <= nodes; n++ )); do
+    write_dictlogd_config "$n" "${node_ports[$(( n - 1 ))]}" "$bootstrap"
+    start_node "dictlogd-$n"
+  done
+  for (( n = 1; n <= nodes; n++ )); do wait_serving "dictlogd-$n" "$deadline"; done
+  for (( n = 1; n <= nodes; n++ )); do echo "dictlogd-$n $(cat "$dir/dictlogd-$n/address")"; done
 }
 
-all_nodes() { local d; for d in "$dir"/kafka-*/; do [[ -d "$d" ]] && basename "$d"; done; }
+# dictlogd nodes first: `down` stops them before the brokers they write to.
+all_nodes() {
+  local d
+  for d in "$dir"/dictlogd-*/ "$dir"/kafka-*/; do [[ -d "$d" ]] && basename "$d"; done
+  return 0
+}
 
 # Waits until NAME's process is gone; 1 if it is still there at the deadline.
 wait_gone() {  # NAME DEADLINE(epoch s)
@@ -215,12 +257,12 @@ cmd_status() {
   done
 }
 
-cmd_down() {
+stop_nodes() {  # NAME... : TERM, wait, KILL after the deadline; 1 if one survives
   local name pid deadline=$(( $(date +%s) + ${timeout:-30} )) status=0
-  for name in $(all_nodes); do
+  for name in "$@"; do
     if pid="$(node_pid "$name")"; then kill -CONT "$pid"; kill -TERM "$pid"; fi
   done
-  for name in $(all_nodes); do
+  for name in "$@"; do
     wait_gone "$name" "$deadline" && continue
     pid="$(node_pid "$name")" && kill -KILL "$pid" && echo "cluster.sh: killed $name" >&2
     wait_gone "$name" $(( $(date +%s) + 10 )) || { echo "cluster.sh: $name survives" >&2; status=1; }
@@ -228,7 +270,20 @@ cmd_down() {
   return "$status"
 }
 
+cmd_down() {
+  local status=0
+  # shellcheck disable=SC2046
+  stop_nodes $(all_nodes | grep '^dictlogd-') || status=1
+  # shellcheck disable=SC2046
+  stop_nodes $(all_nodes | grep '^kafka-') || status=1
+  return "$status"
+}
+
 [[ "$command" == up || -f "$dir/cluster.env" ]] || die "$dir holds no cluster (run up)"
+brokers_of_cluster="$brokers"
+if [[ -f "$dir/cluster.env" ]]; then
+  brokers_of_cluster="$(sed -n 's/^brokers=\([0-9]*\).*/\1/p' "$dir/cluster.env")"
+fi
 case "$command" in
   up) cmd_up ;;
   kill) cmd_kill ;;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/ascii.h"
@@ -28,6 +29,8 @@
 #include "server/auth/authorizer.h"
 #include "server/auth/token_scopes.h"
 #include "absl/time/clock.h"
+#include "server/cluster/cluster_node.h"
+#include "server/cluster/partitioning.h"
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
@@ -181,6 +184,24 @@ ABSL_FLAG(double, metrics_request_timeout_seconds, 5,
           "sent");
 ABSL_FLAG(std::string, metrics_port_file, "",
           "if set, write the metrics endpoint's bound port to this file (for tests)");
+ABSL_FLAG(std::string, kafka_bootstrap, "",
+          "cluster mode (docs/cluster.md): HOST:PORT,... of Kafka brokers; appends are "
+          "acknowledged once Kafka has them (acks=all) and every node materializes them "
+          "into its own --data_dir; empty: single-node mode");
+ABSL_FLAG(std::string, node_name, "dictlogd",
+          "cluster mode: this node's name (its Kafka client.id and log lines)");
+ABSL_FLAG(int, kafka_partitions, 8,
+          "cluster mode: partitions of topic dictlog.records when dictlogd creates it "
+          "(an existing topic must have as many); a pool's records live on one");
+ABSL_FLAG(int, kafka_replication_factor, 3,
+          "cluster mode: copies of each partition when dictlogd creates the topics "
+          "(min.insync.replicas 2, or 1 with a single copy); an existing topic must match");
+ABSL_FLAG(int64_t, kafka_delivery_timeout_ms, 10000,
+          "cluster mode: an append Kafka has not acknowledged within this fails "
+          "(DEADLINE_EXCEEDED; UNAVAILABLE when brokers or in-sync replicas are missing)");
+ABSL_FLAG(int64_t, kafka_apply_wait_ms, 100,
+          "cluster mode: a read of an acknowledged id this node has not applied yet "
+          "waits this long, then answers UNAVAILABLE");
 ABSL_FLAG(bool, mutex_deadlock_detection, false,
           "check every absl::Mutex acquisition for lock-order cycles (Debian's abseil "
           "does by default: ~2.5% of the server's CPU under MultiGet load); for debugging");
@@ -389,6 +410,38 @@ absl::Status IsolateScopesFromFlags(const auth::Authorizer* authorizer,
   return absl::OkStatus();
 }
 
+// Cluster mode from the --kafka_* flags: the topics created or verified and the
+// producer open; null in single-node mode (--kafka_bootstrap empty).
+absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> ClusterFromFlags(
+    engine::EngineOptions* options) {
+  cluster::ClusterOptions cluster;
+  cluster.bootstrap = absl::GetFlag(FLAGS_kafka_bootstrap);
+  if (cluster.bootstrap.empty()) return nullptr;
+  cluster.node_name = absl::GetFlag(FLAGS_node_name);
+  cluster.partitions = absl::GetFlag(FLAGS_kafka_partitions);
+  cluster.replication_factor = absl::GetFlag(FLAGS_kafka_replication_factor);
+  const int64_t delivery_ms = absl::GetFlag(FLAGS_kafka_delivery_timeout_ms);
+  const int64_t wait_ms = absl::GetFlag(FLAGS_kafka_apply_wait_ms);
+  RETURN_IF_ERROR(CheckFlags({{"kafka_partitions", double(cluster.partitions)},
+                              {"kafka_replication_factor", double(cluster.replication_factor)},
+                              {"kafka_delivery_timeout_ms", double(delivery_ms)}}));
+  RETURN_IF_ERROR(CheckFlags({{"kafka_apply_wait_ms", double(wait_ms)}}, /*allow_zero=*/true));
+  if (options->max_batch_records > cluster::kMaxBatchRecords) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_batch_records must be at most ", cluster::kMaxBatchRecords,
+        " in cluster mode (a record's seq holds its index in the batch in 16 bits)"));
+  }
+  cluster.delivery_timeout = absl::Milliseconds(delivery_ms);
+  cluster.apply_wait = absl::Milliseconds(wait_ms);
+  std::printf("dictlogd: cluster mode: node %s, Kafka %s; creating or checking the topics\n",
+              cluster.node_name.c_str(), cluster.bootstrap.c_str());
+  std::fflush(stdout);
+  ASSIGN_OR_RETURN(std::unique_ptr<cluster::ClusterNode> node,
+                   cluster::ClusterNode::Connect(cluster));
+  options->replicated_log = node->log();
+  return node;
+}
+
 // Health is NOT_SERVING and LogStore/Admin calls get UNAVAILABLE until the store is
 // open; then SERVING until a signal starts draining.
 absl::Status Serve(const sigset_t& signals) {
@@ -397,7 +450,14 @@ absl::Status Serve(const sigset_t& signals) {
   ASSIGN_OR_RETURN(std::unique_ptr<auth::Authorizer> authorizer, AuthorizerFromFlags());
   ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
   RETURN_IF_ERROR(IsolateScopesFromFlags(authorizer.get(), &options));
+  // Outlives the engine, whose appends it carries.
+  ASSIGN_OR_RETURN(std::unique_ptr<cluster::ClusterNode> cluster_node,
+                   ClusterFromFlags(&options));
   std::unique_ptr<engine::LogEngine> engine;  // Outlives the server and the endpoint.
+  // Stops materializing into the engine before the engine goes.
+  absl::Cleanup stop_materializer = [&cluster_node] {
+    if (cluster_node != nullptr) cluster_node->StopMaterializer();
+  };
   metrics::RpcMetrics rpc_metrics;
   service::ServerOptions server_options;
   server_options.listen = absl::GetFlag(FLAGS_listen);
@@ -432,6 +492,7 @@ absl::Status Serve(const sigset_t& signals) {
     absl::SleepFor(absl::Milliseconds(10));
   }
   ASSIGN_OR_RETURN(engine, engine::LogEngine::Open(std::move(options)));
+  if (cluster_node != nullptr) RETURN_IF_ERROR(cluster_node->StartMaterializer(engine.get()));
   server->SetEngine(engine.get());
   // The line first, then the port file: whoever waits for the port file finds the
   // line already in the log.

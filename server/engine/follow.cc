@@ -26,6 +26,10 @@ std::string ResumeHint(const pool::Pool& pool, uint64_t last_sent) {
 
 absl::Status LogEngine::Follow(const FollowSpec& spec, const Sink& sink,
                                const Interrupt& interrupt) {
+  if (options_.replicated_log != nullptr) {
+    return absl::UnimplementedError(
+        "Follow is not available in cluster mode yet (docs/cluster.md)");
+  }
   if (spec.category.empty() == spec.pool.empty()) {
     return absl::InvalidArgumentError("Follow needs exactly one of category and pool");
   }

@@ -24,6 +24,11 @@ absl::Status ValidateOptions(const EngineOptions& options) {
         "max_record_bytes ", options.max_record_bytes, " exceeds the format limit ",
         codec::kMaxRecordBytes));
   }
+  if (options.replicated_log != nullptr &&
+      options.default_pool_options.storage_mode() == v1::STORAGE_MODE_BLOCK) {
+    return absl::InvalidArgumentError("cluster mode keeps pools in record mode (block mode "
+                                      "is not replicated yet): default storage_mode block");
+  }
   if (options.max_batch_records == 0 || options.max_multiget_ids == 0 ||
       options.max_response_bytes == 0) {
     return absl::InvalidArgumentError("batch and response limits must be positive");
@@ -189,9 +194,13 @@ absl::StatusOr<std::vector<std::string>> LogEngine::EarlierIds(
 }
 
 absl::StatusOr<std::vector<std::string>> LogEngine::AppendOnce(
-    absl::Span<const AppendInput> records, store::RequestWrite* request) {
+    absl::Span<const AppendInput> records, store::RequestWrite* request,
+    const Placement* placement) {
   // New pools and categories first, all or none: a refused append leaves nothing.
   RETURN_IF_ERROR(names_.Admit(records));
+  if (options_.replicated_log != nullptr && placement == nullptr) {
+    return AppendToLog(records, request);
+  }
   std::vector<std::shared_ptr<pool::Pool>> pools(records.size());
   absl::StatusOr<std::vector<std::string>> ids;
   {
@@ -199,7 +208,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendOnce(
     // encode with can disappear before their records are written.
     absl::ReaderMutexLock gate(&manager_->write_gate());
     TailAdditions tails;
-    ids = AppendValidated(records, &pools, &tails, request);
+    ids = AppendValidated(records, &pools, &tails, request, placement);
     if (ids.ok()) SealBlocks(tails);
   }
   if (ids.ok() && auto_trainer_ != nullptr) {
@@ -226,7 +235,7 @@ void LogEngine::SealBlocks(const TailAdditions& tails) {
 
 absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* out,
-    TailAdditions* tails, store::RequestWrite* request) {
+    TailAdditions* tails, store::RequestWrite* request, const Placement* placement) {
   std::vector<std::shared_ptr<pool::Pool>>& pools = *out;
   std::vector<store::RecordWrite> writes(records.size());
   // What each pool of the batch needs, looked up once per pool rather than per record.
@@ -239,9 +248,16 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     uint64_t first_seq = 0;
   };
   absl::flat_hash_map<pool::Pool*, PoolBatch> batch;
-  const int64_t now_ms = absl::ToUnixMillis(store_->Now());  // One time per call.
+  // One time per call (a logged batch's: the writer's).
+  const int64_t now_ms =
+      placement != nullptr ? placement->now_ms : absl::ToUnixMillis(store_->Now());
   for (size_t i = 0; i < records.size(); ++i) {
     ASSIGN_OR_RETURN(pools[i], registry_->GetOrCreate(router_.Route(records[i].category)));
+    if (placement != nullptr && pools[i]->block_mode()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "pool '", pools[i]->name(), "' is in block mode, which cluster mode does not "
+          "replicate yet"));
+    }
     auto [it, first] = batch.try_emplace(pools[i].get());
     PoolBatch& pb = it->second;
     if (first) {
@@ -264,13 +280,22 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     writes[i].append_unix_ms = pb.time_ms;
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
-  for (auto& [pool, pb] : batch) {
-    pb.next_seq = follows_.Reserve(*pool, pb.added.records);
-    pb.first_seq = pb.next_seq;
-    if (pool->indexed_from_seq() != 0) (*tails)[pool].first = pb.next_seq;
-  }
-  for (size_t i = 0; i < records.size(); ++i) {
-    writes[i].seq = batch[pools[i].get()].next_seq++;
+  if (placement != nullptr) {  // The log's seqs; later local ones start after them.
+    // Follow streams are single-node only (LogEngine::Follow refuses in cluster mode):
+    // the hub's in-order release needs seqs it reserved itself.
+    for (size_t i = 0; i < records.size(); ++i) {
+      writes[i].seq = placement->seqs[i];
+      pools[i]->AdvanceSeqs(writes[i].seq + 1);
+    }
+  } else {
+    for (auto& [pool, pb] : batch) {
+      pb.next_seq = follows_.Reserve(*pool, pb.added.records);
+      pb.first_seq = pb.next_seq;
+      if (pool->indexed_from_seq() != 0) (*tails)[pool].first = pb.next_seq;
+    }
+    for (size_t i = 0; i < records.size(); ++i) {
+      writes[i].seq = batch[pools[i].get()].next_seq++;
+    }
   }
 
   if (request != nullptr) {
@@ -278,11 +303,13 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
       AddToIdRuns(writes[i].pool_id, writes[i].seq, &request->entry);
     }
   }
-  if (absl::Status written = store_->WriteRecords(writes, request); !written.ok()) {
+  if (absl::Status written = store_->WriteRecords(
+          writes, request, placement != nullptr ? placement->applied : nullptr);
+      !written.ok()) {
     for (const auto& [pool, added] : *tails) pool->tail().Land(added.first, {});
     tails->clear();
     for (const auto& [pool, pb] : batch) {
-      follows_.Land(*pool, pb.first_seq, pb.added.records, nullptr);
+      if (placement == nullptr) follows_.Land(*pool, pb.first_seq, pb.added.records, nullptr);
     }
     return written;
   }
@@ -291,11 +318,12 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     // The time reads give these records: this call's entry, or the bucket's.
     const int64_t time_ms = pb.time_ms != 0 ? pb.time_ms : pool->last_time_entry_ms();
     if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
+    if (placement != nullptr) continue;
     follows_.Land(*pool, pb.first_seq, pb.added.records, [&, pool = pool] {
       return FollowedRecords(*pool, records, *out, writes, time_ms);
     });
   }
-  for (size_t i = 0; i < records.size(); ++i) {
+  for (size_t i = 0; i < records.size() && placement == nullptr; ++i) {
     if (pools[i]->indexed_from_seq() != 0) {
       (*tails)[pools[i].get()].written.push_back({writes[i].seq, writes[i].raw_bytes});
     }
@@ -418,6 +446,7 @@ absl::StatusOr<v1::Record> LogEngine::ToRecord(
 
 absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view id) const {
   ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
+  RETURN_IF_ERROR(AppliedHere(parsed, nullptr));
   StoredValue stored;
   ASSIGN_OR_RETURN(stored.pool, FindPool(parsed.pool));
   stored.seq = parsed.seq;
@@ -491,10 +520,12 @@ LogEngine::ChunkRefs LogEngine::ResolveIds(absl::Span<const std::string> ids,
                                            absl::Span<absl::Status> errors) const {
   ChunkRefs chunk;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> distinct_index;
+  absl::flat_hash_set<std::string> waited;  // Pools AppliedHere waited for.
   for (size_t i = 0; i < ids.size(); ++i) {
     absl::StatusOr<pool::RecordId> parsed = pool::ParseRecordId(ids[i]);
+    absl::Status applied = parsed.ok() ? AppliedHere(*parsed, &waited) : parsed.status();
     absl::StatusOr<std::shared_ptr<pool::Pool>> pool =
-        parsed.ok() ? FindPool(parsed->pool) : parsed.status();
+        applied.ok() ? FindPool(parsed->pool) : applied;
     if (!pool.ok()) {
       errors[i] = pool.status();
       continue;

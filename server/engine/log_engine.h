@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/dictlog.pb.h"
@@ -31,9 +32,11 @@
 #include "server/engine/follow_hub.h"
 #include "server/engine/lookup_hook.h"
 #include "server/engine/name_admission.h"
+#include "server/engine/replicated_log.h"
 #include "server/engine/request_ids.h"
 #include "server/engine/retention.h"
 #include "server/pool/pool_options.h"
+#include "server/pool/names.h"
 #include "server/pool/pool_registry.h"
 #include "server/pool/router.h"
 #include "server/store/store.h"
@@ -90,6 +93,10 @@ struct EngineOptions {
   RetentionOptions retention;
   // Follow streams: buffer limits and the most at once (follow_hub.h).
   FollowOptions follow;
+  // Cluster mode (docs/cluster.md): appends go to this log instead of the store, and
+  // reach the store through ApplyLogged; reads of ids the log gave wait for them to be
+  // applied. Borrowed, must outlive the engine. Default null: single-node mode.
+  ReplicatedLog* replicated_log = nullptr;
 };
 
 // Asked between chunks of a long read (MultiGet, Scan): a non-OK status stops the call
@@ -156,7 +163,24 @@ class LogEngine {
                                                   absl::string_view request_id = {},
                                                   absl::string_view principal = {});
 
-  // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record.
+  // Cluster mode's materializer: stores one message of the log (its records with the
+  // log's seqs and the writer's time, its request id, and its position, all in one
+  // write). Validated, admitted and routed again as Append does: INVALID_ARGUMENT,
+  // RESOURCE_EXHAUSTED (name limits) or FAILED_PRECONDITION (this node routes a
+  // category elsewhere than the writer did; a block-mode pool) mean the message can
+  // never apply here; other errors are the store's (retry).
+  absl::Status ApplyLogged(const LoggedBatch& batch);
+  // Cluster mode: stores `position` alone (a message ApplyLogged refused for good).
+  absl::Status SkipLogged(const store::LogPosition& position) {
+    return store_->PutLogPosition(position);
+  }
+  // Cluster mode: every partition's last applied offset, as stored.
+  absl::StatusOr<std::vector<store::LogPosition>> LogPositions() const {
+    return store_->LoadLogPositions();
+  }
+
+  // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record; in cluster
+  // mode UNAVAILABLE for an id not yet applied on this node (after a bounded wait).
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
   // more than max_multiget_ids. Reads in chunks of kReadChunkIds ids, asking
@@ -290,12 +314,29 @@ class LogEngine {
   // Starts the background re-encode of what `pool` stored before its first dictionary.
   void RecompressFirst(const std::string& pool);
   absl::Status RecoverBlockTails();
-  // Append's write, once validated; `request` (may be null) is written with it.
+  // Where a logged batch's records go (ApplyLogged): the log's seqs (one per record),
+  // the writer's time and the log position written with them.
+  struct Placement {
+    absl::Span<const uint64_t> seqs;
+    int64_t now_ms = 0;
+    const store::LogPosition* applied = nullptr;
+  };
+  // Append's write, once validated; `request` (may be null) is written with it. In
+  // cluster mode without a `placement`, the records go to the log (AppendToLog).
   absl::StatusOr<std::vector<std::string>> AppendOnce(
-      absl::Span<const AppendInput> records, store::RequestWrite* request);
+      absl::Span<const AppendInput> records, store::RequestWrite* request,
+      const Placement* placement = nullptr);
   absl::StatusOr<std::vector<std::string>> AppendValidated(
       absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools,
-      TailAdditions* tails, store::RequestWrite* request);
+      TailAdditions* tails, store::RequestWrite* request, const Placement* placement);
+  // Cluster mode: produces the admitted records to the log (log_engine_cluster.cc).
+  absl::StatusOr<std::vector<std::string>> AppendToLog(absl::Span<const AppendInput> records,
+                                                       const store::RequestWrite* request);
+  // Cluster mode: OK if record `seq` of `pool` is applied here (or single-node mode).
+  // Waits (ReplicatedLog::AwaitApplied) unless `waited` already holds the pool; adds
+  // it (at most one wait per pool and MultiGet chunk). `waited` null: always waits.
+  absl::Status AppliedHere(const pool::RecordId& id,
+                           absl::flat_hash_set<std::string>* waited) const;
   // The ids an earlier append with the same request id returned; ALREADY_EXISTS if
   // its records differ (`fingerprint`).
   absl::StatusOr<std::vector<std::string>> EarlierIds(

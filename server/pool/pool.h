@@ -47,6 +47,13 @@ class Pool {
   // Reserves `count` consecutive sequence numbers and returns the first. Numbers of a
   // failed write are never reused, so a pool's seqs increase but may have gaps.
   uint64_t AllocateSeqs(uint64_t count) { return next_seq_.fetch_add(count); }
+  // Cluster mode: records were written with seqs given by the log (up to next - 1):
+  // later allocations start at `next` or after.
+  void AdvanceSeqs(uint64_t next) {
+    uint64_t now = next_seq_.load();
+    while (now < next && !next_seq_.compare_exchange_weak(now, next)) {
+    }
+  }
   // AllocateSeqs for an append (count >= 1): in block mode the seqs stay pending in
   // the tail until the caller lands them (BlockTail::Land), written or not.
   uint64_t ReserveSeqs(uint64_t count) {

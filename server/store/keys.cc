@@ -77,6 +77,12 @@ std::string CategoryKey(uint32_t pool_id, absl::string_view category) {
   return key;
 }
 
+std::string LogPositionKey(uint32_t partition) {
+  std::string key(1, kLogPositionPrefix);
+  PutFixed32BE(partition, &key);
+  return key;
+}
+
 std::string CounterKey(uint32_t pool_id) {
   std::string key;
   PutFixed32BE(pool_id, &key);

@@ -4,6 +4,8 @@
 //   catalog    key := 'P' pool_name                     -> PoolRecord
 //                   | 'C' pool_id:u32be category        -> category_index:varint
 //                   | 'R' pool_id:u32be                 -> RecompressState
+//                   | 'L' partition:u32be               -> offset:u64be (cluster mode:
+//                                                          the last Kafka offset applied)
 //   counters   key := pool_id:u32be                     -> PoolCounters (merged)
 //                   | 'D' dictionary_id:u32be           -> PoolCounters of the records
 //                                                          whose frames name it
@@ -31,6 +33,7 @@ namespace dictlog::store {
 inline constexpr char kPoolPrefix = 'P';
 inline constexpr char kCategoryPrefix = 'C';
 inline constexpr char kRecompressPrefix = 'R';
+inline constexpr char kLogPositionPrefix = 'L';
 inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr char kScopedRequestPrefix = '\x01';
 inline constexpr size_t kMaxPrincipalBytes = 255;
@@ -53,6 +56,8 @@ std::string CategoryKeyPrefix(uint32_t pool_id);
 std::string CounterKey(uint32_t pool_id);
 std::string DictionaryCounterKey(uint32_t dictionary_id);
 std::string RecompressKey(uint32_t pool_id);
+// Cluster mode: the catalog key of a Kafka partition's applied offset.
+std::string LogPositionKey(uint32_t partition);
 std::string DictionaryKey(uint32_t dictionary_id);
 // The requests-family key of `request_id` (printable ASCII, so never starting with
 // 0x01) as used by `principal` (at most 255 bytes). An empty principal (no tokens

@@ -428,8 +428,9 @@ absl::Status Store::PutCategory(uint32_t pool_id, uint32_t index,
 }
 
 absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,
-                                 const RequestWrite* request) {
+                                 const RequestWrite* request, const LogPosition* applied) {
   rocksdb::WriteBatch batch;
+  if (applied != nullptr) RETURN_IF_ERROR(BatchLogPosition(*applied, &batch));
   if (request != nullptr) {
     const std::string key = RequestKey(request->principal, request->request_id);
     RETURN_IF_ERROR(FromRocks(batch.Put(requests_, key, request->entry.SerializeAsString()),

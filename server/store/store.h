@@ -94,6 +94,13 @@ struct RequestWrite {
   std::string principal;
 };
 
+// Cluster mode (docs/cluster.md): a Kafka partition and the offset of the message
+// applied last; written in the same batch as that message's records.
+struct LogPosition {
+  uint32_t partition = 0;
+  int64_t offset = -1;
+};
+
 struct RecordRef {
   uint32_t pool_id = 0;
   uint64_t seq = 0;
@@ -202,9 +209,15 @@ class Store {
 
   // Writes all records and their pools' and dictionaries' counter deltas in one
   // atomic batch, with one append-time entry per pool whose records carry a time;
-  // with `request`, also the request id's entry (requests family).
+  // with `request`, also the request id's entry (requests family); with `applied`
+  // (cluster mode), also that partition's applied offset.
   absl::Status WriteRecords(absl::Span<const RecordWrite> records,
-                            const RequestWrite* request = nullptr);
+                            const RequestWrite* request = nullptr,
+                            const LogPosition* applied = nullptr);
+  // Cluster mode: records `applied` alone (a log message that holds no records here).
+  absl::Status PutLogPosition(const LogPosition& applied);
+  // Cluster mode: every partition's applied offset (store_log_positions.cc).
+  absl::StatusOr<std::vector<LogPosition>> LoadLogPositions() const;
   // The append that carried `request_id` from `principal` (keys.h RequestKey), if
   // within the request window; NOT_FOUND if there is none (or it expired); DATA_LOSS
   // if it does not parse.
@@ -313,6 +326,8 @@ class Store {
   absl::Status BatchAppendTimes(absl::Span<const RecordWrite> records,
                                 rocksdb::WriteBatch* batch);
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
+  // Adds a partition's applied offset to `batch` (store_log_positions.cc).
+  absl::Status BatchLogPosition(const LogPosition& applied, rocksdb::WriteBatch* batch);
   // An iterator over the pool's indexed blocks keyed at or after `from_seq`; the
   // bounds live in `bounds`, which must outlive it.
   struct PoolBounds;

@@ -1,0 +1,115 @@
+#include "server/cluster/cluster_log.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/cluster/cluster.pb.h"
+#include "server/cluster/partitioning.h"
+#include "server/cluster/topics.h"
+
+namespace dictlog::cluster {
+
+ClusterLog::ClusterLog(ClusterLogOptions options, ProduceFn produce)
+    : options_(std::move(options)), produce_(std::move(produce)) {}
+
+absl::StatusOr<std::vector<uint64_t>> ClusterLog::Append(const engine::LogAppend& append) {
+  const size_t n = append.records.size();
+  if (n == 0 || n > kMaxBatchRecords || append.pools.size() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster mode takes 1..", kMaxBatchRecords, " records per call, not ", n));
+  }
+  const int32_t partition = PartitionOf(append.pools[0], options_.partitions);
+  ClusterBatch batch;
+  for (size_t i = 0; i < n; ++i) {
+    if (PartitionOf(append.pools[i], options_.partitions) != partition) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "pools '", append.pools[0], "' and '", append.pools[i],
+          "' lie on different partitions: in cluster mode one AppendBatch goes to one "
+          "partition; send their records in separate calls"));
+    }
+    ClusterRecord* record = batch.add_records();
+    record->set_pool(append.pools[i]);
+    record->set_category(std::string(append.records[i].category));
+    record->set_payload(std::string(append.records[i].payload));
+  }
+  batch.set_request_id(std::string(append.request_id));
+  batch.set_principal(std::string(append.principal));
+  batch.set_append_unix_ms(append.append_unix_ms);
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || append.pools[i] != append.pools[i - 1]) {
+      RETURN_IF_ERROR(AnnouncePool(append.pools[i], partition));
+    }
+  }
+  ASSIGN_OR_RETURN(const int64_t offset,
+                   produce_(kRecordsTopic, partition, append.pools[0],
+                            batch.SerializeAsString()));
+  if (offset < 0 || offset > kMaxOffset) {
+    return absl::InternalError(absl::StrCat("Kafka gave offset ", offset));
+  }
+  std::vector<uint64_t> seqs(n);
+  for (size_t i = 0; i < n; ++i) seqs[i] = SeqOf(offset, i);
+  return seqs;
+}
+
+absl::Status ClusterLog::AnnouncePool(const std::string& pool, int32_t partition) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (announced_.contains(pool)) return absl::OkStatus();
+  }
+  ClusterPool entry;
+  entry.set_name(pool);
+  entry.set_partition(partition);
+  entry.set_partitions(options_.partitions);
+  RETURN_IF_ERROR(
+      produce_(kMetaTopic, 0, absl::StrCat("pool/", pool), entry.SerializeAsString())
+          .status());
+  absl::MutexLock lock(&mu_);
+  announced_.insert(pool);
+  return absl::OkStatus();
+}
+
+void ClusterLog::MarkApplied(int32_t partition, int64_t offset) {
+  absl::MutexLock lock(&mu_);
+  int64_t& applied = applied_.try_emplace(partition, -1).first->second;
+  if (offset > applied) applied = offset;
+}
+
+int64_t ClusterLog::Applied(int32_t partition) const {
+  absl::MutexLock lock(&mu_);
+  auto it = applied_.find(partition);
+  return it == applied_.end() ? -1 : it->second;
+}
+
+absl::Status ClusterLog::NotApplied(absl::string_view pool, uint64_t seq,
+                                    int32_t partition) const {
+  return absl::UnavailableError(absl::StrCat(
+      "record ", pool, "/", seq, " is not applied on this node yet (partition ", partition,
+      " applied up to offset ", Applied(partition), ", the record is at ", OffsetOf(seq),
+      "); retry, or read from another node"));
+}
+
+absl::Status ClusterLog::CheckApplied(absl::string_view pool, uint64_t seq) const {
+  const int32_t partition = PartitionOf(pool, options_.partitions);
+  if (seq == 0 || Applied(partition) >= OffsetOf(seq)) return absl::OkStatus();
+  return NotApplied(pool, seq, partition);
+}
+
+absl::Status ClusterLog::AwaitApplied(absl::string_view pool, uint64_t seq) const {
+  const int32_t partition = PartitionOf(pool, options_.partitions);
+  if (seq == 0) return absl::OkStatus();
+  const int64_t offset = OffsetOf(seq);
+  auto applied = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = applied_.find(partition);
+    return it != applied_.end() && it->second >= offset;
+  };
+  {
+    absl::MutexLock lock(&mu_);
+    if (mu_.AwaitWithTimeout(absl::Condition(&applied), options_.apply_wait)) {
+      return absl::OkStatus();
+    }
+  }
+  return NotApplied(pool, seq, partition);
+}
+
+}  // namespace dictlog::cluster

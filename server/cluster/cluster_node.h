@@ -1,0 +1,72 @@
+// ClusterNode: what one dictlogd needs for cluster mode (docs/cluster.md): on
+// Connect, the topics dictlog.records and dictlog.meta are created or verified and
+// the idempotent producer opened; its ReplicatedLog goes into EngineOptions; once the
+// engine is open, StartMaterializer applies the log into it. server/daemon owns it.
+//
+// Thread safety: Connect, StartMaterializer, StopMaterializer and the destructor from
+// one thread; log() is used by the engine from any thread.
+#ifndef DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
+#define DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/cluster/cluster_log.h"
+#include "server/cluster/materializer.h"
+#include "server/cluster/producer.h"
+#include "server/engine/log_engine.h"
+
+namespace dictlog::cluster {
+
+struct ClusterOptions {
+  // HOST:PORT,... of Kafka brokers. Required.
+  std::string bootstrap;
+  // This node's name (Kafka client.id, logs). Default "dictlogd".
+  std::string node_name = "dictlogd";
+  // Partitions of dictlog.records (fixed once the topic exists). Default 8.
+  int partitions = 8;
+  // Copies of every partition (min.insync.replicas: 2, or 1 with a single copy).
+  // Default 3.
+  int replication_factor = 3;
+  // An append not acknowledged by Kafka within this fails. Default 10 s.
+  absl::Duration delivery_timeout = absl::Seconds(10);
+  // How long a read of an id not yet applied here waits. Default 100 ms.
+  absl::Duration apply_wait = absl::Milliseconds(100);
+  // Creating or verifying the topics at start-up. Default 60 s.
+  absl::Duration topic_timeout = absl::Seconds(60);
+};
+
+class ClusterNode {
+ public:
+  // INVALID_ARGUMENT for bad options; the brokers' errors (UNAVAILABLE,
+  // DEADLINE_EXCEEDED; FAILED_PRECONDITION for topics that exist with other settings).
+  static absl::StatusOr<std::unique_ptr<ClusterNode>> Connect(const ClusterOptions& options);
+  ~ClusterNode();  // Stops the materializer, then flushes the producer.
+
+  ClusterNode(const ClusterNode&) = delete;
+  ClusterNode& operator=(const ClusterNode&) = delete;
+
+  // For EngineOptions::replicated_log; lives as long as this.
+  engine::ReplicatedLog* log() { return log_.get(); }
+  // `engine` is borrowed: call StopMaterializer before it goes.
+  absl::Status StartMaterializer(engine::LogEngine* engine);
+  void StopMaterializer() { materializer_.reset(); }
+  // Zero before StartMaterializer.
+  MaterializerStats MaterializerStatistics() const {
+    return materializer_ == nullptr ? MaterializerStats() : materializer_->Stats();
+  }
+
+ private:
+  ClusterNode(ClusterOptions options, std::unique_ptr<Producer> producer);
+
+  const ClusterOptions options_;
+  std::unique_ptr<Producer> producer_;
+  std::unique_ptr<ClusterLog> log_;  // Borrows producer_.
+  std::unique_ptr<Materializer> materializer_;  // Borrows log_.
+};
+
+}  // namespace dictlog::cluster
+
+#endif  // DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_

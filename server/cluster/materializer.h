@@ -1,0 +1,69 @@
+// Materializer: applies dictlog.records into this node's engine (cluster mode,
+// docs/cluster.md). One thread reads every partition from where the store says it
+// stopped (the offset is written in the same RocksDB WriteBatch as the records of
+// each message: a restart resumes exactly, nothing missing, nothing applied twice)
+// and hands each ClusterBatch to LogEngine::ApplyLogged, then tells ClusterLog
+// (MarkApplied) so waiting reads proceed.
+//
+// A message that can never apply here (it does not parse, a limit or route of this
+// node refuses it) is logged and skipped: its offset alone is stored. Other failures
+// (the store) are retried until they pass or the materializer stops.
+//
+// Thread safety: Start and the destructor from one thread; the thread is its own.
+#ifndef DICTLOG_SERVER_CLUSTER_MATERIALIZER_H_
+#define DICTLOG_SERVER_CLUSTER_MATERIALIZER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "server/cluster/cluster_log.h"
+#include "server/cluster/consumer.h"
+#include "server/engine/log_engine.h"
+
+namespace dictlog::cluster {
+
+struct MaterializerStats {
+  uint64_t applied_messages = 0;
+  uint64_t skipped_messages = 0;
+};
+
+class Materializer {
+ public:
+  // Reads the stored offsets, tells `log` about them and starts the thread. `engine`
+  // and `log` are borrowed and must outlive this.
+  static absl::StatusOr<std::unique_ptr<Materializer>> Start(const std::string& bootstrap,
+                                                             engine::LogEngine* engine,
+                                                             ClusterLog* log);
+  ~Materializer();  // Stops the thread (after the message it is applying).
+
+  Materializer(const Materializer&) = delete;
+  Materializer& operator=(const Materializer&) = delete;
+
+  MaterializerStats Stats() const {
+    return {applied_.load(), skipped_.load()};
+  }
+
+ private:
+  Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine* engine,
+               ClusterLog* log);
+  void Run();
+  // Applies one message; false only when stopping.
+  bool Apply(const LogMessage& message);
+
+  std::unique_ptr<Consumer> consumer_;
+  engine::LogEngine* const engine_;
+  ClusterLog* const log_;
+  std::atomic<uint64_t> applied_{0};
+  std::atomic<uint64_t> skipped_{0};
+  absl::Notification stop_;
+  std::thread thread_;  // Last: started once the rest is set.
+};
+
+}  // namespace dictlog::cluster
+
+#endif  // DICTLOG_SERVER_CLUSTER_MATERIALIZER_H_
