@@ -3,7 +3,9 @@
 # after --after_id and records appended while tail runs are printed once each, in
 # order; Ctrl-C (SIGINT) ends tail with exit 0; a server's SIGTERM ends a running tail
 # (exit 1, "shutting down") without holding up the server's shutdown. Every process
-# is stopped by its pid.
+# is stopped by its pid. With a one-record buffer, every appended batch makes the
+# stream fall behind (ABORTED): tail resumes after its last line and prints every
+# record once, in order; the server counts the streams that fell behind.
 set -euo pipefail
 
 work="${TEST_TMPDIR}/tail"
@@ -73,4 +75,32 @@ set -e
 tail_pid=
 [[ $code -eq 1 ]] || fail "tail exited $code when the server shut down, not 1"
 grep -q "shutting down" "$work/json.err" || fail "tail said: $(cat "$work/json.err")"
+
+# A one-record buffer: each batch overflows it; tail resumes by itself.
+head -c 24 /dev/urandom | base64 >"$work/metrics_token"
+extra_flags=(--follow_buffer_records=1 --metrics_listen=127.0.0.1:0
+             "--metrics_port_file=$work/metrics_port" "--metrics_token_file=$work/metrics_token")
+start_server
+"$dictlog" --server="$server" tail -f --category=burst --from_start \
+  >"$work/burst.out" 2>"$work/burst.err" &
+tail_pid=$!
+seq 1 1500 >"$work/burst.expected"
+for part in 1 501 1001; do
+  seq "$part" $((part + 499)) | "$dictlog" --server="$server" append --category=burst >/dev/null
+done
+wait_for_lines "$work/burst.out" 1500
+cmp "$work/burst.expected" "$work/burst.out" || fail "tail after falling behind: $(diff "$work/burst.expected" "$work/burst.out" | head)"
+kill -TERM "$tail_pid"
+wait "$tail_pid" || fail "tail exited $? on SIGTERM, not 0"
+tail_pid=
+exec 3<>"/dev/tcp/127.0.0.1/$(cat "$work/metrics_port")"
+printf 'GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer %s\r\n\r\n' \
+  "$(cat "$work/metrics_token")" >&3
+cat <&3 >"$work/metrics"
+exec 3<&-
+grep -Eq '^dictlog_follow_fell_behind_total [1-9]' "$work/metrics" ||
+  fail "no stream fell behind: $(grep dictlog_follow "$work/metrics")"
+grep -Eq '^dictlog_follow_records_sent_total 1500$' "$work/metrics" ||
+  fail "records sent: $(grep dictlog_follow "$work/metrics")"
+stop_server
 echo PASS
