@@ -36,7 +36,7 @@ from deploy.deploy_files import (
 # until dictlogd itself links librdkafka).
 TEST_ONLY_PACKAGES = {"python3-yaml", "python3-grpcio", "python3-protobuf",
                       "python3-zstandard", "prometheus", "python3-venv",
-                      "librdkafka-dev", "maven", "openjdk-17-jre-headless"}
+                      "maven", "openjdk-17-jre-headless"}
 # Memory beyond the configured caches and the gRPC quota: RocksDB's memtables (2 x 64
 # MiB for each busy column family) and the process itself.
 MEMORY_OVERHEAD = 384 << 20

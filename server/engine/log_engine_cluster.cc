@@ -6,6 +6,7 @@
 #include "common/status_macros.h"
 #include "server/engine/log_engine.h"
 #include "server/engine/request_ids.h"
+#include "server/store/keys.h"
 
 namespace dictlog::engine {
 
@@ -61,6 +62,9 @@ absl::Status LogEngine::ApplyLogged(const LoggedBatch& batch) {
   store::RequestWrite request;
   if (!batch.request_id.empty()) {
     RETURN_IF_ERROR(pool::ValidateName(batch.request_id, "request id"));
+    if (batch.principal.size() > store::kMaxPrincipalBytes) {
+      return absl::InvalidArgumentError("principal longer than 255 bytes");
+    }
     request.request_id = batch.request_id;
     request.principal = batch.principal;
     request.entry.set_created_unix_ms(batch.append_unix_ms);

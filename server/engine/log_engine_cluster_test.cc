@@ -178,6 +178,26 @@ TEST_F(LogEngineClusterTest, RoutesThatDifferFromTheWritersAreRefusedAndNothingW
   EXPECT_EQ(positions->size(), 1u);
 }
 
+TEST_F(LogEngineClusterTest, MalformedLoggedBatchesAreRefusedBeforeAnythingIsWritten) {
+  ASSERT_TRUE(engine_->Append({{"web", "a"}}, "request-1", "alice").ok());
+  LoggedBatch long_principal = log_.Logged(0);
+  long_principal.principal = std::string(300, 'p');
+  EXPECT_EQ(engine_->ApplyLogged(long_principal).code(), StatusCode::kInvalidArgument);
+  LoggedBatch missing_seq = log_.Logged(0);
+  missing_seq.seqs.clear();
+  EXPECT_EQ(engine_->ApplyLogged(missing_seq).code(), StatusCode::kInvalidArgument);
+  LoggedBatch empty = log_.Logged(0);
+  empty.records.clear();
+  empty.pools.clear();
+  empty.seqs.clear();
+  EXPECT_EQ(engine_->ApplyLogged(empty).code(), StatusCode::kInvalidArgument);
+  absl::StatusOr<std::vector<store::LogPosition>> positions = engine_->LogPositions();
+  ASSERT_TRUE(positions.ok());
+  EXPECT_TRUE(positions->empty());
+  EXPECT_TRUE(absl::IsNotFound(engine_->GetPool("web").status()) ||
+              engine_->GetPool("web")->stats().records() == 0);
+}
+
 TEST_F(LogEngineClusterTest, RetryOfAnAppliedRequestReturnsItsIdsWithoutANewMessage) {
   absl::StatusOr<std::vector<std::string>> first =
       engine_->Append({{"web", "a"}, {"web", "b"}}, "request-1", "alice");
