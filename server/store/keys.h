@@ -4,6 +4,7 @@
 //   catalog    key := 'P' pool_name                     -> PoolRecord
 //                   | 'C' pool_id:u32be category        -> category_index:varint
 //                   | 'R' pool_id:u32be                 -> RecompressState
+//                   | 'X' pool_name                     -> DeletedPool (tombstone)
 //   counters   key := pool_id:u32be                     -> PoolCounters (merged)
 //                   | 'D' dictionary_id:u32be           -> PoolCounters of the records
 //                                                          whose frames name it
@@ -31,6 +32,7 @@ namespace dictlog::store {
 inline constexpr char kPoolPrefix = 'P';
 inline constexpr char kCategoryPrefix = 'C';
 inline constexpr char kRecompressPrefix = 'R';
+inline constexpr char kDeletedPoolPrefix = 'X';
 inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr char kScopedRequestPrefix = '\x01';
 inline constexpr size_t kMaxPrincipalBytes = 255;
@@ -53,6 +55,7 @@ std::string CategoryKeyPrefix(uint32_t pool_id);
 std::string CounterKey(uint32_t pool_id);
 std::string DictionaryCounterKey(uint32_t dictionary_id);
 std::string RecompressKey(uint32_t pool_id);
+std::string DeletedPoolKey(absl::string_view pool_name);
 std::string DictionaryKey(uint32_t dictionary_id);
 // The requests-family key of `request_id` (printable ASCII, so never starting with
 // 0x01) as used by `principal` (at most 255 bytes). An empty principal (no tokens
