@@ -133,5 +133,19 @@ TEST(EngineMetricsTest, RetentionCountsItsPassesAndWhatItExpired) {
   EXPECT_TRUE(absl::StrContains(text, "dictlog_retention_expired_bytes_total{pool=\"web\"} "));
 }
 
+TEST(EngineMetricsTest, CountsDeletedPools) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_train = false;
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
+                                "\ndictlog_pools_deleted_total 0\n"));
+  ASSERT_TRUE((*engine)->Append({{"web", "a line"}}).ok());
+  ASSERT_TRUE((*engine)->DeletePool("web").ok());
+  const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_pools_deleted_total 1\n")) << text;
+}
+
 }  // namespace
 }  // namespace dictlog::service
