@@ -252,6 +252,53 @@ absl::Status Client::ScanStream(
   return FromGrpcStatus(reader->Finish());
 }
 
+void FollowCancel::Cancel() {
+  absl::MutexLock lock(&mu_);
+  cancelled_ = true;
+  if (context_ != nullptr) context_->TryCancel();
+}
+
+bool FollowCancel::cancelled() const {
+  absl::MutexLock lock(&mu_);
+  return cancelled_;
+}
+
+void FollowCancel::Attach(grpc::ClientContext* context) {
+  absl::MutexLock lock(&mu_);
+  context_ = context;
+  if (context != nullptr && cancelled_) context->TryCancel();
+}
+
+absl::Status Client::Follow(const v1::FollowRequest& request,
+                            const std::function<absl::Status(const v1::Record&)>& visit,
+                            FollowCancel* cancel) const {
+  v1::FollowRequest next = request;
+  while (true) {
+    grpc::ClientContext context;
+    AddToken(&context);
+    if (cancel != nullptr) cancel->Attach(&context);
+    std::unique_ptr<grpc::ClientReader<v1::FollowResponse>> reader =
+        store_->Follow(&context, next);
+    v1::FollowResponse response;
+    absl::Status visited;
+    while (visited.ok() && reader->Read(&response)) {
+      for (const v1::Record& record : response.records()) {
+        visited = visit(record);
+        if (!visited.ok()) break;
+        next.set_after_id(record.id());  // A resumed stream starts after it.
+        next.set_from_start(false);
+      }
+    }
+    if (!visited.ok()) context.TryCancel();
+    absl::Status status = FromGrpcStatus(reader->Finish());
+    if (cancel != nullptr) cancel->Attach(nullptr);
+    if (!visited.ok()) return visited;
+    if (cancel != nullptr && cancel->cancelled()) return absl::OkStatus();
+    if (!absl::IsAborted(status)) return status;
+    // Fell behind: resume after the last record passed on.
+  }
+}
+
 absl::Status Client::Scan(const v1::ScanRequest& request,
                           const std::function<absl::Status(const v1::Record&)>& visit,
                           const ReadOptions& options) const {

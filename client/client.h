@@ -5,7 +5,7 @@
 //
 // Every call returns absl::Status / StatusOr with the server's canonical code, or
 // DEADLINE_EXCEEDED / UNAVAILABLE from the transport. Unary calls carry a deadline of
-// ClientOptions::timeout; Scan runs until the stream ends.
+// ClientOptions::timeout; Scan runs until the stream ends, Follow until cancelled.
 //
 // Retries: Append and AppendBatch carry a request id (a random one unless the caller
 // gives one) and are retried with the same id after UNAVAILABLE, DEADLINE_EXCEEDED or
@@ -24,6 +24,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "client/frame_decoder.h"
@@ -90,6 +91,26 @@ struct ReadOptions {
 // A fresh random request id (32 hex digits). Thread-safe.
 std::string NewRequestId();
 
+// Ends a Client::Follow from another thread. Thread-safe; outlives the Follow.
+class FollowCancel {
+ public:
+  FollowCancel() = default;
+  FollowCancel(const FollowCancel&) = delete;
+  FollowCancel& operator=(const FollowCancel&) = delete;
+
+  void Cancel();
+  bool cancelled() const;
+
+ private:
+  friend class Client;
+  // The running stream's context (null between streams); Cancel cancels it.
+  void Attach(grpc::ClientContext* context);
+
+  mutable absl::Mutex mu_;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
+};
+
 class Client {
  public:
   explicit Client(const ClientOptions& options);
@@ -138,6 +159,15 @@ class Client {
   absl::Status Scan(const v1::ScanRequest& request,
                     const std::function<absl::Status(const v1::Record&)>& visit,
                     const ReadOptions& options = {}) const;
+
+  // Calls `visit` for each record of a Follow stream (docs/api.md "Follow"), in id
+  // order, as the server sends them, until `cancel` is cancelled (then OK), `visit`
+  // fails (its error) or the server ends the stream (its error: UNAVAILABLE at
+  // shutdown). A stream that fell behind (ABORTED) is resumed at once after the last
+  // id passed to `visit`, so nothing is missed or repeated. `cancel` may be null.
+  absl::Status Follow(const v1::FollowRequest& request,
+                      const std::function<absl::Status(const v1::Record&)>& visit,
+                      FollowCancel* cancel = nullptr) const;
 
   // The stored record as a standard zstd frame, with its dictionary id.
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;

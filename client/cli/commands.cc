@@ -212,6 +212,7 @@ absl::Status RunCommand(const client::Client& client, const std::vector<std::str
   if (command == "verify") return RunVerify(client, args, options, io);
   if (command == "backup") return RunBackup(client, args, options, io);
   if (command == "health") return RunHealth(client, args, options, io);
+  if (command == "tail") return RunTail(client, args, options, io);
   return Usage(absl::StrCat("unknown command '", command, "' (see --help)"));
 }
 

@@ -45,6 +45,11 @@ struct CommandOptions {
   bool status = false;      // recompress: only print the job's status
   bool progress = false;    // show a live progress line on io.err (a terminal)
   bool keep_cr = false;     // append: keep a line's trailing '\r' (CRLF input)
+  bool follow = false;      // tail: -f (required)
+  std::string after_id;     // tail: start after this id (exclusive)
+  bool from_start = false;  // tail: start with the pool's first record
+  // tail: ends the stream when cancelled (Ctrl-C); borrowed, may be null.
+  client::FollowCancel* follow_cancel = nullptr;
 };
 
 struct CommandIo {
@@ -84,6 +89,11 @@ absl::Status RunVerify(const client::Client& client, const std::vector<std::stri
 // the server's machine) and prints what was written.
 absl::Status RunBackup(const client::Client& client, const std::vector<std::string>& args,
                        const CommandOptions& options, CommandIo io);
+
+// `tail -f`: prints the records of a category or pool as they are appended, until
+// options.follow_cancel is cancelled (then OK) or the server ends the stream.
+absl::Status RunTail(const client::Client& client, const std::vector<std::string>& args,
+                     const CommandOptions& options, CommandIo io);
 
 // Prints SERVING if the server's health check says so; UNAVAILABLE (exit 1) if it is
 // NOT_SERVING (health_command.cc).

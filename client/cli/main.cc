@@ -1,9 +1,12 @@
 // dictlog: the command-line client of a dictlog server.
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -31,11 +34,17 @@ ABSL_FLAG(std::string, tls_server_name, "",
 ABSL_FLAG(std::string, token_file, "",
           "file holding a bearer token sent with every call");
 ABSL_FLAG(std::string, format, "text", "output: text or json (one object per line)");
-ABSL_FLAG(std::string, category, "", "append: category of the records; scan: only "
+ABSL_FLAG(std::string, category, "", "append: category of the records; scan, tail: only "
           "this category's records (routed like an append)");
 ABSL_FLAG(std::string, pool, "",
-          "scan: every record of this pool; dict, recompress: the pool");
+          "scan, tail: every record of this pool; dict, recompress: the pool");
 ABSL_FLAG(std::string, from, "", "scan: start at this record id (inclusive)");
+ABSL_FLAG(bool, follow, false,
+          "tail: follow (required; -f for short): print records as they are appended");
+ABSL_FLAG(std::string, after_id, "",
+          "tail -f: start after this record id (exclusive: the last one you saw); "
+          "empty: from now");
+ABSL_FLAG(bool, from_start, false, "tail -f: start with the pool's first record");
 ABSL_FLAG(uint64_t, limit, 0, "scan: at most this many records (0: all)");
 ABSL_FLAG(std::string, since, "",
           "scan: only records appended at or after this time: RFC 3339 "
@@ -110,6 +119,10 @@ Commands:
                                  print records in append order (appended in
                                  [since, until): RFC 3339 times or ages ago, 15m)
                                  (--decode_locally: decode frames here)
+  tail -f --category=C|--pool=P [--after_id=ID | --from_start]
+                                 print records as they are appended (after ID, or
+                                 from now), until Ctrl-C or SIGTERM (exit 0); a
+                                 stream that fell behind resumes by itself
   pools [--format=json]          per pool: records, raw and stored bytes, ratio,
                                  active dictionary, oldest retained id and time
   pool create|update|show NAME [--level=N] [--dictionary_bytes=N]
@@ -147,11 +160,33 @@ Exit status: 0 success (--help, --version too), 1 an operation failed, 2 usage e
 Examples:
   dictlog append --category=HDFS ../shared/data/loghub/HDFS.log
   dictlog get HDFS/1 HDFS/2
-  dictlog scan --category=HDFS --limit=10 --format=json)";
+  dictlog scan --category=HDFS --limit=10 --format=json
+  dictlog tail -f --category=HDFS)";
+
+// Blocks SIGINT and SIGTERM in this thread (and the threads it starts) and returns a
+// thread that waits for either and cancels `cancel`.
+std::thread WaitForStopSignals(dictlog::client::FollowCancel* cancel) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return std::thread([signals, cancel] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    cancel->Cancel();
+  });
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `tail -f`, as people type it: -f is short for --follow.
+  static char kFollow[] = "--follow";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") break;
+    if (std::string(argv[i]) == "-f") argv[i] = kFollow;
+  }
   std::vector<char*> positional = dictlog::ParseCommandLine(
       argc, argv, {"client/cli/main.cc", kUsage, {{"gRPC", grpc::Version()}}});
   std::vector<std::string> args(positional.begin() + 1, positional.end());
@@ -248,6 +283,17 @@ int main(int argc, char** argv) {
   options.status = absl::GetFlag(FLAGS_status);
   options.keep_cr = absl::GetFlag(FLAGS_keep_cr);
   options.progress = isatty(STDERR_FILENO) != 0;
+  options.follow = absl::GetFlag(FLAGS_follow);
+  options.after_id = absl::GetFlag(FLAGS_after_id);
+  options.from_start = absl::GetFlag(FLAGS_from_start);
+  dictlog::client::FollowCancel follow_cancel;
+  std::thread signal_waiter;
+  if (!args.empty() && args[0] == "tail") {
+    // Before gRPC starts threads, so that they all block them too: only the waiter
+    // takes SIGINT and SIGTERM, and ends the stream.
+    signal_waiter = WaitForStopSignals(&follow_cancel);
+    options.follow_cancel = &follow_cancel;
+  }
 
   dictlog::client::ClientOptions client_options;
   client_options.server = absl::GetFlag(FLAGS_server);
@@ -269,6 +315,11 @@ int main(int argc, char** argv) {
   const absl::Status status = dictlog::cli::RunCommand(
       client, args, options, {std::cin, std::cout, std::cerr});
   std::cout.flush();
+  if (signal_waiter.joinable()) {
+    follow_cancel.Cancel();
+    kill(getpid(), SIGTERM);  // Blocked: wakes the waiter, which then returns.
+    signal_waiter.join();
+  }
   if (status.ok()) return 0;
   if (dictlog::cli::IsUsageError(status)) {
     std::cerr << "dictlog: " << status.message() << "\n";

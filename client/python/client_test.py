@@ -78,6 +78,22 @@ class FakeLogStore(dictlog_pb2_grpc.LogStoreServicer):
         self._begin("Append", request, context)
         return dictlog_pb2.AppendResponse(id="fake/1")
 
+    def Follow(self, request, context):
+        """Each call sends the records after request.after_id (the pool's order) in
+        `follow_chunk`s; the first call then ends ABORTED ("fell behind"), later ones
+        end when the records do."""
+        self._begin("Follow", request, context)
+        ids = sorted(self.records, key=lambda i: int(i.split("/")[1]))
+        if request.after_id:
+            ids = ids[ids.index(request.after_id) + 1:]
+        first = len(self.requested("Follow")) == 1
+        if first:
+            ids = ids[:3]
+        for record_id in ids:
+            yield dictlog_pb2.FollowResponse(records=[self._record(record_id)])
+        if first:
+            context.abort(grpc.StatusCode.ABORTED, "fell behind; resume after " + ids[-1])
+
     def _record(self, record_id):
         return dictlog_pb2.Record(id=record_id, category=record_id.split("/")[0],
                                   payload=self.records[record_id])
@@ -118,6 +134,20 @@ class ClientTest(unittest.TestCase):
 
     def record(self, record_id):
         return Record(record_id, record_id.split("/")[0], self.store.records[record_id])
+
+    def test_follow_resumes_after_falling_behind_without_missing_anything(self):
+        records = list(self.client.follow(pool="p", from_start=True))
+        self.assertEqual([r.id for r in records], ["p/%d" % i for i in range(1, 11)])
+        requests = self.store.requested("Follow")
+        self.assertEqual(len(requests), 2)
+        self.assertTrue(requests[0].from_start)
+        self.assertEqual(requests[1].after_id, "p/3")
+        self.assertFalse(requests[1].from_start)
+
+    def test_follow_needs_one_target(self):
+        with self.assertRaises(DictlogError) as raised:
+            self.client.follow(category="a", pool="p")
+        self.assertEqual(raised.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
 
     def test_multiget_asks_again_for_exhausted_ids_and_keeps_request_order(self):
         # 35 bytes a call: p/1 (10) + p/2 (20) fit, p/3 (30) does not; then p/3 comes

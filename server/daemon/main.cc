@@ -133,6 +133,16 @@ ABSL_FLAG(int64_t, retention_records_per_pass, 10000,
 ABSL_FLAG(int64_t, append_time_resolution_ms, 1000,
           "append times: calls to a pool within the same bucket of this many ms share "
           "the first one's time entry (0: an entry per call; ADR 0015)");
+ABSL_FLAG(int64_t, max_follow_streams, 32,
+          "most Follow streams (`dictlog tail -f`) at once; more are refused with "
+          "RESOURCE_EXHAUSTED. Each holds a gRPC handler thread: keep it well below "
+          "--grpc_max_threads");
+ABSL_FLAG(int64_t, follow_buffer_records, 1000,
+          "records a Follow stream's buffer holds; a follower further behind ends with "
+          "ABORTED \"fell behind\" and resumes after the last id it received");
+ABSL_FLAG(int64_t, follow_buffer_bytes, 4 << 20,
+          "payload bytes a Follow stream's buffer holds (one record always fits); past "
+          "it, as past --follow_buffer_records");
 ABSL_FLAG(double, shutdown_notice_seconds, 1,
           "on SIGTERM/SIGINT, health checks report NOT_SERVING for this long while "
           "calls are still served, so load balancers stop sending; then new calls are "
@@ -287,6 +297,14 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       static_cast<size_t>(absl::GetFlag(FLAGS_retention_records_per_pass));
   options.append_time_resolution =
       absl::Milliseconds(absl::GetFlag(FLAGS_append_time_resolution_ms));
+  RETURN_IF_ERROR(CheckFlags(
+      {{"max_follow_streams", double(absl::GetFlag(FLAGS_max_follow_streams))},
+       {"follow_buffer_records", double(absl::GetFlag(FLAGS_follow_buffer_records))},
+       {"follow_buffer_bytes", double(absl::GetFlag(FLAGS_follow_buffer_bytes))}}));
+  options.follow.max_followers = static_cast<size_t>(absl::GetFlag(FLAGS_max_follow_streams));
+  options.follow.buffer_records =
+      static_cast<size_t>(absl::GetFlag(FLAGS_follow_buffer_records));
+  options.follow.buffer_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_follow_buffer_bytes));
   return options;
 }
 

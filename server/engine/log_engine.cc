@@ -125,7 +125,8 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
       dictionaries_(
           [store = store_.get()](uint32_t id) { return store->DictionaryContent(id); },
           options_.dictionary_cache),
-      sealer_(store_.get(), &dictionaries_) {}
+      sealer_(store_.get(), &dictionaries_),
+      follows_(options_.follow) {}
 
 absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) const {
   if (records.empty()) return absl::InvalidArgumentError("no records to append");
@@ -249,6 +250,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     uint64_t next_seq = 0;
     store::PoolCounters added;
     int64_t time_ms = 0;  // 0: the pool's time entry of this bucket exists.
+    uint64_t first_seq = 0;
   };
   absl::flat_hash_map<pool::Pool*, PoolBatch> batch;
   const int64_t now_ms = absl::ToUnixMillis(store_->Now());  // One time per call.
@@ -277,7 +279,8 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }
   for (auto& [pool, pb] : batch) {
-    pb.next_seq = pool->ReserveSeqs(pb.added.records);
+    pb.next_seq = follows_.Reserve(*pool, pb.added.records);
+    pb.first_seq = pb.next_seq;
     if (pool->indexed_from_seq() != 0) (*tails)[pool].first = pb.next_seq;
   }
   for (size_t i = 0; i < records.size(); ++i) {
@@ -292,11 +295,19 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
   if (absl::Status written = store_->WriteRecords(writes, request); !written.ok()) {
     for (const auto& [pool, added] : *tails) pool->tail().Land(added.first, {});
     tails->clear();
+    for (const auto& [pool, pb] : batch) {
+      follows_.Land(*pool, pb.first_seq, pb.added.records, nullptr);
+    }
     return written;
   }
   for (const auto& [pool, pb] : batch) {
     pool->AddCounters(pb.added);
+    // The time reads give these records: this call's entry, or the bucket's.
+    const int64_t time_ms = pb.time_ms != 0 ? pb.time_ms : pool->last_time_entry_ms();
     if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
+    follows_.Land(*pool, pb.first_seq, pb.added.records, [&, pool = pool] {
+      return FollowedRecords(*pool, records, *out, writes, time_ms);
+    });
   }
   for (size_t i = 0; i < records.size(); ++i) {
     if (pools[i]->indexed_from_seq() != 0) {
@@ -309,6 +320,22 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     ids.push_back(pool::FormatRecordId(pools[i]->name(), writes[i].seq));
   }
   return ids;
+}
+
+std::vector<v1::Record> LogEngine::FollowedRecords(
+    const pool::Pool& pool, absl::Span<const AppendInput> records,
+    absl::Span<const std::shared_ptr<pool::Pool>> pools,
+    absl::Span<const store::RecordWrite> writes, int64_t time_ms) {
+  std::vector<v1::Record> followed;
+  for (size_t i = 0; i < records.size(); ++i) {  // In seq order within the pool.
+    if (pools[i].get() != &pool) continue;
+    v1::Record& record = followed.emplace_back();
+    record.set_id(pool::FormatRecordId(pool.name(), writes[i].seq));
+    record.set_category(std::string(records[i].category));
+    record.set_payload(std::string(records[i].payload));
+    if (time_ms != 0) record.set_append_time_unix_ms(time_ms);
+  }
+  return followed;
 }
 
 bool LogEngine::NewTimeEntry(const pool::Pool& pool, int64_t now_ms) const {

@@ -1,7 +1,7 @@
 // LogEngine: dictlog's storage engine without the network. It validates input, routes
 // categories to pools, compresses records into frames and writes them atomically to
-// the store (append path), and reads, decodes and returns them (Get, MultiGet, Scan).
-// The gRPC service is a thin layer over it.
+// the store (append path), and reads, decodes and returns them (Get, MultiGet, Scan),
+// also as they are appended (Follow). The gRPC service is a thin layer over it.
 //
 // Invalid input is rejected before anything is written. Errors are absl::Status with
 // the most specific canonical code (INVALID_ARGUMENT, NOT_FOUND, DATA_LOSS, ...).
@@ -30,6 +30,7 @@
 #include "server/dictionary/dictionary_cache.h"
 #include "server/dictionary/recompressor.h"
 #include "server/engine/append_input.h"
+#include "server/engine/follow_hub.h"
 #include "server/engine/lookup_hook.h"
 #include "server/engine/name_admission.h"
 #include "server/engine/request_ids.h"
@@ -89,6 +90,8 @@ struct EngineOptions {
   // Retention of pools with max_age_seconds or max_bytes (retention.h): pass interval,
   // work per pass, clock.
   RetentionOptions retention;
+  // Follow streams: buffer limits and the most at once (follow_hub.h).
+  FollowOptions follow;
 };
 
 // Asked between chunks of a long read (MultiGet, Scan): a non-OK status stops the call
@@ -117,8 +120,22 @@ struct ScanSpec {
   std::optional<int64_t> until_ms;
 };
 
+struct FollowSpec {
+  // Exactly one of category (routed; only its records) and pool (all records).
+  std::string category;
+  std::string pool;
+  // Start after this id (exclusive) of the followed pool; empty: after the pool's
+  // last record when the stream starts ("now").
+  std::string after_id;
+  // Start with the pool's first record (instead of after_id, which must be empty).
+  bool from_start = false;
+};
+
 class LogEngine {
  public:
+  // How long a Follow waits for records before it asks its interrupt again.
+  static constexpr absl::Duration kFollowWait = absl::Milliseconds(100);
+
   // Ids MultiGet reads (one RocksDB MultiGet, one decode batch) between interrupts.
   static constexpr size_t kReadChunkIds = 1024;
   // Records of one Scan chunk (one sink call), and their payload bytes: a chunk holds
@@ -160,6 +177,21 @@ class LogEngine {
   absl::Status Scan(const ScanSpec& spec,
                     const std::function<absl::Status(std::vector<v1::Record>)>& sink,
                     const Interrupt& interrupt = nullptr) const;
+
+  // Passes the matching records to `sink` in append (id) order as they are appended,
+  // each exactly once, until `interrupt` or `sink` fails (that status is returned):
+  // first those already stored after spec.after_id (read from the store), then the
+  // live ones. A pool that does not exist yet is waited for. INVALID_ARGUMENT for a
+  // bad spec (as Scan's; after_id of another pool); RESOURCE_EXHAUSTED past
+  // FollowOptions::max_followers; ABORTED once the stream's buffer overflowed (after
+  // the records it held; the message names the last id passed: resume after it);
+  // UNAVAILABLE once EndFollows ran (the same). Asks `interrupt` every kFollowWait.
+  absl::Status Follow(const FollowSpec& spec,
+                      const std::function<absl::Status(std::vector<v1::Record>)>& sink,
+                      const Interrupt& interrupt);
+  // Ends every Follow (UNAVAILABLE) and refuses new ones: the server is shutting down.
+  void EndFollows() { follows_.Close(); }
+  FollowStats FollowStatistics() const { return follows_.Stats(); }
 
   // The stored record as a standard zstd frame and the id of its dictionary.
   absl::StatusOr<v1::GetFrameResponse> GetFrame(absl::string_view id) const;
@@ -291,6 +323,11 @@ class LogEngine {
   // Adds the records to their pools' open tails and seals the blocks that are ready.
   void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
+  // The records of `pool` among an append's, as Follow passes them (time_ms 0: none).
+  static std::vector<v1::Record> FollowedRecords(
+      const pool::Pool& pool, absl::Span<const AppendInput> records,
+      absl::Span<const std::shared_ptr<pool::Pool>> pools,
+      absl::Span<const store::RecordWrite> writes, int64_t time_ms);
   // Whether an append at `now_ms` writes `pool`'s time entry (append_time_resolution).
   bool NewTimeEntry(const pool::Pool& pool, int64_t now_ms) const;
   // NOT_FOUND for record `seq` of `pool`: "expired" if retention deleted it (below the
@@ -426,6 +463,17 @@ class LogEngine {
   // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.
   void MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudget* budget,
                      std::vector<absl::StatusOr<v1::Record>>* results) const;
+  // Follow's parts (follow.cc): the followed pool, once it exists; the records up to
+  // the follower's start, from the store; the live records.
+  absl::StatusOr<std::shared_ptr<pool::Pool>> AwaitFollowedPool(const std::string& name,
+                                                                const Interrupt& interrupt);
+  absl::Status FollowStored(const FollowSpec& spec, const pool::Pool& pool, uint64_t after,
+                            Follower& follower,
+                            const std::function<absl::Status(std::vector<v1::Record>)>& sink,
+                            const Interrupt& interrupt, uint64_t* last_sent);
+  absl::Status FollowLive(const pool::Pool& pool, uint64_t after, Follower& follower,
+                          const std::function<absl::Status(std::vector<v1::Record>)>& sink,
+                          const Interrupt& interrupt, uint64_t* last_sent);
   // Scan's and ScanFrames' reads: checks `spec`, then passes each chunk of matching
   // stored records of the scanned pool to `emit`, which returns how many of them it
   // answered (the rest start the next chunk) or an error that ends the scan.
@@ -477,6 +525,7 @@ class LogEngine {
   InFlightRequests in_flight_requests_;
   std::atomic<uint64_t> pools_deleted_{0};
   mutable std::atomic<uint64_t> scanned_records_{0};
+  FollowHub follows_;  // Appends reserve their seqs and land their records here.
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
   std::unique_ptr<dictionary::Recompressor> recompressor_;

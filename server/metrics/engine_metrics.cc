@@ -186,6 +186,19 @@ void RenderRetention(const engine::RetentionStats& stats, TextWriter* out) {
   }
 }
 
+// Follow streams: connected now, fallen behind and records sent since start.
+void RenderFollows(const engine::FollowStats& stats, TextWriter* out) {
+  out->Family("dictlog_followers", "gauge", "Follow streams (tail -f) connected now.");
+  out->Sample("dictlog_followers", {}, static_cast<double>(stats.connected));
+  out->Family("dictlog_follow_fell_behind_total", "counter",
+              "Follow streams ended because their buffer overflowed (ABORTED \"fell "
+              "behind\") since the server started.");
+  out->Sample("dictlog_follow_fell_behind_total", {}, static_cast<double>(stats.fell_behind));
+  out->Family("dictlog_follow_records_sent_total", "counter",
+              "Records sent to Follow streams since the server started.");
+  out->Sample("dictlog_follow_records_sent_total", {}, static_cast<double>(stats.records_sent));
+}
+
 // dictlog_build_info{version,zstd,grpc,rocksdb} 1: what this server runs with.
 void RenderBuildInfo(TextWriter* out) {
   Labels labels = {{"version", kDictlogVersion}};
@@ -210,6 +223,7 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
   out->Family("dictlog_pools_deleted_total", "counter",
               "Pools deleted (Admin.DeletePool) since the server started.");
   out->Sample("dictlog_pools_deleted_total", {}, static_cast<double>(engine.PoolsDeleted()));
+  RenderFollows(engine.FollowStatistics(), out);
   RenderRocksDb(engine, out);
 }
 

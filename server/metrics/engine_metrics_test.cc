@@ -133,6 +133,35 @@ TEST(EngineMetricsTest, RetentionCountsItsPassesAndWhatItExpired) {
   EXPECT_TRUE(absl::StrContains(text, "dictlog_retention_expired_bytes_total{pool=\"web\"} "));
 }
 
+TEST(EngineMetricsTest, FollowCountsRecordsSentAndFollowersConnected) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_train = false;
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<engine::AppendInput> records(10, {"web", "a line of the web pool"});
+  ASSERT_TRUE((*engine)->Append(records).ok());
+  engine::FollowSpec spec;
+  spec.pool = "web";
+  spec.from_start = true;
+  size_t received = 0;
+  std::string during;
+  const absl::Status status = (*engine)->Follow(
+      spec,
+      [&](std::vector<v1::Record> chunk) {
+        received += chunk.size();
+        during = RenderMetrics(engine->get(), metrics::RpcMetrics());
+        return absl::OkStatus();
+      },
+      [&] { return received >= 10 ? absl::CancelledError("done") : absl::OkStatus(); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(absl::StrContains(during, "\ndictlog_followers 1\n")) << during;
+  const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_followers 0\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_follow_records_sent_total 10\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_follow_fell_behind_total 0\n")) << text;
+}
+
 TEST(EngineMetricsTest, CountsDeletedPools) {
   engine::EngineOptions options;
   options.store.path = FreshTestDir();

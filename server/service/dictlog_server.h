@@ -89,8 +89,9 @@ class DictlogServer {
   // Reports NOT_SERVING to health checks; calls are still served (the first step of a
   // graceful shutdown: load balancers stop sending new calls).
   void ReportNotServing();
-  // Reports NOT_SERVING to health checks, stops accepting calls, and lets calls in
-  // flight finish for up to `grace` before cancelling them.
+  // Reports NOT_SERVING to health checks, ends Follow streams (UNAVAILABLE), stops
+  // accepting calls, and lets calls in flight finish for up to `grace` before
+  // cancelling them.
   void Shutdown(absl::Duration grace);
   // Blocks until the server has shut down.
   void Wait();

@@ -196,6 +196,39 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
   return ToGrpcStatus(VisibleScanStatus(**grant, std::move(status)));
 }
 
+grpc::Status LogStoreService::Follow(grpc::ServerContext* context,
+                                     const v1::FollowRequest* request,
+                                     grpc::ServerWriter<v1::FollowResponse>* writer) {
+  absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kReader, "Follow");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
+  if (!engine_.ready()) return engine_.Check();
+  if (!(*grant)->categories.empty()) {
+    // A pool may hold categories the token may not see: follow by category only.
+    if (request->target_case() != v1::FollowRequest::kCategory) {
+      return ToGrpcStatus(absl::PermissionDeniedError(
+          "a token limited to categories must follow a category, not a pool"));
+    }
+    absl::Status allowed = auth::RequireCategory(**grant, request->category());
+    if (!allowed.ok()) return ToGrpcStatus(allowed);
+  }
+  engine::FollowSpec spec;
+  spec.category = request->category();
+  spec.pool = request->pool();
+  spec.after_id = request->after_id();
+  spec.from_start = request->from_start();
+  const engine::Interrupt interrupt = CallInterrupt(context);
+  auto sink = [&](std::vector<v1::Record> records) {
+    v1::FollowResponse response;
+    for (v1::Record& record : records) *response.add_records() = std::move(record);
+    if (!writer->Write(response)) {
+      RETURN_IF_ERROR(interrupt());
+      return absl::CancelledError("client went away");
+    }
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(engine_->Follow(spec, sink, interrupt));
+}
+
 grpc::Status LogStoreService::GetFrame(grpc::ServerContext* context,
                                        const v1::GetRequest* request,
                                        v1::GetFrameResponse* response) {

@@ -40,6 +40,10 @@ class LogStoreService final : public v1::LogStore::Service {
                     grpc::ServerWriter<v1::ScanResponse>* writer) override;
   grpc::Status GetFrame(grpc::ServerContext* context, const v1::GetRequest* request,
                         v1::GetFrameResponse* response) override;
+  // Scan's authorization (a limited token follows a category it may read, not a
+  // pool); holds its handler thread until the client cancels or the server shuts down.
+  grpc::Status Follow(grpc::ServerContext* context, const v1::FollowRequest* request,
+                      grpc::ServerWriter<v1::FollowResponse>* writer) override;
   // MultiGet's rules; frames only of pools whose every category the token may read
   // (payloads otherwise: frame sizes are a side channel, read_scope.h).
   grpc::Status MultiGetFrames(grpc::ServerContext* context,

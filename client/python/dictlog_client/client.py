@@ -230,6 +230,25 @@ class Client:
             request.pool = pool
         return self._scan(request)
 
+    def follow(self, *, category: Optional[str] = None, pool: Optional[str] = None,
+               after_id: str = "", from_start: bool = False) -> Iterator[Record]:
+        """Yields the records of a pool (or of one category) as they are appended, in
+        id order, each once (`tail -f`; docs/api.md "Follow"): after after_id
+        (exclusive; the records stored after it first), from the pool's first record
+        with from_start, else from now. Runs until the caller closes the iterator
+        (which cancels the stream) or the server ends it (DictlogError: UNAVAILABLE at
+        shutdown). A stream that fell behind (ABORTED) is resumed at once after the
+        last record yielded. Exactly one of category and pool."""
+        if (category is None) == (pool is None):
+            raise DictlogError(grpc.StatusCode.INVALID_ARGUMENT,
+                               "follow needs exactly one of category and pool")
+        request = dictlog_pb2.FollowRequest(after_id=after_id, from_start=from_start)
+        if category is not None:
+            request.category = category
+        elif pool is not None:
+            request.pool = pool
+        return self._follow(request)
+
     def get_frame(self, record_id: str) -> Frame:
         """The stored record as a standard zstd frame, with its dictionary id."""
         request = dictlog_pb2.GetRequest(id=record_id)
@@ -399,6 +418,22 @@ class Client:
             raise from_rpc_error(e) from None
         finally:
             call.cancel()  # No-op once the stream has ended.
+
+    def _follow(self, request: dictlog_pb2.FollowRequest) -> Iterator[Record]:
+        while True:
+            call = self._store.Follow(request, metadata=self._metadata)
+            try:
+                for response in call:
+                    for record in response.records:
+                        request.after_id, request.from_start = record.id, False
+                        yield _record(record)
+                return
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.ABORTED:
+                    raise from_rpc_error(e) from None
+                # Fell behind: resume after the last record yielded.
+            finally:
+                call.cancel()  # No-op once the stream has ended.
 
     def _dictionary(self, dictionary_id: int) -> zstandard.ZstdCompressionDict:
         """The ZstdCompressionDict of dictionary_id from the cache, fetched by
