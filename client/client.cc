@@ -365,6 +365,14 @@ absl::StatusOr<v1::PoolInfo> Client::UpdatePool(absl::string_view name,
   });
 }
 
+absl::StatusOr<v1::DeletePoolResponse> Client::DeletePool(absl::string_view name) const {
+  v1::DeletePoolRequest request;
+  request.set_name(std::string(name));
+  return Unary<v1::DeletePoolResponse>([&](auto* context, auto* out) {
+    return admin_->DeletePool(context, request, out);
+  });
+}
+
 absl::StatusOr<v1::GetFrameResponse> Client::GetFrame(absl::string_view id) const {
   v1::GetRequest request;
   request.set_id(std::string(id));

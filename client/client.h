@@ -180,6 +180,7 @@ class Client {
                                           const v1::PoolOptions& options) const;
   absl::StatusOr<v1::PoolInfo> UpdatePool(absl::string_view name,
                                           const v1::PoolOptions& options) const;
+  absl::StatusOr<v1::DeletePoolResponse> DeletePool(absl::string_view name) const;
 
   // Dictionary lifecycle and re-compression: the Admin RPCs of the same names.
   absl::StatusOr<v1::TrainDictionaryResponse> TrainDictionary(

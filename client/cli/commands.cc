@@ -107,6 +107,8 @@ absl::Status Scan(const client::Client& client, const std::vector<std::string>& 
   if (!options.pool.empty()) request.set_pool(options.pool);
   request.set_from_id(options.from);
   request.set_limit(options.limit);
+  if (options.since_ms) request.set_since_unix_ms(*options.since_ms);
+  if (options.until_ms) request.set_until_unix_ms(*options.until_ms);
   client::ReadOptions read;
   read.decode_locally = options.decode_locally;
   return client.Scan(
@@ -131,9 +133,22 @@ absl::Status Pools(const client::Client& client, const std::vector<std::string>&
   return absl::OkStatus();
 }
 
+// `pool delete NAME`: asks nothing; prints what went.
+absl::Status DeletePool(const client::Client& client, const std::string& name,
+                        CommandIo io) {
+  ASSIGN_OR_RETURN(v1::DeletePoolResponse deleted, client.DeletePool(name));
+  io.out << "deleted pool " << deleted.name() << ": " << deleted.records() << " records, "
+         << deleted.raw_bytes() << " raw bytes, " << deleted.stored_bytes()
+         << " stored bytes, " << deleted.dictionaries() << " dictionaries, "
+         << deleted.categories() << " other categories; a new pool of the name starts at "
+         << deleted.next_id() << '\n';
+  return absl::OkStatus();
+}
+
 absl::Status Pool(const client::Client& client, const std::vector<std::string>& args,
                   const CommandOptions& options, CommandIo io) {
-  if (args.size() != 3) return Usage("usage: pool create|update|show NAME [options]");
+  if (args.size() != 3) return Usage("usage: pool create|update|show|delete NAME [options]");
+  if (args[1] == "delete") return DeletePool(client, args[2], io);
   v1::PoolOptions pool_options;
   if (options.compression_level) {
     pool_options.set_compression_level(*options.compression_level);

@@ -22,6 +22,8 @@ struct CommandOptions {
   std::string pool;              // scan
   std::string from;              // scan: first id
   uint64_t limit = 0;            // scan: 0 = all
+  std::optional<int64_t> since_ms;  // scan: only records appended at or after (ms)
+  std::optional<int64_t> until_ms;  // scan: and before (ms)
   size_t batch_records = 1000;   // append
   size_t batch_bytes = 4 << 20;  // append
   std::optional<int> compression_level;        // pool create/update

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -14,6 +16,7 @@
 #include "grpcpp/grpcpp.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "client/cli/commands.h"
 #include "client/cli/units.h"
 #include "client/client.h"
@@ -43,6 +46,13 @@ ABSL_FLAG(std::string, after_id, "",
           "empty: from now");
 ABSL_FLAG(bool, from_start, false, "tail -f: start with the pool's first record");
 ABSL_FLAG(uint64_t, limit, 0, "scan: at most this many records (0: all)");
+ABSL_FLAG(std::string, since, "",
+          "scan: only records appended at or after this time: RFC 3339 "
+          "(2026-11-24T10:00:00Z) or an age meaning that long ago (15m, 2h, 7d); empty: "
+          "no bound");
+ABSL_FLAG(std::string, until, "",
+          "scan: only records appended before this time (same forms as --since); "
+          "empty: no bound");
 ABSL_FLAG(bool, keep_cr, false,
           "append: keep each line's bytes exactly as they are; by default one '\\r' "
           "at the end of a line (CRLF files) is not part of the record");
@@ -105,8 +115,9 @@ Commands:
   get ID...                      print the payloads of records (--format=json for
                                  id, category, append time and payload)
                                  (--decode_locally: decode frames here)
-  scan --category=C|--pool=P [--from=ID] [--limit=N]
-                                 print records in append order
+  scan --category=C|--pool=P [--from=ID] [--limit=N] [--since=T] [--until=T]
+                                 print records in append order (appended in
+                                 [since, until): RFC 3339 times or ages ago, 15m)
                                  (--decode_locally: decode frames here)
   tail -f --category=C|--pool=P [--after_id=ID | --from_start]
                                  print records as they are appended (after ID, or
@@ -118,6 +129,8 @@ Commands:
                                  [--dictionary_mode=full|compact|auto] [--compact_level=N]
                                  [--storage_mode=record|block] [--block_bytes=N]
                                  [--max_age=7d] [--max_bytes=10GiB] (retention)
+  pool delete NAME               delete the pool with its records and dictionaries
+                                 (asks nothing); prints what went
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
                                  train a candidate, print its evaluation
@@ -194,6 +207,20 @@ int main(int argc, char** argv) {
   options.pool = absl::GetFlag(FLAGS_pool);
   options.from = absl::GetFlag(FLAGS_from);
   options.limit = absl::GetFlag(FLAGS_limit);
+  const absl::Time now = absl::Now();  // "15m" ago: both bounds from the same now.
+  for (const auto& [name, flag, out] :
+       {std::tuple<const char*, std::string, std::optional<int64_t>*>{
+            "since", absl::GetFlag(FLAGS_since), &options.since_ms},
+        std::tuple<const char*, std::string, std::optional<int64_t>*>{
+            "until", absl::GetFlag(FLAGS_until), &options.until_ms}}) {
+    if (flag.empty()) continue;
+    absl::StatusOr<int64_t> ms = dictlog::cli::ParseTimePoint(flag, now);
+    if (!ms.ok()) {
+      std::cerr << "dictlog: --" << name << ": " << ms.status().message() << "\n";
+      return 2;
+    }
+    *out = *ms;
+  }
   if (absl::GetFlag(FLAGS_batch_records) <= 0 || absl::GetFlag(FLAGS_batch_bytes) <= 0) {
     std::cerr << "dictlog: --batch_records and --batch_bytes must be positive\n";
     return 2;

@@ -54,6 +54,22 @@ absl::StatusOr<uint64_t> ParseAgeSeconds(absl::string_view text) {
   return static_cast<uint64_t>(absl::ToInt64Seconds(duration));
 }
 
+absl::StatusOr<int64_t> ParseTimePoint(absl::string_view text, absl::Time now) {
+  absl::Time time;
+  std::string error;
+  if (absl::ParseTime(absl::RFC3339_full, text, &time, &error)) {
+    return absl::ToUnixMillis(time);
+  }
+  // An age: "15m" ago. "0" is now; an RFC 3339 time missing its zone is neither.
+  absl::StatusOr<uint64_t> seconds = ParseAgeSeconds(text);
+  if (!seconds.ok() || *seconds > static_cast<uint64_t>(INT32_MAX) * 1000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "time '", text, "' is neither an RFC 3339 time (2026-11-24T10:00:00Z) nor an "
+        "age meaning that long ago (15m, 2h, 7d)"));
+  }
+  return absl::ToUnixMillis(now - absl::Seconds(static_cast<int64_t>(*seconds)));
+}
+
 absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
   static constexpr std::pair<const char*, uint64_t> kUnits[] = {
       {"KiB", uint64_t{1} << 10}, {"MiB", uint64_t{1} << 20}, {"GiB", uint64_t{1} << 30},

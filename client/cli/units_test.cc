@@ -34,5 +34,20 @@ TEST(UnitsTest, BytesWithBinaryAndDecimalUnits) {
   }
 }
 
+TEST(UnitsTest, TimePointsAreRfc3339OrAgesAgo) {
+  const absl::Time now = absl::FromUnixMillis(1764000000000);  // 2025-11-24T16:00:00Z
+  EXPECT_EQ(*ParseTimePoint("2026-11-24T10:00:00Z", now), 1795514400000);
+  EXPECT_EQ(*ParseTimePoint("2026-11-24T11:00:00.250+01:00", now), 1795514400250);
+  EXPECT_EQ(*ParseTimePoint("15m", now), 1764000000000 - 15 * 60 * 1000);
+  EXPECT_EQ(*ParseTimePoint("2h", now), 1764000000000 - 2 * 3600 * 1000);
+  EXPECT_EQ(*ParseTimePoint("7d", now), 1764000000000 - 7 * 86400 * 1000);
+  EXPECT_EQ(*ParseTimePoint("0", now), 1764000000000);
+  for (const char* bad : {"", "yesterday", "2026-11-24", "2026-11-24T10:00:00",
+                          "2026-11-24 10:00:00Z", "-15m", "15", "99999999999d"}) {
+    EXPECT_EQ(ParseTimePoint(bad, now).status().code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace dictlog::cli

@@ -184,6 +184,13 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Add(
   if (after_store_for_test_) after_store_for_test_(record.id());
   // A gc from here on finds the dictionary listed; `then` runs before it can.
   absl::MutexLock lock(&mu_);
+  if (pools_->FindById(record.pool_id()) == nullptr) {
+    // Its pool was deleted while it trained (ForgetPool ran or runs after us).
+    dictionaries_->Erase(record.id());
+    RETURN_IF_ERROR(store_->RetireDictionary(record));
+    return absl::FailedPreconditionError(
+        absl::StrCat("pool '", record.pool(), "' was deleted"));
+  }
   auto [it, inserted] = records_.insert_or_assign(record.id(), std::move(record));
   return then(it->second);
 }
@@ -435,6 +442,23 @@ absl::StatusOr<v1::GetDictionaryResponse> DictionaryManager::Get(uint32_t id) co
   ASSIGN_OR_RETURN(*response.mutable_dictionary(), InfoLocked(it->second));
   response.set_content(std::string(dict->content()));
   return response;
+}
+
+absl::StatusOr<size_t> DictionaryManager::ForgetPool(uint32_t pool_id) {
+  absl::MutexLock lock(&mu_);
+  size_t forgotten = 0;
+  for (auto it = records_.begin(); it != records_.end();) {
+    if (it->second.pool_id() != pool_id) {
+      ++it;
+      continue;
+    }
+    ++retired_generation_;  // Before the dictionary can go missing for any reader.
+    RETURN_IF_ERROR(store_->RetireDictionary(it->second));
+    dictionaries_->Erase(it->first);
+    it = records_.erase(it);
+    ++forgotten;
+  }
+  return forgotten;
 }
 
 absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_run) {

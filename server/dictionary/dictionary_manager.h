@@ -85,6 +85,13 @@ class DictionaryManager {
   // pool has active.
   absl::StatusOr<std::vector<v1::DictionaryInfo>> Gc(bool dry_run) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Forgets the dictionaries of pool `pool_id`, which the registry no longer has (a
+  // deleted pool): retires any still stored (Store::DeletePoolData retires those it
+  // finds; this catches one a training stored meanwhile) and drops them from the
+  // cache, pinned or not. Returns how many it forgot. A dictionary stored for the pool
+  // after this is retired by the call that stores it (FAILED_PRECONDITION).
+  absl::StatusOr<size_t> ForgetPool(uint32_t pool_id) ABSL_LOCKS_EXCLUDED(mu_);
+
   absl::Mutex& write_gate() { return write_gate_; }
 
   // Moves (increases) before gc retires a dictionary. A reader takes it before reading

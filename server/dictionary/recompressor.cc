@@ -133,6 +133,10 @@ void Recompressor::RunJob(uint32_t pool_id) {
   {
     absl::MutexLock lock(&mu_);
     state = jobs_[pool_id];
+    if (pool == nullptr) {  // Deleted before the job started.
+      FinishJobLocked(pool_id);
+      return;
+    }
   }
   const absl::Duration per_batch = absl::Seconds(
       static_cast<double>(options_.batch_records) / options_.max_records_per_second);
@@ -142,7 +146,8 @@ void Recompressor::RunJob(uint32_t pool_id) {
     if (!more.ok()) {
       state.mutable_status()->set_state(storage::RecompressStatus::FAILED);
       state.mutable_status()->set_error(std::string(more.status().message()));
-      (void)store_->PutRecompressState(state);
+      absl::ReaderMutexLock gate(&manager_->write_gate());
+      if (!pool->deleted()) (void)store_->PutRecompressState(state);
       std::fprintf(stderr, "dictlogd: re-compression of pool '%s' failed: %s\n",
                    pool->name().c_str(), more.status().ToString().c_str());
     }
@@ -258,12 +263,15 @@ absl::StatusOr<std::vector<store::IndexedBlock>> Recompressor::NextIndexedBlocks
 
 absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressState* state) {
   storage::RecompressStatus* status = state->mutable_status();
+  absl::ReaderMutexLock gate(&manager_->write_gate());
+  if (pool.deleted()) {  // Nothing of a deleted pool may be written again.
+    return absl::FailedPreconditionError(absl::StrCat("pool '", pool.name(), "' was deleted"));
+  }
   if (state->next_seq() > state->end_seq()) {
     status->set_state(storage::RecompressStatus::DONE);
     RETURN_IF_ERROR(store_->PutRecompressState(*state));
     return false;
   }
-  absl::ReaderMutexLock gate(&manager_->write_gate());
   absl::MutexLock seal(&pool.tail().seal_mutex());  // No block seal under our feet.
   uint64_t limit = state->end_seq();  // The last seq this step covers.
   ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,

@@ -36,6 +36,16 @@ absl::Status ValidateOptions(const EngineOptions& options) {
   return pool::ValidatePoolOptions(options.default_pool_options);
 }
 
+// The append time of each scanned record of pool `pool_id` (in seq order: one seek).
+absl::StatusOr<std::vector<std::optional<int64_t>>> ChunkTimes(
+    const store::Store& store, uint32_t pool_id,
+    const std::vector<store::ScannedRecord>& chunk) {
+  std::vector<store::RecordRef> refs;
+  refs.reserve(chunk.size());
+  for (const store::ScannedRecord& r : chunk) refs.push_back({pool_id, r.seq});
+  return store.AppendTimes(refs);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options) {
@@ -182,6 +192,10 @@ absl::StatusOr<std::vector<std::string>> LogEngine::EarlierIds(
   std::vector<std::string> ids;
   for (const storage::AppendedRequest::IdRun& run : earlier.runs()) {
     std::shared_ptr<pool::Pool> pool = registry_->FindById(run.pool_id());
+    if (pool == nullptr && registry_->WasAllocated(run.pool_id())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "request id ", request_id, " appended to a pool that was deleted since"));
+    }
     if (pool == nullptr) {
       return absl::DataLossError(absl::StrCat("request id ", request_id,
                                               " names unknown pool id ", run.pool_id()));
@@ -361,6 +375,11 @@ bool LogEngine::NewTimeEntry(const pool::Pool& pool, int64_t now_ms) const {
 
 absl::Status LogEngine::MissingRecord(const pool::Pool& pool, uint64_t seq) {
   const std::string id = pool::FormatRecordId(pool.name(), seq);
+  if (seq < pool.first_seq()) {
+    return absl::NotFoundError(absl::StrCat(
+        "record ", id, " was in a pool of that name that was deleted (this pool's ids start at ",
+        pool::FormatRecordId(pool.name(), pool.first_seq()), ")"));
+  }
   if (seq < pool.retained_from()) {
     return absl::NotFoundError(absl::StrCat(
         "record ", id, " expired: retention deleted the pool's records before ",
@@ -372,8 +391,11 @@ absl::Status LogEngine::MissingRecord(const pool::Pool& pool, uint64_t seq) {
 absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
     absl::string_view name) const {
   std::shared_ptr<pool::Pool> pool = registry_->Find(name);
-  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", name, "'"));
-  return pool;
+  if (pool != nullptr) return pool;
+  if (registry_->WasDeleted(name)) {
+    return absl::NotFoundError(absl::StrCat("no pool '", name, "': the pool was deleted"));
+  }
+  return absl::NotFoundError(absl::StrCat("no pool '", name, "'"));
 }
 
 std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
@@ -713,22 +735,44 @@ absl::Status LogEngine::ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
     seq = from.seq;
   }
   seq = std::max(seq, pool->retained_from());  // What retention left.
+  const bool ranged = spec.since_ms.has_value() || spec.until_ms.has_value();
+  if (ranged) {
+    ASSIGN_OR_RETURN(const std::optional<uint64_t> start, TimeRangeStart(spec, *pool, seq));
+    if (!start.has_value()) return absl::OkStatus();  // Nothing at or after `since`.
+    seq = *start;
+  }
+  const int64_t since = spec.since_ms.value_or(INT64_MIN);
+  const int64_t until = spec.until_ms.value_or(INT64_MAX);
   std::optional<uint32_t> only_category;
   if (!spec.category.empty()) {
     only_category = pool->FindCategoryIndex(spec.category);
     if (!only_category.has_value()) return absl::OkStatus();  // Never stored.
   }
   uint64_t remaining = spec.limit == 0 ? UINT64_MAX : spec.limit;
-  while (remaining > 0) {
+  bool until_reached = false;
+  while (remaining > 0 && !until_reached) {
     if (interrupt) RETURN_IF_ERROR(interrupt());
     uint64_t read_at = manager_->RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk, ScanChunk(*pool, seq, &read_at));
     if (chunk.empty()) break;
+    scanned_records_.fetch_add(chunk.size(), std::memory_order_relaxed);
+    std::vector<std::optional<int64_t>> times;
+    if (ranged) {
+      ASSIGN_OR_RETURN(times, ChunkTimes(*store_, pool->id(), chunk));
+    }
     std::vector<store::RecordRef> refs;
     std::vector<absl::string_view> values;
-    for (const store::ScannedRecord& scanned : chunk) {
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      const store::ScannedRecord& scanned = chunk[i];
       if (remaining == 0) break;
+      if (ranged && times[i].has_value() && *times[i] >= until) {
+        until_reached = true;  // Times follow seqs: nothing later is in the range.
+        break;
+      }
       seq = scanned.seq + 1;
+      // No time (stored before times were kept), or a concurrent call's slightly
+      // earlier time: not in the range.
+      if (ranged && (!times[i].has_value() || *times[i] < since)) continue;
       if (only_category.has_value()) {
         ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(scanned.value));
         if (view.category_index != *only_category) continue;
@@ -741,9 +785,24 @@ absl::Status LogEngine::ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
     if (answered < refs.size()) {  // The next chunk starts with the first not answered.
       seq = refs[answered].seq;
       remaining += refs.size() - answered;
+      until_reached = false;
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<uint64_t>> LogEngine::TimeRangeStart(const ScanSpec& spec,
+                                                                  const pool::Pool& pool,
+                                                                  uint64_t seq) const {
+  if (spec.since_ms.has_value() && spec.until_ms.has_value() &&
+      *spec.since_ms > *spec.until_ms) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "since_unix_ms ", *spec.since_ms, " is after until_unix_ms ", *spec.until_ms));
+  }
+  ASSIGN_OR_RETURN(std::optional<uint64_t> start,
+                   store_->FirstSeqAtOrAfterTime(pool.id(), spec.since_ms.value_or(INT64_MIN)));
+  if (!start.has_value()) return start;
+  return std::max(*start, seq);
 }
 
 }  // namespace dictlog::engine

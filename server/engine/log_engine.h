@@ -10,8 +10,10 @@
 #ifndef DICTLOG_SERVER_ENGINE_LOG_ENGINE_H_
 #define DICTLOG_SERVER_ENGINE_LOG_ENGINE_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -118,6 +120,11 @@ struct ScanSpec {
   std::string from_id;
   // At most this many records; 0: no limit.
   uint64_t limit = 0;
+  // Only records whose append time is in [since_ms, until_ms) (either may be absent);
+  // records without a time are in no range. The scan seeks to `since` through the
+  // time index and stops at the first record at or after `until`.
+  std::optional<int64_t> since_ms;
+  std::optional<int64_t> until_ms;
 };
 
 struct FollowSpec {
@@ -241,6 +248,15 @@ class LogEngine {
                                           const v1::PoolOptions& options);
   absl::StatusOr<v1::PoolInfo> UpdatePool(absl::string_view name,
                                           const v1::PoolOptions& update);
+  // Deletes pool `name` and everything of it (pool_delete.cc; Store::DeletePoolData):
+  // its ids then answer NOT_FOUND "was deleted"; a pool created under the name later
+  // gets a new id and seqs past the old ones. Appends racing it land before it or
+  // find no pool (then create a new one of the name, as any append of an unknown
+  // category). Reads and appends of other pools go on meanwhile. NOT_FOUND for an
+  // unknown pool; FAILED_PRECONDITION while an earlier delete of the name is pending.
+  absl::StatusOr<v1::DeletePoolResponse> DeletePool(absl::string_view name);
+  // Pools deleted since the server started (metrics).
+  uint64_t PoolsDeleted() const { return pools_deleted_.load(std::memory_order_relaxed); }
 
   // Dictionary lifecycle (see DictionaryManager and Recompressor).
   absl::StatusOr<v1::TrainDictionaryResponse> TrainDictionary(
@@ -281,6 +297,9 @@ class LogEngine {
 
   // What retention has expired so far (metrics).
   RetentionStats RetentionStatistics() const { return retention_->Stats(); }
+  // Stored records Scan and ScanFrames have read since the engine opened (tests: a
+  // time-range scan seeks instead of reading the pool).
+  uint64_t ScannedRecordsForTest() const { return scanned_records_.load(); }
   // Runs one retention pass now; the records it expired.
   absl::StatusOr<uint64_t> RunRetentionForTest() { return retention_->RunPass(); }
 
@@ -504,6 +523,12 @@ class LogEngine {
       absl::Span<const absl::string_view> values, uint64_t read_at)>;
   absl::Status ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
                           const Interrupt& interrupt) const;
+  // A time-range scan's first seq in `pool` (at least `seq`): the first record whose
+  // append time is at or after spec.since_ms (or the first with a time); nullopt if
+  // none is. INVALID_ARGUMENT if since > until.
+  absl::StatusOr<std::optional<uint64_t>> TimeRangeStart(const ScanSpec& spec,
+                                                         const pool::Pool& pool,
+                                                         uint64_t seq) const;
   // The value of each ref (as the store held it after RetiredGeneration() returned
   // `read_at`), decoded. A record that fails while a gc has retired dictionaries since
   // is read again and decoded again (its frame may have been re-compressed away from a
@@ -539,6 +564,8 @@ class LogEngine {
   block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
   std::unique_ptr<LookupHook> lookup_hook_;    // Tests only; borrows dictionaries_.
   InFlightRequests in_flight_requests_;
+  std::atomic<uint64_t> pools_deleted_{0};
+  mutable std::atomic<uint64_t> scanned_records_{0};
   FollowHub follows_;  // Appends reserve their seqs and land their records here.
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;

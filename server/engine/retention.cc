@@ -316,6 +316,7 @@ absl::StatusOr<uint64_t> Retention::ExpirePool(pool::Pool& pool, absl::Time now)
   store::Expiry expiry;
   {
     absl::MutexLock gate(write_gate_);  // No write of any pool meanwhile.
+    if (pool.deleted()) return 0;        // Deleted since the pass listed it.
     absl::MutexLock seal(&pool.tail().seal_mutex());
     ASSIGN_OR_RETURN(Candidates c,
                      LoadCandidates(*store_, *dictionaries_, pool, pool.retained_from(),

@@ -220,6 +220,9 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
   RenderRecompress(engine, pools, out);
   RenderAutoTraining(engine.AutoTrainingStats(), out);
   RenderRetention(engine.RetentionStatistics(), out);
+  out->Family("dictlog_pools_deleted_total", "counter",
+              "Pools deleted (Admin.DeletePool) since the server started.");
+  out->Sample("dictlog_pools_deleted_total", {}, static_cast<double>(engine.PoolsDeleted()));
   RenderFollows(engine.FollowStatistics(), out);
   RenderRocksDb(engine, out);
 }

@@ -162,5 +162,19 @@ TEST(EngineMetricsTest, FollowCountsRecordsSentAndFollowersConnected) {
   EXPECT_TRUE(absl::StrContains(text, "\ndictlog_follow_fell_behind_total 0\n")) << text;
 }
 
+TEST(EngineMetricsTest, CountsDeletedPools) {
+  engine::EngineOptions options;
+  options.store.path = FreshTestDir();
+  options.auto_train = false;
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
+                                "\ndictlog_pools_deleted_total 0\n"));
+  ASSERT_TRUE((*engine)->Append({{"web", "a line"}}).ok());
+  ASSERT_TRUE((*engine)->DeletePool("web").ok());
+  const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_pools_deleted_total 1\n")) << text;
+}
+
 }  // namespace
 }  // namespace dictlog::service

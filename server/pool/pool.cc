@@ -13,12 +13,14 @@ Pool::Pool(const store::StoredPool& stored)
     : id_(stored.record.id()),
       name_(stored.record.name()),
       // Retention may have deleted every record: seqs below its mark are never reused.
-      next_seq_(std::max(stored.last_seq + 1, stored.record.retained_from_seq())),
+      next_seq_(std::max({stored.last_seq + 1, stored.record.retained_from_seq(),
+                          stored.record.first_seq()})),
       indexed_from_(store::FromCatalog(stored.record.options()).storage_mode() ==
                             v1::STORAGE_MODE_BLOCK
                         ? stored.record.indexed_blocks_from_seq()
                         : 0),
       retained_from_(stored.record.retained_from_seq()),
+      first_seq_(stored.record.first_seq()),
       record_(stored.record),
       counters_(stored.counters) {
   for (const auto& [index, category] : stored.categories) {

@@ -44,6 +44,16 @@ class Pool {
   int64_t last_time_entry_ms() const { return last_time_entry_ms_.load(); }
   void set_last_time_entry_ms(int64_t ms) { last_time_entry_ms_.store(ms); }
 
+  // The first seq of a pool created under the name of a deleted one (smaller seqs
+  // were that pool's ids: PoolRecord.first_seq); 0 for a name never deleted.
+  uint64_t first_seq() const { return first_seq_; }
+  // The seq the next AllocateSeqs returns.
+  uint64_t next_seq() const { return next_seq_.load(); }
+  // Set once the pool is deleted (PoolRegistry::Remove): writers that found it before
+  // must write nothing more of it.
+  bool deleted() const { return deleted_.load(); }
+  void set_deleted() { deleted_.store(true); }
+
   // Reserves `count` consecutive sequence numbers and returns the first. Numbers of a
   // failed write are never reused, so a pool's seqs increase but may have gaps.
   uint64_t AllocateSeqs(uint64_t count) { return next_seq_.fetch_add(count); }
@@ -109,6 +119,8 @@ class Pool {
   const uint64_t indexed_from_;
   std::atomic<uint64_t> reads_{0};
   std::atomic<uint64_t> retained_from_;  // Mirrors record_.retained_from_seq().
+  const uint64_t first_seq_;
+  std::atomic<bool> deleted_{false};
   std::atomic<int64_t> last_time_entry_ms_{0};
   BlockTail tail_;
 

@@ -1,5 +1,7 @@
 #include "server/pool/pool_registry.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
@@ -31,6 +33,7 @@ absl::StatusOr<std::unique_ptr<PoolRegistry>> PoolRegistry::Load(
   ASSIGN_OR_RETURN(std::vector<store::StoredPool> stored, store->LoadPools());
   std::unique_ptr<PoolRegistry> registry(new PoolRegistry(store, std::move(defaults)));
   absl::MutexLock lock(&registry->mu_);
+  RETURN_IF_ERROR(registry->LoadDeleted(&stored));
   for (store::StoredPool& entry : stored) {
     RETURN_IF_ERROR(MarkIndexedBlocks(*store, &entry));
     auto pool = std::make_shared<Pool>(entry);
@@ -39,6 +42,26 @@ absl::StatusOr<std::unique_ptr<PoolRegistry>> PoolRegistry::Load(
     registry->next_id_ = std::max(registry->next_id_, pool->id() + 1);
   }
   return registry;
+}
+
+absl::Status PoolRegistry::LoadDeleted(std::vector<store::StoredPool>* stored) {
+  ASSIGN_OR_RETURN(std::vector<storage::DeletedPool> deleted, store_->LoadDeletedPools());
+  for (const storage::DeletedPool& tombstone : deleted) {
+    next_id_ = std::max(next_id_, tombstone.pool_id() + 1);
+    deleted_[tombstone.name()] = tombstone;
+    if (!tombstone.pending()) continue;
+    // A restart in the middle of a delete: finish it (each step may be repeated).
+    RETURN_IF_ERROR(store_->DeletePoolData(tombstone.pool_id()));
+    auto same = [&](const store::StoredPool& p) {
+      return p.record.id() == tombstone.pool_id();
+    };
+    const bool has_entry = std::any_of(stored->begin(), stored->end(), same);
+    stored->erase(std::remove_if(stored->begin(), stored->end(), same), stored->end());
+    RETURN_IF_ERROR(store_->EndPoolDelete(tombstone, has_entry));
+    deleted_[tombstone.name()].set_pending(false);
+    RETURN_IF_ERROR(store_->CompactPool(tombstone.pool_id()));
+  }
+  return absl::OkStatus();
 }
 
 std::shared_ptr<Pool> PoolRegistry::Find(absl::string_view name) const {
@@ -79,7 +102,12 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::CreateLocked(
   stored.record.set_name(std::string(name));
   *stored.record.mutable_options() = store::ToCatalog(resolved);
   stored.record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
-  if (BlockMode(stored.record)) stored.record.set_indexed_blocks_from_seq(1);
+  uint64_t first_seq = 1;
+  if (auto it = deleted_.find(name); it != deleted_.end()) {
+    first_seq = std::max<uint64_t>(it->second.next_seq(), 1);  // Past the old pool's ids.
+    stored.record.set_first_seq(first_seq);
+  }
+  if (BlockMode(stored.record)) stored.record.set_indexed_blocks_from_seq(first_seq);
   RETURN_IF_ERROR(store_->PutPool(stored.record));
   ++next_id_;
   auto pool = std::make_shared<Pool>(stored);
@@ -125,6 +153,52 @@ absl::Status PoolRegistry::Rewrite(
   absl::MutexLock lock(&mu_);
   storage::PoolRecord record = pool.record();
   return write(record);
+}
+
+absl::StatusOr<storage::DeletedPool> PoolRegistry::Remove(Pool& pool) {
+  absl::MutexLock lock(&mu_);
+  auto it = by_name_.find(pool.name());
+  if (it == by_name_.end() || it->second.get() != &pool) {
+    return absl::NotFoundError(absl::StrCat("no pool '", pool.name(), "'"));
+  }
+  if (auto d = deleted_.find(pool.name()); d != deleted_.end() && d->second.pending()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "an earlier delete of pool '", pool.name(), "' is still running"));
+  }
+  storage::DeletedPool tombstone;
+  tombstone.set_pool_id(pool.id());
+  tombstone.set_name(pool.name());
+  tombstone.set_next_seq(pool.next_seq());
+  tombstone.set_deleted_unix_ms(absl::ToUnixMillis(absl::Now()));
+  tombstone.set_pending(true);
+  RETURN_IF_ERROR(store_->BeginPoolDelete(tombstone));
+  pool.set_deleted();
+  deleted_[pool.name()] = tombstone;
+  by_id_.erase(pool.id());
+  by_name_.erase(it);
+  return tombstone;
+}
+
+absl::Status PoolRegistry::FinishRemove(const storage::DeletedPool& tombstone) {
+  absl::MutexLock lock(&mu_);
+  // A pool created under the name since owns the catalog entry now.
+  const bool replaced = by_name_.find(tombstone.name()) != by_name_.end();
+  RETURN_IF_ERROR(store_->EndPoolDelete(tombstone, !replaced));
+  auto it = deleted_.find(tombstone.name());
+  if (it != deleted_.end() && it->second.pool_id() == tombstone.pool_id()) {
+    it->second.set_pending(false);
+  }
+  return absl::OkStatus();
+}
+
+bool PoolRegistry::WasDeleted(absl::string_view name) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return deleted_.find(name) != deleted_.end();
+}
+
+bool PoolRegistry::WasAllocated(uint32_t id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return id != 0 && id < next_id_;
 }
 
 size_t PoolRegistry::Count() const {

@@ -1,6 +1,9 @@
 // PoolRegistry: every pool of a server by name and id, loaded from the store at
-// start-up; creates pools (on first append or on request) and updates their options,
-// persisting each change in the store's catalog before it takes effect.
+// start-up; creates pools (on first append or on request), updates their options and
+// removes deleted ones, persisting each change in the store's catalog before it takes
+// effect. It remembers deleted pools (their catalog tombstones): a pool created under
+// a deleted pool's name gets a new id and starts its seqs past the deleted pool's, so
+// an old id never names a new record; pool ids are never reused.
 //
 // Thread safety: all methods may be called concurrently. Returned pools stay valid
 // for as long as the caller holds them.
@@ -53,7 +56,19 @@ class PoolRegistry {
                                                               uint32_t dictionary_id)
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // How many pools there are.
+  // Deleting a pool (LogEngine::DeletePool). Remove writes the pool's tombstone
+  // (pending), marks the pool deleted and forgets it: from then on the name is free
+  // and the pool's id is never handed out again. FAILED_PRECONDITION while an earlier
+  // delete of the name is pending. The caller then deletes the pool's data
+  // (Store::DeletePoolData) and calls FinishRemove, which removes its catalog entry
+  // unless a new pool of the name has replaced it.
+  absl::StatusOr<storage::DeletedPool> Remove(Pool& pool) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status FinishRemove(const storage::DeletedPool& tombstone) ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether a pool named `name` was deleted (its tombstone).
+  bool WasDeleted(absl::string_view name) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether pool id `id` was ever handed out (a pool of it may have been deleted).
+  bool WasAllocated(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+
   // Runs `write` on a copy of `pool`'s catalog entry under the registry's lock, so no
   // Update or activation interleaves with it; `write` changes the entry, persists it
   // (with whatever else belongs in the same batch) and sets it on the pool.
@@ -61,6 +76,7 @@ class PoolRegistry {
                        const std::function<absl::Status(storage::PoolRecord&)>& write)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // How many pools there are.
   size_t Count() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Every pool, ordered by name.
@@ -70,6 +86,9 @@ class PoolRegistry {
   PoolRegistry(store::Store* store, v1::PoolOptions defaults)
       : store_(store), defaults_(std::move(defaults)) {}
 
+  // Loads the tombstones and finishes the deletes a restart interrupted.
+  absl::Status LoadDeleted(std::vector<store::StoredPool>* stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::shared_ptr<Pool>> CreateLocked(absl::string_view name,
                                                      const v1::PoolOptions& options)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -81,6 +100,8 @@ class PoolRegistry {
   std::map<std::string, std::shared_ptr<Pool>, std::less<>> by_name_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint32_t, std::shared_ptr<Pool>> by_id_ ABSL_GUARDED_BY(mu_);
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  // Tombstones of deleted pools, by name.
+  std::map<std::string, storage::DeletedPool, std::less<>> deleted_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dictlog::pool

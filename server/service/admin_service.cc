@@ -56,6 +56,13 @@ grpc::Status AdminService::UpdatePool(grpc::ServerContext* context,
   return Reply(engine_->UpdatePool(request->name(), request->options()), response);
 }
 
+grpc::Status AdminService::DeletePool(grpc::ServerContext* context,
+                                      const v1::DeletePoolRequest* request,
+                                      v1::DeletePoolResponse* response) {
+  if (grpc::Status denied = Admit(*context, "DeletePool"); !denied.ok()) return denied;
+  return Reply(engine_->DeletePool(request->name()), response);
+}
+
 grpc::Status AdminService::TrainDictionary(grpc::ServerContext* context,
                                            const v1::TrainDictionaryRequest* request,
                                            v1::TrainDictionaryResponse* response) {

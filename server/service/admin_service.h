@@ -34,6 +34,9 @@ class AdminService final : public v1::Admin::Service {
   grpc::Status UpdatePool(grpc::ServerContext* context,
                           const v1::UpdatePoolRequest* request,
                           v1::PoolInfo* response) override;
+  grpc::Status DeletePool(grpc::ServerContext* context,
+                          const v1::DeletePoolRequest* request,
+                          v1::DeletePoolResponse* response) override;
 
   grpc::Status TrainDictionary(grpc::ServerContext* context,
                                const v1::TrainDictionaryRequest* request,

@@ -7,6 +7,7 @@
 #include <grpcpp/impl/codegen/sync_stream.h>
 
 
+#include "absl/time/clock.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "proto/dictlog.grpc.pb.h"
@@ -143,6 +144,32 @@ TEST_F(DictlogServerTest, AppendBatchReturnsIdsInOrderAndScanStreamsThem) {
   EXPECT_EQ(payloads.front(), "line 10");
 }
 
+// ScanRequest's time range reaches the engine: the records appended just now are in
+// [now - 1 h, now + 1 h) and not in [now + 1 h, ...); since > until is INVALID_ARGUMENT.
+TEST_F(DictlogServerTest, ScanByAppendTime) {
+  ASSERT_TRUE(Append("t", "one").ok());
+  ASSERT_TRUE(Append("t", "two").ok());
+  const int64_t now = absl::ToUnixMillis(absl::Now());
+  auto scan = [&](int64_t since, int64_t until, size_t* records) {
+    grpc::ClientContext context;
+    v1::ScanRequest request;
+    request.set_pool("t");
+    request.set_since_unix_ms(since);
+    request.set_until_unix_ms(until);
+    auto reader = store_->Scan(&context, request);
+    v1::ScanResponse chunk;
+    *records = 0;
+    while (reader->Read(&chunk)) *records += chunk.records_size();
+    return reader->Finish();
+  };
+  size_t records = 0;
+  ASSERT_TRUE(scan(now - 3600000, now + 3600000, &records).ok());
+  EXPECT_EQ(records, 2u);
+  ASSERT_TRUE(scan(now + 3600000, now + 7200000, &records).ok());
+  EXPECT_EQ(records, 0u);
+  EXPECT_EQ(scan(now, now - 1, &records).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(DictlogServerTest, AdminPoolsAndDictionaryPreconditions) {
   grpc::ClientContext create_context;
   v1::CreatePoolRequest create;
@@ -168,6 +195,12 @@ TEST_F(DictlogServerTest, AdminPoolsAndDictionaryPreconditions) {
   v1::GetPoolRequest get;
   get.set_name("missing");
   EXPECT_EQ(admin_->GetPool(&missing_context, get, &info).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  grpc::ClientContext delete_missing;
+  v1::DeletePoolRequest doomed;
+  doomed.set_name("missing");
+  v1::DeletePoolResponse deleted;
+  EXPECT_EQ(admin_->DeletePool(&delete_missing, doomed, &deleted).error_code(),
             grpc::StatusCode::NOT_FOUND);
 
   grpc::ClientContext train_context;
@@ -275,6 +308,15 @@ TEST(DictlogServerAuthTest, OptionsAuthorizerGuardsBothServices) {
   v1::ListPoolsResponse pools;
   EXPECT_EQ(admin->ListPools(&writer_on_admin, {}, &pools).error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
+  // Deleting a pool needs the admin role: the writer's call deletes nothing.
+  grpc::ClientContext writer_delete;
+  writer_delete.AddMetadata("authorization", "Bearer writer-token-0123456789");
+  v1::DeletePoolRequest doomed;
+  doomed.set_name("HDFS");
+  v1::DeletePoolResponse deleted;
+  EXPECT_EQ(admin->DeletePool(&writer_delete, doomed, &deleted).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE((*engine)->GetPool("HDFS").ok());
 }
 
 grpc::health::v1::HealthCheckResponse::ServingStatus HealthOf(grpc::Channel* channel) {

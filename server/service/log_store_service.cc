@@ -167,6 +167,8 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
   spec.pool = request->pool();
   spec.from_id = request->from_id();
   spec.limit = request->limit();
+  if (request->has_since_unix_ms()) spec.since_ms = request->since_unix_ms();
+  if (request->has_until_unix_ms()) spec.until_ms = request->until_unix_ms();
   const engine::Interrupt interrupt = CallInterrupt(context);
   auto send = [&](const v1::ScanResponse& response) {
     if (!writer->Write(response)) {

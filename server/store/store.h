@@ -289,6 +289,20 @@ class Store {
   // families, so what ExpireRecords deleted leaves the disk.
   absl::Status CompactExpired(uint32_t pool_id, uint64_t end_seq);
 
+  // Pool deletion (store_pool_delete.cc), in this order: the tombstone (pending) is
+  // written first; then DeletePoolData removes everything keyed by the pool's id in
+  // one atomic batch (records, both block layouts, times, counters, categories,
+  // re-compression progress; its dictionaries become retired tombstones); then
+  // EndPoolDelete removes the pool's catalog entry (if `remove_entry`: the name may
+  // belong to a new pool already) and marks the tombstone done. Each step may be
+  // repeated (a restart finishes a pending delete). CompactPool then compacts the
+  // pool's ranges so the space comes back.
+  absl::Status BeginPoolDelete(const storage::DeletedPool& tombstone);
+  absl::StatusOr<std::vector<storage::DeletedPool>> LoadDeletedPools() const;
+  absl::Status DeletePoolData(uint32_t pool_id);
+  absl::Status EndPoolDelete(const storage::DeletedPool& tombstone, bool remove_entry);
+  absl::Status CompactPool(uint32_t pool_id);
+
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
   // One result per ref, in order; NOT_FOUND for absent records.
@@ -307,6 +321,13 @@ class Store {
   // before append times were stored, or without one). DATA_LOSS for a malformed entry.
   absl::StatusOr<std::vector<std::optional<int64_t>>> AppendTimes(
       absl::Span<const RecordRef> refs) const;
+  // The first seq of the pool whose append time (that of the entry at or before it)
+  // is at least `unix_ms`: the key of the first such entry, found with O(log seqs)
+  // seeks, taking times as non-decreasing in seq (concurrent calls may store them
+  // slightly out of order: callers check each record's time). nullopt if no entry of
+  // the pool has such a time. DATA_LOSS for a malformed entry.
+  absl::StatusOr<std::optional<uint64_t>> FirstSeqAtOrAfterTime(uint32_t pool_id,
+                                                                int64_t unix_ms) const;
   // Up to `max_records` of the pool's newest records with after_seq < seq < before_seq,
   // newest first (the iterator does not go below after_seq).
   absl::StatusOr<std::vector<ScannedRecord>> LatestRecords(uint32_t pool_id,

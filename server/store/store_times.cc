@@ -39,7 +39,41 @@ absl::StatusOr<TimeEntry> EntryAt(const rocksdb::Iterator& it) {
   return entry;
 }
 
+// The pool's entry at or before `seq` (SeekForPrev), if any.
+absl::StatusOr<std::optional<TimeEntry>> EntryAtOrBefore(rocksdb::Iterator& it,
+                                                         uint32_t pool_id, uint64_t seq) {
+  it.SeekForPrev(RecordKey(pool_id, seq));
+  std::optional<TimeEntry> found;
+  if (it.Valid()) {
+    ASSIGN_OR_RETURN(TimeEntry entry, EntryAt(it));
+    if (entry.pool_id == pool_id) found = entry;
+  }
+  RETURN_IF_ERROR(FromRocks(it.status(), "reading append times"));
+  return found;
+}
+
 }  // namespace
+
+absl::StatusOr<std::optional<uint64_t>> Store::FirstSeqAtOrAfterTime(uint32_t pool_id,
+                                                                     int64_t unix_ms) const {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), times_));
+  ASSIGN_OR_RETURN(std::optional<TimeEntry> last, EntryAtOrBefore(*it, pool_id, UINT64_MAX));
+  if (!last.has_value() || last->unix_ms < unix_ms) return std::nullopt;
+  // Binary search over seqs: `hi` is always an entry's seq whose time is >= unix_ms,
+  // and every seq below `lo` is covered by an entry with an earlier time.
+  uint64_t lo = 0;
+  uint64_t hi = last->first_seq;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    ASSIGN_OR_RETURN(std::optional<TimeEntry> probe, EntryAtOrBefore(*it, pool_id, mid));
+    if (probe.has_value() && probe->unix_ms >= unix_ms) {
+      hi = probe->first_seq;  // <= mid < hi.
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
 
 absl::Status Store::BatchAppendTimes(absl::Span<const RecordWrite> records,
                                      rocksdb::WriteBatch* batch) {

@@ -82,5 +82,23 @@ TEST_F(StoreTimesTest, OneEntryPerPoolAndWriteAtItsSmallestSeq) {
   EXPECT_EQ(entries, 2u);
 }
 
+TEST_F(StoreTimesTest, FirstSeqAtOrAfterTimeSeeksToTheFirstCoveredSeq) {
+  Write(1, 1, 5, 0);  // Records from before append times: in no range.
+  for (int call = 0; call < 100; ++call) Write(1, 6 + 10 * call, 10, 1000 * (call + 1));
+  Write(2, 1, 3, 500);  // Another pool's entries are not found.
+  auto first = [&](int64_t ms) {
+    auto seq = store_->FirstSeqAtOrAfterTime(1, ms);
+    EXPECT_TRUE(seq.ok()) << seq.status();
+    return seq.ok() ? *seq : std::nullopt;
+  };
+  EXPECT_EQ(first(INT64_MIN), std::optional<uint64_t>(6));
+  EXPECT_EQ(first(1000), std::optional<uint64_t>(6));
+  EXPECT_EQ(first(1001), std::optional<uint64_t>(16));
+  EXPECT_EQ(first(50000), std::optional<uint64_t>(6 + 10 * 49));
+  EXPECT_EQ(first(100000), std::optional<uint64_t>(6 + 10 * 99));
+  EXPECT_EQ(first(100001), std::nullopt);
+  EXPECT_EQ(store_->FirstSeqAtOrAfterTime(3, 0).value(), std::nullopt);  // No pool 3.
+}
+
 }  // namespace
 }  // namespace dictlog::store

@@ -39,7 +39,7 @@ check_all() {
   done
 }
 
-extra_flags=(--max_response_bytes=65536)
+extra_flags=(--max_response_bytes=65536 --retention_interval_seconds=1)
 start_server
 
 block_pools=()
@@ -85,6 +85,50 @@ printf 'a\r\nb\r\r\nc\rd\n' | "$dictlog" --server="$server" append --category=cr
 json=$("$dictlog" --server="$server" get --format=json stdin/2)
 [[ "$json" =~ ^\{\"id\":\"stdin/2\",\"category\":\"stdin\",\"append_time_unix_ms\":[0-9]{13},\"payload\":\"two\"\}$ ]] ||
   fail "get json: $json"
+
+# Scans by append time: everything was appended within the last hour, nothing before.
+since=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
+"$dictlog" --server="$server" scan --category=HDFS --since="$since" |
+  cmp "$work/HDFS.expected" - || fail "scan --since=$since differs from HDFS.log"
+"$dictlog" --server="$server" scan --category=HDFS --since=1h --until=0 |
+  cmp "$work/HDFS.expected" - || fail "scan --since=1h --until=0 differs from HDFS.log"
+[[ -z $("$dictlog" --server="$server" scan --pool=HDFS --until=1h) ]] ||
+  fail "scan --until=1h: nothing is older than an hour"
+set +e
+"$dictlog" --server="$server" scan --pool=HDFS --since=yesterday >/dev/null 2>"$work/err"
+[[ $? -eq 2 ]] || fail "--since=yesterday must be a usage error"
+grep -q -- "--since" "$work/err" || fail "--since=yesterday message: $(cat "$work/err")"
+"$dictlog" --server="$server" scan --pool=HDFS --since=0 --until=1h >/dev/null 2>"$work/err"
+[[ $? -eq 1 ]] && grep -q INVALID_ARGUMENT "$work/err" || fail "since after until: $(cat "$work/err")"
+set -e
+
+# Deleting a pool: it says what went; its ids answer NOT_FOUND "deleted"; the name comes
+# back with ids past the old ones.
+printf 'a\nb\nc\n' | "$dictlog" --server="$server" append --category=doomed - >/dev/null
+"$dictlog" --server="$server" pool delete doomed >"$work/delete.out"
+grep -q "^deleted pool doomed: 3 records, .* starts at doomed/4$" "$work/delete.out" ||
+  fail "pool delete: $(cat "$work/delete.out")"
+if "$dictlog" --server="$server" get doomed/1 >/dev/null 2>"$work/err"; then
+  fail "a deleted pool's record must not be found"
+fi
+grep -q "NOT_FOUND.*deleted" "$work/err" || fail "deleted record: $(cat "$work/err")"
+[[ $(printf 'd\n' | "$dictlog" --server="$server" append --category=doomed -) == doomed/4 ]] ||
+  fail "a pool created again continues past the deleted pool's ids"
+if "$dictlog" --server="$server" pool delete never-was 2>"$work/err"; then
+  fail "deleting an unknown pool must fail"
+fi
+grep -q NOT_FOUND "$work/err" || fail "unknown pool delete: $(cat "$work/err")"
+
+# Retention: once a pool has --max_age, the server's pass (every second here) deletes
+# what is older; its ids then answer NOT_FOUND "expired".
+printf 'old1\nold2\n' | "$dictlog" --server="$server" append --category=aging - >/dev/null
+"$dictlog" --server="$server" pool update aging --max_age=1s >/dev/null
+for _ in $(seq 1 300); do
+  "$dictlog" --server="$server" get aging/2 >/dev/null 2>"$work/err" || break
+  sleep 0.1
+done
+grep -q "NOT_FOUND.*expired" "$work/err" || fail "retention did not expire aging/2: $(cat "$work/err")"
+[[ -z $("$dictlog" --server="$server" scan --pool=aging) ]] || fail "aging still holds records"
 
 "$dictlog" --server="$server" verify | tee "$work/verify.txt"
 grep -q "^verified [0-9]* records in [0-9]* pools: 0 corrupt$" "$work/verify.txt" ||
