@@ -18,7 +18,16 @@ void DriftTracker::Record(uint32_t pool_id, uint32_t dictionary_id, uint64_t raw
   w.newer.raw += raw;
   w.newer.stored += stored;
   if (w.newer.raw < half_) return;
-  w.older = w.newer;  // The newer half is full: it becomes the older.
+  // The newer half is full: it becomes the older, cut to half the window (at its
+  // ratio) if one large append overfilled it, so the window never outweighs later
+  // appends.
+  w.older = w.newer;
+  if (w.older.raw > half_) {
+    w.older.stored = static_cast<uint64_t>(static_cast<double>(w.older.stored) *
+                                           static_cast<double>(half_) /
+                                           static_cast<double>(w.older.raw));
+    w.older.raw = half_;
+  }
   w.newer = Bytes();
   if (w.first_full_ratio == 0) w.first_full_ratio = Ratio(w.older.raw, w.older.stored);
 }

@@ -6,7 +6,8 @@
 // show it.
 //
 // The window is the last `window_bytes` of payload (at least half of it once full):
-// two halves, the older dropped when the newer fills. Appends with another dictionary
+// two halves, the older dropped when the newer fills (an append larger than a half
+// counts as half the window at its ratio). Appends with another dictionary
 // than the one the window holds (a new activation) start it again. Memory only: after
 // a restart the window fills again.
 //

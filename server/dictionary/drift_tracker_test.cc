@@ -51,6 +51,19 @@ TEST(DriftTrackerTest, WindowForgetsOldAppends) {
   EXPECT_EQ(tracker.Signal(kPool, kDict, 4.0).newer_raw_bytes, 100u);
 }
 
+// One append of many windows' bytes (a large batch) counts as half a window: the
+// next half window of appends weighs as much.
+TEST(DriftTrackerTest, LargeAppendDoesNotOutweighLaterOnes) {
+  DriftTracker tracker(1000);
+  tracker.Record(kPool, kDict, 100000, 25000);  // 4x.
+  for (int i = 0; i < 4; ++i) tracker.Record(kPool, kDict, 100, 100);  // 1x.
+  const DriftSignal signal = tracker.Signal(kPool, kDict, 4.0);
+  EXPECT_EQ(signal.recent_raw_bytes, 900u);
+  EXPECT_EQ(signal.newer_raw_bytes, 400u);
+  EXPECT_NEAR(signal.recent_ratio, 900.0 / (125 + 400), 1e-9);
+  EXPECT_GT(signal.degraded_percent, 50);
+}
+
 TEST(DriftTrackerTest, WithoutEvaluationTheFirstFullWindowIsTheReference) {
   DriftTracker tracker(1000);
   for (int i = 0; i < 5; ++i) tracker.Record(kPool, kDict, 100, 25);  // 4x.
