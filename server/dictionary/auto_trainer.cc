@@ -79,10 +79,14 @@ bool AutoTrainer::Drifted(const pool::Pool& pool, uint64_t raw, PoolState* state
   const uint32_t active = pool.active_dictionary_id();
   const DriftSignal signal = drift_->Signal(pool.id(), active, manager_->EvaluatedRatio(active));
   if (!signal.full || signal.degraded_percent < threshold) return false;
-  // The pool's data starts again at the window's newer half: it is trained once it
-  // holds a first training's worth since (FirstPoint), on those records only, and
-  // grown from there.
-  state->origin = raw - std::min(raw, signal.newer_raw_bytes);
+  // The pool's data starts again at the window's newer half (or its older half, if
+  // that is degraded too): it is trained once it holds a first training's worth since
+  // (FirstPoint), on those records only, and grown from there.
+  const bool older_degraded =
+      signal.older_ratio > 0 && 100 * (1 - signal.older_ratio / signal.activation_ratio) >=
+                                    static_cast<double>(threshold);
+  const uint64_t back = older_degraded ? signal.recent_raw_bytes : signal.newer_raw_bytes;
+  state->origin = raw - std::min(raw, back);
   state->next = state->origin + FirstPoint(pool);
   state->drifted = true;
   state->drift_pending = true;

@@ -14,7 +14,8 @@
 // Drift (docs/dictionaries.md): a pool whose growth is done is checked after each
 // append: when its DriftTracker signal is degraded by at least its
 // drift_threshold_percent option (0: never), the pool's data starts again (its
-// origin) at the window's newer half. Once it holds first_min_bytes since, it is
+// origin) at the window's newer half, or its older half if that alone is degraded
+// too. Once it holds first_min_bytes since, it is
 // trained on its records since the origin only, and grown from there (at each doubling
 // of the data since the origin, up to full size), each candidate activated only on
 // measured gain. After a drift retraining, the next needs at least min_bytes_multiple

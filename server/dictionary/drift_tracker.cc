@@ -44,6 +44,7 @@ DriftSignal DriftTracker::Signal(uint32_t pool_id, uint32_t active_id,
   signal.dictionary_id = w.dictionary_id;
   signal.recent_raw_bytes = w.older.raw + w.newer.raw;
   signal.newer_raw_bytes = w.newer.raw;
+  signal.older_ratio = Ratio(w.older.raw, w.older.stored);
   signal.recent_ratio = Ratio(signal.recent_raw_bytes, w.older.stored + w.newer.stored);
   signal.full = w.older.raw >= half_;
   signal.activation_ratio = evaluated_ratio > 0 ? evaluated_ratio : w.first_full_ratio;

@@ -27,6 +27,7 @@ struct DriftSignal {
   uint32_t dictionary_id = 0;   // The dictionary the window measured (0: none yet).
   uint64_t recent_raw_bytes = 0;  // Payload bytes in the window.
   uint64_t newer_raw_bytes = 0;   // ... in its newer half (the newest appends).
+  double older_ratio = 0;         // Of its older half alone (0: empty).
   double recent_ratio = 0;      // Of the window.
   // The ratio the dictionary was activated with: its evaluation's, or (without one,
   // e.g. imported) the first full window's.

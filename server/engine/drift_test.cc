@@ -135,6 +135,29 @@ TEST_F(DriftTest, DriftRetrainsOnNewDataAndRecovers) {
   EXPECT_EQ(engine_->AutoTrainingStats().drift_retrains, 1u);
 }
 
+// A pool filled in one large batch (its dictionary trained after it, so no appends
+// with it yet) that then gets B: the window's first half of B is already degraded, so
+// the drift counts from the switch and the retraining comes after a first training's
+// worth (16 KiB) of B, not after a window and a first training's worth.
+TEST_F(DriftTest, DriftCountsFromTheSwitchAfterALargeBatch) {
+  std::vector<AppendInput> batch;
+  for (const std::string& line : codec::SyntheticLogLines(1500, 42)) batch.push_back({"lb", line});
+  ASSERT_TRUE(engine_->Append(batch).ok());
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("lb", absl::Seconds(60)));
+  ASSERT_NE(Info("lb").active_dictionary_id(), 0u);
+  uint64_t b_bytes = 0;
+  for (const std::string& line : JsonAccessLines(600, 43)) {
+    ASSERT_TRUE(engine_->Append({{"lb", line}}).ok());
+    ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+    b_bytes += line.size();
+    if (Info("lb").drift_retrains() > 0) break;
+  }
+  EXPECT_EQ(Info("lb").drift_retrains(), 1u);
+  EXPECT_LE(b_bytes, 16384u + 200);  // One record past the first training point.
+  EXPECT_EQ(Active("lb").source(), "drift");
+}
+
 // The same switch with drift_threshold_percent 0: the signal shows the degradation,
 // nothing is retrained.
 TEST_F(DriftTest, ThresholdZeroTurnsDriftOff) {
