@@ -10,9 +10,10 @@ stopped by its pid; the real `dictlog` CLI; out_of_sample.py's Server and Client
    waiting for training to be idle after each, and record per chunk the pool's
    raw/stored byte difference (exact: with upkeep off nothing re-encodes old records
    after the first dictionary), drift_retrains and the active dictionary.
-2. B-alone run: a fresh server, B appended in the same chunks to a fresh pool, with
-   --recompress_first_dictionary=false so each chunk's stored bytes stay exact. This
-   is "a dictionary trained on B alone": dictlog's own training on B only.
+2. B-alone run: a fresh server, B appended in the same chunks to a fresh pool created
+   with --drift_threshold=0, with --recompress_first_dictionary=false so each chunk's
+   stored bytes stay exact. This is "a dictionary trained on B alone": dictlog's own
+   first and growth trainings on B only, no drift retraining.
 
 Figures: the ratio of B's second half in both pools (drift/alone >= 0.95 is "within
 5%"); where drift was acted on (B bytes before the drift retraining was queued);
@@ -124,8 +125,9 @@ def run_pair(directory, bin_dir, a, b, chunk_bytes, window_bytes, deadline_s, fl
     server = out_of_sample.Server(bin_dir, deadline_s,
                                   list(flags) + ["--recompress_first_dictionary=false"])
     try:
-        alone = feed(server, out_of_sample.Client(bin_dir, server.address), groups,
-                     deadline_s)
+        c = out_of_sample.Client(bin_dir, server.address)
+        c.run("pool", "create", POOL, "--drift_threshold=0")  # Only its own training.
+        alone = feed(server, c, groups, deadline_s)
     finally:
         server.stop()
     retrain_at = next((sum(r["raw"] for r in drift[:i]) for i, r in enumerate(drift)

@@ -85,7 +85,7 @@ bool AutoTrainer::Drifted(const pool::Pool& pool, uint64_t raw, PoolState* state
   const bool older_degraded =
       signal.older_ratio > 0 && 100 * (1 - signal.older_ratio / signal.activation_ratio) >=
                                     static_cast<double>(threshold);
-  const uint64_t back = older_degraded ? signal.recent_raw_bytes : signal.newer_raw_bytes;
+  const uint64_t back = signal.newer_raw_bytes + (older_degraded ? signal.older_span_bytes : 0);
   state->origin = raw - std::min(raw, back);
   state->next = state->origin + FirstPoint(pool);
   state->drifted = true;

@@ -14,7 +14,7 @@ void DriftTracker::Record(uint32_t pool_id, uint32_t dictionary_id, uint64_t raw
   if (dictionary_id == 0 || raw == 0) return;
   absl::MutexLock lock(&mu_);
   Window& w = windows_[pool_id];
-  if (w.dictionary_id != dictionary_id) w = Window{dictionary_id, {}, {}, 0};
+  if (w.dictionary_id != dictionary_id) w = Window{dictionary_id, {}, {}, 0, 0};
   w.newer.raw += raw;
   w.newer.stored += stored;
   if (w.newer.raw < half_) return;
@@ -22,6 +22,7 @@ void DriftTracker::Record(uint32_t pool_id, uint32_t dictionary_id, uint64_t raw
   // ratio) if one large append overfilled it, so the window never outweighs later
   // appends.
   w.older = w.newer;
+  w.older_span = w.newer.raw;
   if (w.older.raw > half_) {
     w.older.stored = static_cast<uint64_t>(static_cast<double>(w.older.stored) *
                                            static_cast<double>(half_) /
@@ -45,6 +46,7 @@ DriftSignal DriftTracker::Signal(uint32_t pool_id, uint32_t active_id,
   signal.recent_raw_bytes = w.older.raw + w.newer.raw;
   signal.newer_raw_bytes = w.newer.raw;
   signal.older_ratio = Ratio(w.older.raw, w.older.stored);
+  signal.older_span_bytes = w.older_span;
   signal.recent_ratio = Ratio(signal.recent_raw_bytes, w.older.stored + w.newer.stored);
   signal.full = w.older.raw >= half_;
   signal.activation_ratio = evaluated_ratio > 0 ? evaluated_ratio : w.first_full_ratio;

@@ -28,6 +28,9 @@ struct DriftSignal {
   uint64_t recent_raw_bytes = 0;  // Payload bytes in the window.
   uint64_t newer_raw_bytes = 0;   // ... in its newer half (the newest appends).
   double older_ratio = 0;         // Of its older half alone (0: empty).
+  // The payload bytes the older half was made of (more than half the window if one
+  // large append filled it): where the window's appends begin.
+  uint64_t older_span_bytes = 0;
   double recent_ratio = 0;      // Of the window.
   // The ratio the dictionary was activated with: its evaluation's, or (without one,
   // e.g. imported) the first full window's.
@@ -67,6 +70,7 @@ class DriftTracker {
   struct Window {
     uint32_t dictionary_id = 0;
     Bytes older, newer;
+    uint64_t older_span = 0;  // older.raw before it was cut to half the window.
     double first_full_ratio = 0;  // Of the window when it first became full.
   };
 

@@ -62,6 +62,7 @@ TEST(DriftTrackerTest, LargeAppendDoesNotOutweighLaterOnes) {
   EXPECT_EQ(signal.newer_raw_bytes, 400u);
   EXPECT_NEAR(signal.recent_ratio, 900.0 / (125 + 400), 1e-9);
   EXPECT_DOUBLE_EQ(signal.older_ratio, 4.0);
+  EXPECT_EQ(signal.older_span_bytes, 100000u);
   EXPECT_GT(signal.degraded_percent, 50);
 }
 
