@@ -162,6 +162,13 @@ absl::Status Pool(const client::Client& client, const std::vector<std::string>& 
   if (options.block_bytes) pool_options.set_block_bytes(*options.block_bytes);
   if (options.max_age_seconds) pool_options.set_max_age_seconds(*options.max_age_seconds);
   if (options.max_bytes) pool_options.set_max_bytes(*options.max_bytes);
+  if (options.drift_threshold_percent) {
+    pool_options.set_drift_threshold_percent(*options.drift_threshold_percent);
+  }
+  if (options.auto_upkeep) pool_options.set_auto_upkeep(*options.auto_upkeep);
+  if (options.upkeep_min_gain_percent) {
+    pool_options.set_upkeep_min_gain_percent(*options.upkeep_min_gain_percent);
+  }
   absl::StatusOr<v1::PoolInfo> info;
   if (args[1] == "create") {
     info = client.CreatePool(args[2], pool_options);

@@ -34,6 +34,9 @@ struct CommandOptions {
   std::optional<uint32_t> block_bytes;                // pool create/update
   std::optional<uint64_t> max_age_seconds;            // pool create/update: retention
   std::optional<uint64_t> max_bytes;                  // pool create/update: retention
+  std::optional<uint32_t> drift_threshold_percent;    // pool create/update: drift
+  std::optional<bool> auto_upkeep;                    // pool create/update: upkeep
+  std::optional<uint32_t> upkeep_min_gain_percent;    // pool create/update: upkeep
   uint32_t size = 0;        // dict train: dictionary bytes (0: the pool's option)
   bool activate = false;    // dict train, dict import
   uint32_t id = 0;          // dict activate, dict export

@@ -17,6 +17,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
+#include "absl/strings/numbers.h"
 #include "client/cli/commands.h"
 #include "client/cli/units.h"
 #include "client/client.h"
@@ -79,6 +80,17 @@ ABSL_FLAG(std::string, max_age, "",
 ABSL_FLAG(std::string, max_bytes, "",
           "pool create/update: retention, delete the oldest records while the pool "
           "stores more than this (10GiB, 500MB; 0: no limit; empty: unchanged)");
+ABSL_FLAG(std::string, drift_threshold, "",
+          "pool create/update: retrain automatically when recent appends compress this "
+          "many percent worse than the active dictionary was evaluated (0..100; 0: off; "
+          "empty: unchanged; the server's default is 10)");
+ABSL_FLAG(std::string, auto_upkeep, "",
+          "pool create/update: true: after a retraining for drift is activated, "
+          "re-compress older records and gc unreferenced dictionaries automatically "
+          "(false: manual, the default; empty: unchanged)");
+ABSL_FLAG(std::string, upkeep_min_gain, "",
+          "pool create/update: automatic upkeep only when the new dictionary's gain is "
+          "at least this many percent (0..1000; empty: unchanged; default 10)");
 ABSL_FLAG(int, timeout_seconds, 60, "deadline of each unary call");
 ABSL_FLAG(uint32_t, size, 0, "dict train: dictionary size in bytes (0: the pool's option)");
 ABSL_FLAG(bool, activate, false,
@@ -131,6 +143,8 @@ Commands:
                                  [--max_age=7d] [--max_bytes=10GiB] (retention)
   pool delete NAME               delete the pool with its records and dictionaries
                                  (asks nothing); prints what went
+                                 [--drift_threshold=10] [--auto_upkeep=true|false]
+                                 [--upkeep_min_gain=10] (drift, upkeep)
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
                                  train a candidate, print its evaluation
@@ -271,6 +285,26 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.max_bytes = *bytes;
+  }
+  for (const auto& [flag, value, target] :
+       {std::tuple{"drift_threshold", absl::GetFlag(FLAGS_drift_threshold),
+                   &options.drift_threshold_percent},
+        std::tuple{"upkeep_min_gain", absl::GetFlag(FLAGS_upkeep_min_gain),
+                   &options.upkeep_min_gain_percent}}) {
+    if (value.empty()) continue;
+    uint32_t percent = 0;
+    if (!absl::SimpleAtoi(value, &percent)) {
+      std::cerr << "dictlog: --" << flag << " must be a whole number of percent\n";
+      return 2;
+    }
+    *target = percent;
+  }
+  if (const std::string upkeep = absl::GetFlag(FLAGS_auto_upkeep); !upkeep.empty()) {
+    if (upkeep != "true" && upkeep != "false") {
+      std::cerr << "dictlog: --auto_upkeep must be true or false\n";
+      return 2;
+    }
+    options.auto_upkeep = upkeep == "true";
   }
   options.size = absl::GetFlag(FLAGS_size);
   options.activate = absl::GetFlag(FLAGS_activate);

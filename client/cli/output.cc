@@ -99,7 +99,10 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       "\"compression_level\":%d,\"compact_compression_level\":%d,"
       "\"dictionary_bytes\":%d,\"dictionary_mode\":%s,"
       "\"storage_mode\":%s,\"block_bytes\":%d,\"max_age_seconds\":%d,\"max_bytes\":%d,"
-      "\"oldest_retained_id\":%s,\"oldest_retained_time_unix_ms\":%d}",
+      "\"oldest_retained_id\":%s,\"oldest_retained_time_unix_ms\":%d,"
+      "\"drift_recent_ratio\":%.4f,\"drift_activation_ratio\":%.4f,"
+      "\"drift_degraded_percent\":%.2f,\"drift_retrains\":%d,"
+      "\"drift_threshold_percent\":%d,\"auto_upkeep\":%s,\"upkeep_min_gain_percent\":%d}",
       JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
       Ratio(s.raw_bytes(), s.stored_bytes()), pool.reads(), pool.active_dictionary_id(),
       JsonString(ModeName(pool.active_dictionary_mode())),
@@ -111,7 +114,12 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       pool.options().storage_mode() == v1::STORAGE_MODE_BLOCK ? pool.options().block_bytes()
                                                               : 0,
       pool.options().max_age_seconds(), pool.options().max_bytes(),
-      JsonString(pool.oldest_retained_id()), pool.oldest_retained_time_unix_ms());
+      JsonString(pool.oldest_retained_id()), pool.oldest_retained_time_unix_ms(),
+      pool.drift_recent_ratio(), pool.drift_activation_ratio(),
+      pool.drift_degraded_percent(), pool.drift_retrains(),
+      pool.options().drift_threshold_percent(),
+      pool.options().auto_upkeep() ? "true" : "false",
+      pool.options().upkeep_min_gain_percent());
 }
 
 namespace {
@@ -126,6 +134,13 @@ std::string OldestRetained(const v1::PoolInfo& pool) {
                                        absl::UTCTimeZone()));
 }
 
+// The drift signal: how many percent recent appends do worse than the active
+// dictionary's evaluation ("+12.3%"), "-" while not measured.
+std::string Drift(const v1::PoolInfo& pool) {
+  if (pool.drift_recent_ratio() == 0 || pool.drift_activation_ratio() == 0) return "-";
+  return absl::StrFormat("%+.1f%%", pool.drift_degraded_percent());
+}
+
 }  // namespace
 
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
@@ -133,13 +148,14 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
   for (const v1::PoolInfo& pool : pools) width = std::max(width, pool.name().size());
   const auto row = [&](absl::string_view name, uint64_t records, uint64_t raw,
                        uint64_t stored, absl::string_view storage, absl::string_view dict,
-                       absl::string_view oldest) {
-    return absl::StrFormat("%-*s %10d %13d %13d %6.2f  %-11s %-16s %s\n", width, name,
-                           records, raw, stored, Ratio(raw, stored), storage, dict, oldest);
+                       absl::string_view drift, absl::string_view oldest) {
+    return absl::StrFormat("%-*s %10d %13d %13d %6.2f  %-11s %-16s %7s %s\n", width, name,
+                           records, raw, stored, Ratio(raw, stored), storage, dict, drift,
+                           oldest);
   };
-  std::string out =
-      absl::StrFormat("%-*s %10s %13s %13s %6s  %-11s %-16s %s\n", width, "POOL", "RECORDS",
-                      "RAW_BYTES", "STORED_BYTES", "RATIO", "STORAGE", "DICT", "OLDEST");
+  std::string out = absl::StrFormat("%-*s %10s %13s %13s %6s  %-11s %-16s %7s %s\n", width,
+                                    "POOL", "RECORDS", "RAW_BYTES", "STORED_BYTES", "RATIO",
+                                    "STORAGE", "DICT", "DRIFT", "OLDEST");
   uint64_t records = 0, raw = 0, stored = 0;
   for (const v1::PoolInfo& pool : pools) {
     const v1::PoolStats& s = pool.stats();
@@ -150,12 +166,12 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
                dict == 0 ? "-"
                          : absl::StrCat(dict, " (", ModeName(pool.active_dictionary_mode()),
                                         ")"),
-               OldestRetained(pool));
+               Drift(pool), OldestRetained(pool));
     records += s.records();
     raw += s.raw_bytes();
     stored += s.stored_bytes();
   }
-  out += row("TOTAL", records, raw, stored, "", "", "");
+  out += row("TOTAL", records, raw, stored, "", "", "", "");
   return out;
 }
 
@@ -172,27 +188,31 @@ std::string DictionaryJson(const v1::DictionaryInfo& info) {
       "\"active\":%s,"
       "\"records\":%d,\"source\":%s,\"evaluated_ratio\":%.4f,\"baseline_ratio\":%.4f,"
       "\"gain\":%.4f,\"samples_used\":%d,\"samples_excluded\":%d,"
-      "\"train_seconds\":%.3f%s}",
+      "\"train_seconds\":%.3f,\"recent_ratio\":%.4f,\"recent_raw_bytes\":%d,"
+      "\"degraded_percent\":%.2f%s}",
       info.id(), JsonString(info.pool()), JsonString(ModeName(info.mode())),
       info.size_bytes(), info.created_unix_ms(),
       info.active() ? "true" : "false", info.records(), JsonString(info.source()),
       e.ratio(), e.baseline_ratio(), e.gain(), e.samples_used(), e.samples_excluded(),
-      e.train_seconds(), import);
+      e.train_seconds(), info.recent_ratio(), info.recent_raw_bytes(),
+      info.degraded_percent(), import);
 }
 
 std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos) {
-  std::string out = absl::StrFormat("%-8s %-16s %8s %-20s %-6s %10s %-7s %7s %8s\n", "ID",
-                                    "POOL", "SIZE", "CREATED", "ACTIVE", "RECORDS", "SOURCE",
-                                    "RATIO", "GAIN");
+  std::string out = absl::StrFormat(
+      "%-8s %-16s %8s %-20s %-6s %10s %-7s %7s %8s %7s %7s\n", "ID", "POOL", "SIZE",
+      "CREATED", "ACTIVE", "RECORDS", "SOURCE", "RATIO", "GAIN", "RECENT", "DRIFT");
   for (const v1::DictionaryInfo& info : infos) {
     const absl::Time created = absl::FromUnixMillis(info.created_unix_ms());
     const bool evaluated = info.has_evaluation();
     out += absl::StrFormat(
-        "%-8d %-16s %8d %-20s %-6s %10d %-7s %7s %8s\n", info.id(), info.pool(),
+        "%-8d %-16s %8d %-20s %-6s %10d %-7s %7s %8s %7s %7s\n", info.id(), info.pool(),
         info.size_bytes(), absl::FormatTime("%Y-%m-%d %H:%M:%S", created, absl::UTCTimeZone()),
         info.active() ? "yes" : "no", info.records(), info.source(),
         evaluated ? absl::StrFormat("%.3f", info.evaluation().ratio()) : "-",
-        evaluated ? absl::StrFormat("%+.1f%%", 100 * info.evaluation().gain()) : "-");
+        evaluated ? absl::StrFormat("%+.1f%%", 100 * info.evaluation().gain()) : "-",
+        info.recent_ratio() > 0 ? absl::StrFormat("%.3f", info.recent_ratio()) : "-",
+        info.recent_ratio() > 0 ? absl::StrFormat("%+.1f%%", info.degraded_percent()) : "-");
   }
   return out;
 }

@@ -23,18 +23,23 @@ std::string RecordJson(const v1::Record& record);
 // {"pool":..,"records":..,"raw_bytes":..,"stored_bytes":..,"ratio":..,
 //  "active_dictionary_id":..,"compression_level":..,"dictionary_bytes":..,...,
 //  "max_age_seconds":..,"max_bytes":..,"oldest_retained_id":..,
-//  "oldest_retained_time_unix_ms":..}
+//  "oldest_retained_time_unix_ms":..,"drift_recent_ratio":..,"drift_activation_ratio":..,
+//  "drift_degraded_percent":..,"drift_retrains":..,"drift_threshold_percent":..,
+//  "auto_upkeep":..,"upkeep_min_gain_percent":..}
 std::string PoolJson(const v1::PoolInfo& pool);
 
-// Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO STORAGE DICT OLDEST (the oldest
-// retained id and its append time), one row a pool, then TOTAL.
+// Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO STORAGE DICT DRIFT (how many
+// percent recent appends compress worse than the active dictionary's evaluation) OLDEST
+// (the oldest retained id and its append time), one row a pool, then TOTAL.
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
 // {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,
 //  "source":..,"evaluated_ratio":..,"baseline_ratio":..,"gain":..,"samples_used":..,
-//  "samples_excluded":..,"train_seconds":..}
+//  "samples_excluded":..,"train_seconds":..,"recent_ratio":..,"recent_raw_bytes":..,
+//  "degraded_percent":..} (the last three: the active dictionary's drift signal)
 std::string DictionaryJson(const v1::DictionaryInfo& info);
-// Columns ID POOL SIZE CREATED ACTIVE RECORDS SOURCE RATIO GAIN, one row each.
+// Columns ID POOL SIZE CREATED ACTIVE RECORDS SOURCE RATIO GAIN RECENT DRIFT, one row
+// each (RECENT and DRIFT for the active dictionary once measured).
 std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos);
 // "dictionary cache: 12 decoded (10 pinned), 0.5 of 256.0 MB, 9912 hits, 14 misses, ..."
 std::string CacheLine(const v1::DictionaryCacheStats& stats);

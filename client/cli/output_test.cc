@@ -90,6 +90,31 @@ TEST(OutputTest, PoolsShowTheDictionaryModes) {
   EXPECT_NE(json.find("\"dictionary_mode\":\"auto\""), std::string::npos) << json;
 }
 
+TEST(OutputTest, PoolsAndDictionariesShowTheDriftSignal) {
+  v1::PoolInfo pool;
+  pool.set_name("web");
+  EXPECT_NE(PoolsTable({pool}).find("      - -"), std::string::npos) << PoolsTable({pool});
+  pool.set_drift_recent_ratio(2.5);
+  pool.set_drift_activation_ratio(3.125);
+  pool.set_drift_degraded_percent(20);
+  pool.set_drift_retrains(1);
+  pool.mutable_options()->set_drift_threshold_percent(10);
+  EXPECT_NE(PoolsTable({pool}).find(" +20.0% -"), std::string::npos) << PoolsTable({pool});
+  const std::string json = PoolJson(pool);
+  EXPECT_NE(json.find("\"drift_recent_ratio\":2.5000,\"drift_activation_ratio\":3.1250,"
+                      "\"drift_degraded_percent\":20.00,\"drift_retrains\":1,"
+                      "\"drift_threshold_percent\":10,\"auto_upkeep\":false"),
+            std::string::npos)
+      << json;
+  v1::DictionaryInfo dict;
+  dict.set_id(32768);
+  dict.set_recent_ratio(2.5);
+  dict.set_degraded_percent(20);
+  EXPECT_NE(DictionariesTable({dict}).find("  2.500  +20.0%"), std::string::npos)
+      << DictionariesTable({dict});
+  EXPECT_NE(DictionaryJson(dict).find("\"recent_ratio\":2.5000"), std::string::npos);
+}
+
 TEST(OutputTest, PoolsShowTheStorageMode) {
   v1::PoolInfo pool;
   pool.set_name("Linux");

@@ -103,6 +103,10 @@ ABSL_FLAG(int64_t, auto_train_first_bytes, 16384,
           "once it holds this many raw bytes, and trains it again at each doubling "
           "until --auto_train_min_multiple x the dictionary size; 0: first training "
           "only at --auto_train_min_multiple x");
+ABSL_FLAG(int64_t, drift_window_bytes, 32768,
+          "drift signal: the ratio of each pool's last this many payload bytes of appends "
+          "with its active dictionary, against the ratio the dictionary was activated "
+          "with; a pool's drift_threshold_percent option decides when it retrains");
 ABSL_FLAG(double, activation_min_gain, 0.03,
           "a candidate dictionary is activated (automatically, or by TrainDictionary "
           "with activate) only if it beats the active one by at least this fraction");
@@ -294,6 +298,8 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.auto_trainer.first_min_bytes =
       static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_auto_train_first_bytes)));
   options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
+  options.drift_window_bytes =
+      static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_drift_window_bytes)));
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
   options.dictionaries.sample_budget_multiple = absl::GetFlag(FLAGS_sample_budget_multiple);
   options.dictionaries.auto_full_dictionaries =
@@ -305,6 +311,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   RETURN_IF_ERROR(CheckFlags(
       {{"auto_train_min_multiple", double(absl::GetFlag(FLAGS_auto_train_min_multiple))},
        {"sample_budget_multiple", double(absl::GetFlag(FLAGS_sample_budget_multiple))},
+       {"drift_window_bytes", double(absl::GetFlag(FLAGS_drift_window_bytes))},
        {"recompress_records_per_second",
         double(options.recompressor.max_records_per_second)},
        {"retention_records_per_pass",

@@ -4,13 +4,16 @@
 #include <cstdio>
 #include <utility>
 
+#include "server/pool/pool_options.h"
+
 namespace dictlog::dictionary {
 
-AutoTrainer::AutoTrainer(DictionaryManager* manager, AutoTrainerOptions options,
-                         FirstDictionaryCallback on_first_dictionary)
+AutoTrainer::AutoTrainer(DictionaryManager* manager, const DriftTracker* drift,
+                         AutoTrainerOptions options, ActivationCallback on_activated)
     : manager_(manager),
+      drift_(drift),
       options_(options),
-      on_first_dictionary_(std::move(on_first_dictionary)),
+      on_activated_(std::move(on_activated)),
       thread_([this] { Run(); }) {}
 
 AutoTrainer::~AutoTrainer() {
@@ -32,29 +35,69 @@ uint64_t AutoTrainer::FirstPoint(const pool::Pool& pool) const {
 
 void AutoTrainer::Notify(const pool::Pool& pool) {
   const store::PoolCounters counters = pool.counters();
+  const uint64_t raw = counters.raw_bytes;
   const bool has_dictionary = pool.active_dictionary_id() != 0;
-  if (has_dictionary && options_.first_min_bytes == 0) return;  // No growth.
-  if (counters.records < options_.min_records || counters.raw_bytes < FirstPoint(pool)) {
-    return;
-  }
+  if (counters.records < options_.min_records || raw < FirstPoint(pool)) return;
   absl::MutexLock lock(&mu_);
   // A pool first seen with a dictionary (imported, trained on request, or before a
-  // restart) grows from its current size, unless it is past full size. A pool that
-  // grew past full size while its first dictionary trained is trained once more, at
-  // full size.
-  uint64_t& next =
-      next_attempt_
-          .try_emplace(pool.id(), !has_dictionary                     ? 0
-                                  : counters.raw_bytes >= FullPoint(pool) ? UINT64_MAX
-                                                                        : 2 * counters.raw_bytes)
-          .first->second;
-  if (counters.raw_bytes < next || in_flight_.contains(pool.name())) return;
-  // Failed, unactivated and growth attempts all wait for 2x data; a dictionary trained
-  // at full size is not grown again.
-  next = has_dictionary && counters.raw_bytes >= FullPoint(pool) ? UINT64_MAX
-                                                                 : 2 * counters.raw_bytes;
+  // restart) grows from its current size, unless it is past full size (or growth is
+  // off). A pool that grew past full size while its first dictionary trained is
+  // trained once more, at full size.
+  auto [it, inserted] = pools_.try_emplace(pool.id());
+  PoolState& state = it->second;
+  if (inserted && has_dictionary) {
+    state.next = options_.first_min_bytes == 0 || raw >= FullPoint(pool) ? UINT64_MAX
+                                                                         : 2 * raw;
+  }
+  if (in_flight_.contains(pool.name())) return;
+  if (state.next == UINT64_MAX && (!has_dictionary || !Drifted(pool, raw, &state))) return;
+  if (raw < state.next) return;
+  // Failed, unactivated and growth attempts all wait for 2x data (since the origin);
+  // a dictionary trained at full size is not grown again.
+  const uint64_t since = raw - std::min(raw, state.origin);
+  Queued queued{pool.name(), pool.id()};
+  queued.raw_bytes = raw;
+  queued.full = since >= FullPoint(pool);
+  queued.drift = state.drifted;
+  queued.sample_bytes = state.drifted ? since : 0;
+  queued.drift_trigger = state.drift_pending;
+  state.next = has_dictionary && queued.full ? UINT64_MAX : state.origin + 2 * since;
+  if (state.drift_pending) {
+    state.drift_pending = false;
+    if (state.drift_backoff == 0) state.drift_backoff = FullPoint(pool);
+    state.drift_not_before = raw + state.drift_backoff;
+    ++state.drift_retrains;
+    ++done_.drift_retrains;
+  }
   in_flight_.insert(pool.name());
-  queue_.push_back({pool.name(), pool.id(), counters.raw_bytes >= FullPoint(pool)});
+  queue_.push_back(std::move(queued));
+}
+
+bool AutoTrainer::Drifted(const pool::Pool& pool, uint64_t raw, PoolState* state) {
+  const uint32_t threshold = pool::DriftThresholdPercent(pool.options());
+  if (drift_ == nullptr || threshold == 0 || raw < state->drift_not_before) return false;
+  const uint32_t active = pool.active_dictionary_id();
+  const DriftSignal signal = drift_->Signal(pool.id(), active, manager_->EvaluatedRatio(active));
+  if (!signal.full || signal.degraded_percent < threshold) return false;
+  // The pool's data starts again at the window's newer half (or its older half, if
+  // that is degraded too): it is trained once it holds a first training's worth since
+  // (FirstPoint), on those records only, and grown from there.
+  const bool older_degraded =
+      signal.older_ratio > 0 && 100 * (1 - signal.older_ratio / signal.activation_ratio) >=
+                                    static_cast<double>(threshold);
+  const uint64_t back = signal.newer_raw_bytes + (older_degraded ? signal.older_span_bytes : 0);
+  state->origin = raw - std::min(raw, back);
+  state->next = state->origin + FirstPoint(pool);
+  state->drifted = true;
+  state->drift_pending = true;
+  std::fprintf(stderr,
+               "dictlogd: pool '%s': drift: recent ratio %.2fx is %.1f%% below %.2fx "
+               "(threshold %u%%); retraining on the records from here once they hold "
+               "%llu bytes\n",
+               pool.name().c_str(), signal.recent_ratio, signal.degraded_percent,
+               signal.activation_ratio, threshold,
+               static_cast<unsigned long long>(FirstPoint(pool)));
+  return true;
 }
 
 bool AutoTrainer::WaitIdle(absl::Duration timeout) {
@@ -71,6 +114,12 @@ AutoTrainerStats AutoTrainer::Stats() const {
   return stats;
 }
 
+uint64_t AutoTrainer::DriftRetrains(uint32_t pool_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pools_.find(pool_id);
+  return it == pools_.end() ? 0 : it->second.drift_retrains;
+}
+
 void AutoTrainer::Run() {
   while (true) {
     Queued queued;
@@ -85,36 +134,55 @@ void AutoTrainer::Run() {
       queue_.pop_front();
       busy_ = true;
     }
-    const std::string& pool = queued.pool;
-    absl::StatusOr<v1::TrainDictionaryResponse> result =
-        manager_->Train(pool, 0, /*activate=*/true, "auto");
-    if (result.ok()) {
-      std::fprintf(stderr, "dictlogd: pool '%s': trained dictionary %u (%s)\n",
-                   pool.c_str(), result->dictionary().id(),
-                   result->activation_note().c_str());
-    } else {
-      std::fprintf(stderr, "dictlogd: pool '%s': automatic training failed: %s\n",
-                   pool.c_str(), result.status().ToString().c_str());
-    }
-    // Automatic activations happen only while a pool is small (first and growth): the
-    // records stored before are few, so they are re-encoded every time.
-    if (result.ok() && result->activated() && on_first_dictionary_) {
-      on_first_dictionary_(pool);
-    }
-    absl::MutexLock lock(&mu_);
-    if (result.ok() && result->activated() && queued.full) {
-      next_attempt_[queued.pool_id] = UINT64_MAX;  // Trained at full size: grown.
-    }
-    if (!result.ok()) {
-      ++done_.failed;
-    } else if (result->activated()) {
-      ++done_.activated;
-    } else {
-      ++done_.not_activated;
-    }
-    in_flight_.erase(pool);
-    busy_ = false;
+    TrainOne(queued);
   }
+}
+
+void AutoTrainer::TrainOne(const Queued& queued) {
+  const std::string& pool = queued.pool;
+  absl::StatusOr<v1::TrainDictionaryResponse> result = manager_->Train(
+      pool, 0, /*activate=*/true, queued.drift ? "drift" : "auto", queued.sample_bytes);
+  if (result.ok()) {
+    std::fprintf(stderr, "dictlogd: pool '%s': trained dictionary %u (%s)\n",
+                 pool.c_str(), result->dictionary().id(),
+                 result->activation_note().c_str());
+  } else {
+    std::fprintf(stderr, "dictlogd: pool '%s': automatic training failed: %s\n",
+                 pool.c_str(), result.status().ToString().c_str());
+  }
+  if (result.ok() && result->activated() && on_activated_) {
+    on_activated_({pool, queued.drift, result->dictionary().evaluation().gain()});
+  }
+  Record(queued, result);
+}
+
+void AutoTrainer::Record(const Queued& queued,
+                         const absl::StatusOr<v1::TrainDictionaryResponse>& result) {
+  const bool activated = result.ok() && result->activated();
+  absl::MutexLock lock(&mu_);
+  PoolState& state = pools_[queued.pool_id];
+  if (activated && queued.full) state.next = UINT64_MAX;  // Trained at full size: grown.
+  if (queued.drift_trigger) {
+    if (activated) {
+      state.drift_backoff = 0;  // The next drift waits the least again.
+    } else {
+      // Nothing better for the drifted data: stop growing on it and wait twice as
+      // long before the next drift retraining.
+      state.next = UINT64_MAX;
+      state.drifted = false;
+      state.drift_not_before = queued.raw_bytes + state.drift_backoff;
+      state.drift_backoff *= 2;
+    }
+  }
+  if (!result.ok()) {
+    ++done_.failed;
+  } else if (activated) {
+    ++done_.activated;
+  } else {
+    ++done_.not_activated;
+  }
+  in_flight_.erase(queued.pool);
+  busy_ = false;
 }
 
 }  // namespace dictlog::dictionary

@@ -1,17 +1,31 @@
-// AutoTrainer: gives pools their first dictionary, early, and grows it. After appends,
-// the engine tells it which pools grew; a pool without a dictionary that holds at least
-// first_min_bytes (or, with that 0, min_bytes_multiple x its dictionary size), and
-// min_records records, is queued, and one background thread trains (sized to the data:
-// dictionary_sizing.h) and, if the gain is enough, activates a dictionary for it. A
-// pool is queued again each time its raw bytes have doubled since, until it has been
-// queued with a dictionary at min_bytes_multiple x its dictionary size or more, or a
-// first dictionary queued there (both try the full size) has been activated (so with
-// first_min_bytes 16 KiB and a 16 KiB dictionary: at 16, 32, 64 and 128 KiB; a pool
-// that jumps from 16 KiB to 1 MB: once more, at 1 MB); a pool without a dictionary is
-// tried at each doubling, as before. When a first or grown dictionary is
-// activated, the trainer calls `on_first_dictionary` (the engine starts a background
-// re-encode of the records the pool stored before it, so the pool's ratio shows what
-// its dictionary does; a pool is small while it grows, so this is cheap).
+// AutoTrainer: gives pools their first dictionary, early, grows it, and retrains it
+// when the pool's data drifts. After appends, the engine tells it which pools grew; a
+// pool without a dictionary that holds at least first_min_bytes (or, with that 0,
+// min_bytes_multiple x its dictionary size), and min_records records, is queued, and
+// one background thread trains (sized to the data: dictionary_sizing.h) and, if the
+// gain is enough, activates a dictionary for it. A pool is queued again each time its
+// raw bytes have doubled since, until it has been queued with a dictionary at
+// min_bytes_multiple x its dictionary size or more, or a first dictionary queued there
+// (both try the full size) has been activated (so with first_min_bytes 16 KiB and a
+// 16 KiB dictionary: at 16, 32, 64 and 128 KiB; a pool that jumps from 16 KiB to 1 MB:
+// once more, at 1 MB); a pool without a dictionary is tried at each doubling, as
+// before.
+//
+// Drift (docs/dictionaries.md): a pool whose growth is done is checked after each
+// append: when its DriftTracker signal is degraded by at least its
+// drift_threshold_percent option (0: never), the pool's data starts again (its
+// origin) at the window's newer half, or its older half if that alone is degraded
+// too. Once it holds first_min_bytes since, it is
+// trained on its records since the origin only, and grown from there (at each doubling
+// of the data since the origin, up to full size), each candidate activated only on
+// measured gain. After a drift retraining, the next needs at least min_bytes_multiple
+// x the dictionary size of new appends, twice as much after each one that was not
+// activated (back-off), reset by one that was. One training per pool at a time, as
+// for all.
+//
+// When a dictionary is activated, the trainer calls `on_activated` (the engine
+// re-encodes the records stored before a first or grown dictionary; after drift, its
+// upkeep policy decides).
 //
 // Thread safety: Notify and WaitIdle may be called from any thread. The destructor
 // lets a training in progress finish, then stops the thread.
@@ -27,6 +41,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "server/dictionary/dictionary_manager.h"
+#include "server/dictionary/drift_tracker.h"
 #include "server/pool/pool.h"
 
 namespace dictlog::dictionary {
@@ -50,57 +65,95 @@ struct AutoTrainerStats {
   uint64_t activated = 0;      // Trainings whose dictionary was activated.
   uint64_t not_activated = 0;  // Trainings whose gain was too small.
   uint64_t failed = 0;         // Trainings that failed (e.g. too little data).
+  uint64_t drift_retrains = 0;  // Trainings that drift started (all pools).
+};
+
+// An activation by automatic training.
+struct AutoActivation {
+  std::string pool;
+  bool drift = false;  // Of a retraining after drift (or its growth since).
+  double gain = 0;     // The evaluation's gain over the dictionary it replaced.
 };
 
 class AutoTrainer {
  public:
-  // Called on the trainer's thread with the name of a pool whose first (or grown)
-  // dictionary was just activated, before the trainer counts as idle again.
-  using FirstDictionaryCallback = std::function<void(const std::string& pool)>;
+  // Called on the trainer's thread after a dictionary was activated, before the
+  // trainer counts as idle again.
+  using ActivationCallback = std::function<void(const AutoActivation& activation)>;
 
-  // `manager` is borrowed and must outlive the trainer; `on_first_dictionary` may be
-  // empty, and what it uses must outlive the trainer too.
-  AutoTrainer(DictionaryManager* manager, AutoTrainerOptions options,
-              FirstDictionaryCallback on_first_dictionary = nullptr);
+  // `manager` and `drift` are borrowed and must outlive the trainer; `drift` may be
+  // null (no drift retraining). `on_activated` may be empty, and what it uses must
+  // outlive the trainer too.
+  AutoTrainer(DictionaryManager* manager, const DriftTracker* drift,
+              AutoTrainerOptions options, ActivationCallback on_activated = nullptr);
   AutoTrainer(const AutoTrainer&) = delete;
   AutoTrainer& operator=(const AutoTrainer&) = delete;
   ~AutoTrainer();
 
-  // Queues `pool` for training if it has reached its next training point (see above).
-  // Cheap when it has not.
+  // Queues `pool` for training if it has reached its next training point, or drifted
+  // (see above). Cheap when it has not.
   void Notify(const pool::Pool& pool) ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until nothing is queued or training, or `timeout` passes; true if idle.
   bool WaitIdle(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
   AutoTrainerStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Drift retrainings of pool `pool_id` since start-up.
+  uint64_t DriftRetrains(uint32_t pool_id) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  void Run();
-
-  DictionaryManager* const manager_;
-  const AutoTrainerOptions options_;
-  const FirstDictionaryCallback on_first_dictionary_;
-
-  mutable absl::Mutex mu_;
-  // A pool to train, and whether it had reached full size when it was queued (its
-  // training then tries the configured size: once activated, it is grown).
+  // A pool to train, whether it had reached full size (since its origin) when it was
+  // queued (its training then tries the configured size: once activated, it is grown),
+  // and, after drift, how many of its newest payload bytes to sample.
   struct Queued {
     std::string pool;
     uint32_t pool_id = 0;
     bool full = false;
+    bool drift = false;          // Since a drift.
+    bool drift_trigger = false;  // The retraining the drift itself started.
+    uint64_t raw_bytes = 0;      // The pool's, when queued.
+    uint64_t sample_bytes = 0;   // 0: the manager's budget.
   };
-  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
+  // Per pool, what automatic training has decided so far.
+  struct PoolState {
+    // Raw bytes the pool must reach before it is queued (again); UINT64_MAX: never
+    // (grown to full size; only drift queues it).
+    uint64_t next = 0;
+    // Raw bytes where the pool's current data began: where drift was found.
+    uint64_t origin = 0;
+    // Back-off: no drift retraining before the pool's raw bytes reach this, and the
+    // next back-off (0: not yet set).
+    uint64_t drift_not_before = 0;
+    uint64_t drift_backoff = 0;
+    uint64_t drift_retrains = 0;
+    bool drifted = false;        // Trained on the data since `origin` only.
+    bool drift_pending = false;  // The next training is the one drift starts.
+  };
+
+  void Run();
+  // The training of `queued`, and what it did to the pool's state.
+  void TrainOne(const Queued& queued);
+  void Record(const Queued& queued, const absl::StatusOr<v1::TrainDictionaryResponse>& result)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether `pool` (grown, with a dictionary) drifted past its threshold; if so, sets
+  // its state's new origin and next training.
+  bool Drifted(const pool::Pool& pool, uint64_t raw_bytes, PoolState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The raw bytes at which `pool` is first trained, and the bytes up to which a pool
   // with a dictionary is still trained again (growth).
   uint64_t FirstPoint(const pool::Pool& pool) const;
   uint64_t FullPoint(const pool::Pool& pool) const;
 
-  // Pool id -> raw bytes the pool must reach before it is queued (again); UINT64_MAX:
-  // never (its dictionary has grown to full size).
-  absl::flat_hash_map<uint32_t, uint64_t> next_attempt_ ABSL_GUARDED_BY(mu_);
+  DictionaryManager* const manager_;
+  const DriftTracker* const drift_;
+  const AutoTrainerOptions options_;
+  const ActivationCallback on_activated_;
+
+  mutable absl::Mutex mu_;
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint32_t, PoolState> pools_ ABSL_GUARDED_BY(mu_);  // By pool id.
   // Pools queued or training: never queued twice.
   absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
-  AutoTrainerStats done_ ABSL_GUARDED_BY(mu_);  // Only the three counts.
+  AutoTrainerStats done_ ABSL_GUARDED_BY(mu_);  // Only the counts.
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

@@ -197,7 +197,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Add(
 
 absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
     absl::string_view pool_name, uint32_t dictionary_bytes, bool activate,
-    absl::string_view source) {
+    absl::string_view source, size_t sample_bytes) {
   std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
   if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
   const storage::PoolRecord pool_record = pool->record();
@@ -206,8 +206,9 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   v1::PoolOptions size_check;
   size_check.set_dictionary_bytes(dictionary_bytes);
   RETURN_IF_ERROR(pool::ValidatePoolOptions(size_check));
-  ASSIGN_OR_RETURN(std::vector<std::string> sample,
-                   Sample(*pool, options_.sample_budget_multiple * dictionary_bytes));
+  size_t budget = options_.sample_budget_multiple * dictionary_bytes;
+  if (sample_bytes != 0) budget = std::min(budget, sample_bytes);
+  ASSIGN_OR_RETURN(std::vector<std::string> sample, Sample(*pool, budget));
   const uint32_t baseline_id = pool_record.active_dictionary_id();
   std::shared_ptr<const codec::DecoderDictionary> baseline = dictionaries_->Find(baseline_id);
   trainer::TrainOptions train_options;
@@ -263,6 +264,13 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
     response.set_activation_note(absl::StrCat(response.activation_note(), "; ", sizes_note));
   }
   return response;
+}
+
+double DictionaryManager::EvaluatedRatio(uint32_t id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = records_.find(id);
+  if (it == records_.end() || !it->second.has_evaluation()) return 0;
+  return it->second.evaluation().ratio();
 }
 
 absl::StatusOr<v1::DictionaryInfo> DictionaryManager::ActivateLocked(const pool::Pool& pool,
@@ -461,11 +469,16 @@ absl::StatusOr<size_t> DictionaryManager::ForgetPool(uint32_t pool_id) {
   return forgotten;
 }
 
-absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_run) {
+absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_run,
+                                                                      absl::string_view pool) {
   absl::MutexLock gate(&write_gate_);  // No append or rewrite is in flight.
   absl::MutexLock lock(&mu_);
   std::vector<v1::DictionaryInfo> deleted;
   for (auto it = records_.begin(); it != records_.end();) {
+    if (!pool.empty() && it->second.pool() != pool) {
+      ++it;
+      continue;
+    }
     ASSIGN_OR_RETURN(v1::DictionaryInfo info, InfoLocked(it->second));
     if (info.active() || info.records() != 0) {
       ++it;

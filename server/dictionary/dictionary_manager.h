@@ -61,12 +61,18 @@ class DictionaryManager {
 
   // Trains a candidate (`dictionary_bytes` 0: the pool's option) and stores it; with
   // `activate`, activates it if its gain reaches activation_min_gain. `source` is
-  // recorded ("auto", "train"). NOT_FOUND for an unknown pool; FAILED_PRECONDITION if
-  // the pool holds too little data.
+  // recorded ("auto", "drift", "train"). `sample_bytes` (0: the sample budget) limits
+  // the sample to the pool's newest records of about that many payload bytes (drift:
+  // only the data since it changed). NOT_FOUND for an unknown pool;
+  // FAILED_PRECONDITION if the pool (or the sample) holds too little data.
   absl::StatusOr<v1::TrainDictionaryResponse> Train(absl::string_view pool,
                                                     uint32_t dictionary_bytes,
-                                                    bool activate, absl::string_view source)
+                                                    bool activate, absl::string_view source,
+                                                    size_t sample_bytes = 0)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // The held-out ratio dictionary `id` was evaluated with when trained; 0 if it has no
+  // evaluation (imported) or is unknown.
+  double EvaluatedRatio(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
   // NOT_FOUND if either is unknown; INVALID_ARGUMENT if the dictionary belongs to
   // another pool.
   absl::StatusOr<v1::DictionaryInfo> Activate(absl::string_view pool, uint32_t id)
@@ -82,8 +88,10 @@ class DictionaryManager {
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::GetDictionaryResponse> Get(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
   // Deletes (or with dry_run only lists) the dictionaries no record references and no
-  // pool has active.
-  absl::StatusOr<std::vector<v1::DictionaryInfo>> Gc(bool dry_run) ABSL_LOCKS_EXCLUDED(mu_);
+  // pool has active (of `pool` only, if not empty).
+  absl::StatusOr<std::vector<v1::DictionaryInfo>> Gc(bool dry_run,
+                                                     absl::string_view pool = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Forgets the dictionaries of pool `pool_id`, which the registry no longer has (a
   // deleted pool): retires any still stored (Store::DeletePoolData retires those it

@@ -67,7 +67,8 @@ void Recompressor::Reap() {
   }
 }
 
-absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_name) {
+absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_name,
+                                                         DoneCallback on_done) {
   std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
   if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
   absl::MutexLock lock(&mu_);
@@ -85,6 +86,7 @@ absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_
   status->set_target_dictionary_id(pool->active_dictionary_id());
   status->set_records_total(pool->counters().records);
   RETURN_IF_ERROR(store_->PutRecompressState(state));
+  if (on_done) on_done_[pool->id()] = std::move(on_done);
   Launch(state);
   return store::FromCatalog(state.status());
 }
@@ -151,10 +153,22 @@ void Recompressor::RunJob(uint32_t pool_id) {
       std::fprintf(stderr, "dictlogd: re-compression of pool '%s' failed: %s\n",
                    pool->name().c_str(), more.status().ToString().c_str());
     }
+    if (more.ok() && !*more) {  // Completed: its callback, before the status shows it.
+      DoneCallback done;
+      {
+        absl::MutexLock lock(&mu_);
+        if (auto it = on_done_.find(pool_id); it != on_done_.end()) {
+          done = std::move(it->second);
+          on_done_.erase(it);
+        }
+      }
+      if (done) done(pool->name());
+    }
     {
       absl::MutexLock lock(&mu_);
       jobs_[pool_id] = state;
       if (stop_ || !more.ok() || !*more) {
+        on_done_.erase(pool_id);
         FinishJobLocked(pool_id);
         return;
       }

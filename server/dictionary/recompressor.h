@@ -13,7 +13,9 @@
 #ifndef DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_
 #define DICTLOG_SERVER_DICTIONARY_RECOMPRESSOR_H_
 
+#include <functional>
 #include <map>
+#include <string>
 #include <optional>
 #include <memory>
 #include <thread>
@@ -48,9 +50,16 @@ class Recompressor {
   Recompressor& operator=(const Recompressor&) = delete;
   ~Recompressor();
 
+  // Called on a job's thread when it has re-encoded everything it covers, before its
+  // status shows it ended (so a caller waiting for the job also waits for this).
+  using DoneCallback = std::function<void(const std::string& pool)>;
+
   // Starts a job for the pool (or returns the running one's status). NOT_FOUND for an
-  // unknown pool.
-  absl::StatusOr<v1::RecompressStatus> Start(absl::string_view pool)
+  // unknown pool. `on_done` (may be empty) runs when the job started here completes
+  // (not if it fails or the server stops first); what it uses must outlive the
+  // recompressor.
+  absl::StatusOr<v1::RecompressStatus> Start(absl::string_view pool,
+                                             DoneCallback on_done = nullptr)
       ABSL_LOCKS_EXCLUDED(mu_);
   // The pool's current or last job; state NONE if it never had one.
   absl::StatusOr<v1::RecompressStatus> Status(absl::string_view pool) const
@@ -103,6 +112,7 @@ class Recompressor {
 
   mutable absl::Mutex mu_;
   std::map<uint32_t, storage::RecompressState> jobs_ ABSL_GUARDED_BY(mu_);
+  std::map<uint32_t, DoneCallback> on_done_ ABSL_GUARDED_BY(mu_);  // Of running jobs.
   std::map<uint32_t, std::thread> threads_ ABSL_GUARDED_BY(mu_);  // Of running jobs.
   std::vector<std::thread> ended_ ABSL_GUARDED_BY(mu_);  // For the reaper to join.
   size_t unjoined_ ABSL_GUARDED_BY(mu_) = 0;  // Job threads started, not yet joined.

@@ -83,13 +83,59 @@ absl::Status LogEngine::OpenDictionaries() {
                                       store_.get(), registry_.get(), &dictionaries_,
                                       manager_.get(), options_.recompressor));
   if (!options_.auto_train) return absl::OkStatus();
-  dictionary::AutoTrainer::FirstDictionaryCallback on_first_dictionary;
-  if (options_.recompress_first_dictionary) {
-    on_first_dictionary = [this](const std::string& pool) { RecompressFirst(pool); };
-  }
   auto_trainer_ = std::make_unique<dictionary::AutoTrainer>(
-      manager_.get(), options_.auto_trainer, std::move(on_first_dictionary));
+      manager_.get(), &drift_, options_.auto_trainer,
+      [this](const dictionary::AutoActivation& activation) { OnAutoActivated(activation); });
   return absl::OkStatus();
+}
+
+void LogEngine::OnAutoActivated(const dictionary::AutoActivation& activation) {
+  if (!activation.drift) {
+    if (options_.recompress_first_dictionary) RecompressFirst(activation.pool);
+    return;
+  }
+  std::shared_ptr<pool::Pool> pool = registry_->Find(activation.pool);
+  if (pool == nullptr) return;
+  const v1::PoolOptions options = pool->options();
+  if (!options.auto_upkeep()) return;  // Manual: dictlog recompress, dict gc.
+  const uint32_t min_gain = pool::UpkeepMinGainPercent(options);
+  if (100 * activation.gain < min_gain) {
+    std::fprintf(stderr,
+                 "dictlogd: pool '%s': no automatic upkeep: gain %+.1f%% < %u%%\n",
+                 activation.pool.c_str(), 100 * activation.gain, min_gain);
+    return;
+  }
+  Upkeep(activation.pool);
+}
+
+void LogEngine::Upkeep(const std::string& pool) {
+  absl::StatusOr<v1::RecompressStatus> job =
+      recompressor_->Start(pool, [this](const std::string& done) {
+        absl::StatusOr<std::vector<v1::DictionaryInfo>> retired =
+            manager_->Gc(/*dry_run=*/false, done);
+        if (retired.ok()) {
+          ++upkeep_runs_;
+          std::fprintf(stderr, "dictlogd: pool '%s': upkeep: re-encoded, %zu unreferenced "
+                       "dictionaries retired\n", done.c_str(), retired->size());
+        } else {
+          std::fprintf(stderr, "dictlogd: pool '%s': upkeep gc failed: %s\n", done.c_str(),
+                       retired.status().ToString().c_str());
+        }
+      });
+  if (job.ok()) {
+    std::fprintf(stderr, "dictlogd: pool '%s': upkeep: re-encoding %llu records with its "
+                 "new dictionary\n", pool.c_str(),
+                 static_cast<unsigned long long>(job->records_total()));
+  } else {
+    std::fprintf(stderr, "dictlogd: pool '%s': upkeep failed to start: %s\n", pool.c_str(),
+                 job.status().ToString().c_str());
+  }
+}
+
+dictionary::DriftSignal LogEngine::DriftOf(const pool::Pool& pool) const {
+  const uint32_t active = pool.active_dictionary_id();
+  if (active == 0) return {};
+  return drift_.Signal(pool.id(), active, manager_->EvaluatedRatio(active));
 }
 
 void LogEngine::RecompressFirst(const std::string& pool) {
@@ -131,7 +177,8 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
           [store = store_.get()](uint32_t id) { return store->DictionaryContent(id); },
           options_.dictionary_cache),
       sealer_(store_.get(), &dictionaries_),
-      follows_(options_.follow) {}
+      follows_(options_.follow),
+      drift_(options_.drift_window_bytes) {}
 
 absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) const {
   if (records.empty()) return absl::InvalidArgumentError("no records to append");
@@ -331,6 +378,8 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     pool->AddCounters(pb.added);
     // The time reads give these records: this call's entry, or the bucket's.
     const int64_t time_ms = pb.time_ms != 0 ? pb.time_ms : pool->last_time_entry_ms();
+    drift_.Record(pool->id(), pb.encoder ? pb.encoder->id() : 0, pb.added.raw_bytes,
+                  pb.added.stored_bytes);
     if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
     if (placement != nullptr) continue;
     follows_.Land(*pool, pb.first_seq, pb.added.records, [&, pool = pool] {

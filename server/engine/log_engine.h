@@ -29,6 +29,7 @@
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
 #include "server/dictionary/dictionary_cache.h"
+#include "server/dictionary/drift_tracker.h"
 #include "server/dictionary/recompressor.h"
 #include "server/engine/append_input.h"
 #include "server/engine/follow_hub.h"
@@ -85,6 +86,9 @@ struct EngineOptions {
   // Train and activate a first dictionary in the background. Default on.
   bool auto_train = true;
   dictionary::AutoTrainerOptions auto_trainer;
+  // Drift signal window: the last this many payload bytes of each pool's appends with
+  // its active dictionary (drift_tracker.h). Default 32 KiB.
+  uint64_t drift_window_bytes = dictionary::DriftTracker::kDefaultWindowBytes;
   // When automatic training activates a pool's first dictionary, re-encode the records
   // the pool stored before it in the background (a Recompressor job, throttled like
   // any). Default on.
@@ -285,6 +289,8 @@ class LogEngine {
   // store::Store::Checkpoint for the rules and codes); counts the copy's files.
   absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request);
   // Automatic training so far (all zero when auto_train is off).
+  // Automatic upkeep runs completed since start-up (re-compression and gc done).
+  uint64_t UpkeepRuns() const { return upkeep_runs_.load(); }
   dictionary::AutoTrainerStats AutoTrainingStats() const {
     if (auto_trainer_ == nullptr) return dictionary::AutoTrainerStats();
     return auto_trainer_->Stats();
@@ -332,6 +338,15 @@ class LogEngine {
   absl::Status OpenDictionaries();
   // Starts the background re-encode of what `pool` stored before its first dictionary.
   void RecompressFirst(const std::string& pool);
+  // What follows an automatic activation: RecompressFirst, or after drift the pool's
+  // upkeep policy.
+  void OnAutoActivated(const dictionary::AutoActivation& activation);
+  // Automatic upkeep (pool option auto_upkeep): re-encodes the pool's records with its
+  // new dictionary in the background, then retires the pool's dictionaries nothing
+  // references.
+  void Upkeep(const std::string& pool);
+  // The drift signal of `pool`'s active dictionary.
+  dictionary::DriftSignal DriftOf(const pool::Pool& pool) const;
   absl::Status RecoverBlockTails();
   // Where a logged batch's records go (ApplyLogged): the log's seqs (one per record),
   // the writer's time and the log position written with them.
@@ -567,6 +582,8 @@ class LogEngine {
   std::atomic<uint64_t> pools_deleted_{0};
   mutable std::atomic<uint64_t> scanned_records_{0};
   FollowHub follows_;  // Appends reserve their seqs and land their records here.
+  dictionary::DriftTracker drift_;             // Appends record into it.
+  std::atomic<uint64_t> upkeep_runs_{0};
   // Declared last: destroyed first, stopping their threads before what they borrow.
   std::unique_ptr<dictionary::DictionaryManager> manager_;
   std::unique_ptr<dictionary::Recompressor> recompressor_;

@@ -210,6 +210,11 @@ v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool,
   const dictionary::ModeChoice next = manager_->NextMode(pool, heat);
   info.set_next_dictionary_mode(next.mode);
   info.set_dictionary_mode_reason(next.reason);
+  const dictionary::DriftSignal drift = DriftOf(pool);
+  info.set_drift_recent_ratio(drift.recent_ratio);
+  info.set_drift_activation_ratio(drift.activation_ratio);
+  info.set_drift_degraded_percent(drift.degraded_percent);
+  if (auto_trainer_ != nullptr) info.set_drift_retrains(auto_trainer_->DriftRetrains(pool.id()));
   return info;
 }
 
@@ -260,7 +265,18 @@ absl::StatusOr<v1::ListDictionariesResponse> LogEngine::ListDictionaries(
     const v1::ListDictionariesRequest& request) const {
   ASSIGN_OR_RETURN(std::vector<v1::DictionaryInfo> infos, manager_->List(request.pool()));
   v1::ListDictionariesResponse response;
-  for (v1::DictionaryInfo& info : infos) *response.add_dictionaries() = std::move(info);
+  for (v1::DictionaryInfo& info : infos) {
+    std::shared_ptr<pool::Pool> pool = info.active() ? registry_->Find(info.pool()) : nullptr;
+    if (pool != nullptr) {
+      const dictionary::DriftSignal drift = DriftOf(*pool);
+      if (drift.dictionary_id == info.id()) {
+        info.set_recent_ratio(drift.recent_ratio);
+        info.set_recent_raw_bytes(drift.recent_raw_bytes);
+        info.set_degraded_percent(drift.degraded_percent);
+      }
+    }
+    *response.add_dictionaries() = std::move(info);
+  }
   return response;
 }
 

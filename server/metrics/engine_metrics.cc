@@ -48,6 +48,21 @@ void RenderPools(const engine::LogEngine& engine, const std::vector<v1::PoolInfo
   PerPool(pools, "dictlog_pool_active_dictionary_id", "gauge",
           "Id of the pool's active dictionary (0: none trained yet).",
           [](P p) { return p.active_dictionary_id(); }, out);
+  PerPool(pools, "dictlog_pool_drift_recent_ratio", "gauge",
+          "Raw / stored bytes of the pool's recent appends with its active dictionary "
+          "(the drift window; 0 while not measured).",
+          [](P p) { return p.drift_recent_ratio(); }, out);
+  PerPool(pools, "dictlog_pool_drift_activation_ratio", "gauge",
+          "The ratio the pool's active dictionary was activated with (its evaluation; "
+          "0 while unknown).",
+          [](P p) { return p.drift_activation_ratio(); }, out);
+  PerPool(pools, "dictlog_pool_drift_degraded_percent", "gauge",
+          "How many percent the recent ratio is below the activation ratio (negative: "
+          "better; 0 while not measured).",
+          [](P p) { return p.drift_degraded_percent(); }, out);
+  PerPool(pools, "dictlog_pool_drift_retrains_total", "counter",
+          "Retrainings that drift started for the pool since the server started.",
+          [](P p) { return p.drift_retrains(); }, out);
   absl::StatusOr<v1::ListDictionariesResponse> dictionaries =
       engine.ListDictionaries(v1::ListDictionariesRequest());
   if (!dictionaries.ok()) return;

@@ -59,6 +59,8 @@ TEST(EngineMetricsTest, PoolsCacheAndRocksDbFromARealEngine) {
   EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_reads_total{pool=\"web\"} 1\n"));
   EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_active_dictionary_id{pool=\"web\"} 0\n"));
   EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_dictionaries{pool=\"web\"} 0\n"));
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_pool_drift_degraded_percent{pool=\"web\"} 0\n"));
+  EXPECT_TRUE(absl::StrContains(text, "# TYPE dictlog_pool_drift_retrains_total counter\n"));
   EXPECT_TRUE(absl::StrContains(text, "# TYPE dictlog_pool_compression_ratio gauge\n"));
   EXPECT_FALSE(absl::StrContains(text, "dictlog_pool_compression_ratio{pool=\"web\"} 0\n"));
   EXPECT_TRUE(

@@ -17,7 +17,20 @@ v1::PoolOptions BuiltinPoolOptions() {
   options.set_compact_compression_level(kDefaultCompactCompressionLevel);
   options.set_max_age_seconds(0);
   options.set_max_bytes(0);
+  options.set_drift_threshold_percent(kDefaultDriftThresholdPercent);
+  options.set_auto_upkeep(false);
+  options.set_upkeep_min_gain_percent(kDefaultUpkeepMinGainPercent);
   return options;
+}
+
+uint32_t DriftThresholdPercent(const v1::PoolOptions& options) {
+  return options.has_drift_threshold_percent() ? options.drift_threshold_percent()
+                                               : kDefaultDriftThresholdPercent;
+}
+
+uint32_t UpkeepMinGainPercent(const v1::PoolOptions& options) {
+  return options.has_upkeep_min_gain_percent() ? options.upkeep_min_gain_percent()
+                                               : kDefaultUpkeepMinGainPercent;
 }
 
 int FrameCompressionLevel(const v1::PoolOptions& options, bool compact_dictionary) {
@@ -72,6 +85,17 @@ absl::Status ValidatePoolOptions(const v1::PoolOptions& options) {
                                                    " is outside ", kMinBlockBytes, "..",
                                                    kMaxBlockBytes));
   }
+  if (options.has_drift_threshold_percent() && options.drift_threshold_percent() > 100) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "drift_threshold_percent ", options.drift_threshold_percent(),
+        " is outside 0..100 (0: off)"));
+  }
+  if (options.has_upkeep_min_gain_percent() &&
+      options.upkeep_min_gain_percent() > kMaxUpkeepMinGainPercent) {
+    return absl::InvalidArgumentError(absl::StrCat("upkeep_min_gain_percent ",
+                                                   options.upkeep_min_gain_percent(),
+                                                   " is outside 0..", kMaxUpkeepMinGainPercent));
+  }
   if (options.has_dictionary_mode() && !v1::DictionaryMode_IsValid(options.dictionary_mode())) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown dictionary_mode ", options.dictionary_mode()));
@@ -101,6 +125,13 @@ absl::StatusOr<v1::PoolOptions> ApplyPoolOptions(const v1::PoolOptions& base,
   }
   if (update.has_max_age_seconds()) result.set_max_age_seconds(update.max_age_seconds());
   if (update.has_max_bytes()) result.set_max_bytes(update.max_bytes());
+  if (update.has_drift_threshold_percent()) {
+    result.set_drift_threshold_percent(update.drift_threshold_percent());
+  }
+  if (update.has_auto_upkeep()) result.set_auto_upkeep(update.auto_upkeep());
+  if (update.has_upkeep_min_gain_percent()) {
+    result.set_upkeep_min_gain_percent(update.upkeep_min_gain_percent());
+  }
   return result;
 }
 

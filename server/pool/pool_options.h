@@ -17,10 +17,19 @@ inline constexpr uint32_t kMaxDictionaryBytes = 1 << 20;
 inline constexpr uint32_t kDefaultBlockBytes = 4 << 10;
 inline constexpr uint32_t kMinBlockBytes = 1 << 10;
 inline constexpr uint32_t kMaxBlockBytes = 64 << 10;
+inline constexpr uint32_t kDefaultDriftThresholdPercent = 10;
+inline constexpr uint32_t kDefaultUpkeepMinGainPercent = 10;
+inline constexpr uint32_t kMaxUpkeepMinGainPercent = 1000;
 
 // The built-in defaults: level 3 (9 with a compact dictionary), 16 KiB dictionaries,
-// record mode (4 KiB blocks when switched to block mode), dictionary mode auto.
+// record mode (4 KiB blocks when switched to block mode), dictionary mode auto, drift
+// threshold 10%, manual upkeep (its gain threshold 10%).
 v1::PoolOptions BuiltinPoolOptions();
+
+// drift_threshold_percent and upkeep_min_gain_percent, their defaults if the options
+// predate the fields.
+uint32_t DriftThresholdPercent(const v1::PoolOptions& options);
+uint32_t UpkeepMinGainPercent(const v1::PoolOptions& options);
 
 // The zstd level of a pool's frames: compact_compression_level with a compact
 // dictionary (its default if the options predate the field), else compression_level.

@@ -66,6 +66,35 @@ TEST(PoolOptionsTest, RejectsOutOfRangeValues) {
   }
 }
 
+TEST(PoolOptionsTest, DriftAndUpkeepOptions) {
+  const v1::PoolOptions builtin = BuiltinPoolOptions();
+  EXPECT_EQ(DriftThresholdPercent(builtin), 10u);
+  EXPECT_FALSE(builtin.auto_upkeep());
+  EXPECT_EQ(UpkeepMinGainPercent(builtin), 10u);
+  v1::PoolOptions update;
+  update.set_drift_threshold_percent(0);  // Off.
+  update.set_auto_upkeep(true);
+  update.set_upkeep_min_gain_percent(25);
+  absl::StatusOr<v1::PoolOptions> result = ApplyPoolOptions(builtin, update);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(DriftThresholdPercent(*result), 0u);
+  EXPECT_TRUE(result->auto_upkeep());
+  EXPECT_EQ(UpkeepMinGainPercent(*result), 25u);
+  EXPECT_EQ(result->compression_level(), 3);
+  // Options stored before the fields existed take their defaults.
+  v1::PoolOptions old = builtin;
+  old.clear_drift_threshold_percent();
+  old.clear_upkeep_min_gain_percent();
+  EXPECT_EQ(DriftThresholdPercent(old), 10u);
+  EXPECT_EQ(UpkeepMinGainPercent(old), 10u);
+  v1::PoolOptions bad_drift, bad_gain;
+  bad_drift.set_drift_threshold_percent(101);
+  bad_gain.set_upkeep_min_gain_percent(1001);
+  for (const auto& options : {bad_drift, bad_gain}) {
+    EXPECT_EQ(ValidatePoolOptions(options).code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
 TEST(PoolOptionsTest, BlockModeWithBlockSize) {
   v1::PoolOptions block;
   block.set_storage_mode(v1::STORAGE_MODE_BLOCK);

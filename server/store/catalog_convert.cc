@@ -22,6 +22,13 @@ To ConvertPoolOptions(const From& from) {
   }
   if (from.has_max_age_seconds()) to.set_max_age_seconds(from.max_age_seconds());
   if (from.has_max_bytes()) to.set_max_bytes(from.max_bytes());
+  if (from.has_drift_threshold_percent()) {
+    to.set_drift_threshold_percent(from.drift_threshold_percent());
+  }
+  if (from.has_auto_upkeep()) to.set_auto_upkeep(from.auto_upkeep());
+  if (from.has_upkeep_min_gain_percent()) {
+    to.set_upkeep_min_gain_percent(from.upkeep_min_gain_percent());
+  }
   return to;
 }
 

@@ -26,6 +26,7 @@ void FillEveryField(Message* message) {
       case FieldDescriptor::CPPTYPE_UINT32: reflection->SetUInt32(message, field, n); break;
       case FieldDescriptor::CPPTYPE_UINT64: reflection->SetUInt64(message, field, n); break;
       case FieldDescriptor::CPPTYPE_DOUBLE: reflection->SetDouble(message, field, n + 0.5); break;
+      case FieldDescriptor::CPPTYPE_BOOL: reflection->SetBool(message, field, true); break;
       case FieldDescriptor::CPPTYPE_STRING:
         reflection->SetString(message, field, "s" + std::to_string(n));
         break;

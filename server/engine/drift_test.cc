@@ -1,0 +1,258 @@
+// Issue 20, drift through LogEngine (real RocksDB, real zstd training): a pool whose
+// growth is done and whose data changes format is retrained on its new records and
+// recovers; without drift (or with drift_threshold_percent 0) nothing is retrained; a
+// retraining without gain backs off (each next one waits for twice the data); block
+// mode pools share the path. Every append waits for automatic training to go idle, so
+// the trainer runs as if synchronously.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "common/test_dir.h"
+#include "gtest/gtest.h"
+#include "codec/test_dictionary.h"
+#include "server/engine/log_engine.h"
+
+namespace dictlog::engine {
+namespace {
+
+// Category B: JSON access logs, nothing like SyntheticLogLines' (category A) format.
+std::vector<std::string> JsonAccessLines(int count, uint32_t seed) {
+  static const char* const kMethods[] = {"GET", "POST", "PUT", "DELETE"};
+  static const char* const kPaths[] = {"/api/v2/users", "/api/v2/orders", "/static/app.js",
+                                       "/healthz", "/api/v2/carts"};
+  std::mt19937 rng(seed);
+  std::vector<std::string> lines;
+  for (int i = 0; i < count; ++i) {
+    const uint32_t r = rng();
+    lines.push_back(absl::StrFormat(
+        "{\"ts\":%u,\"method\":\"%s\",\"path\":\"%s/%u\",\"status\":%d,\"latency_us\":%u,"
+        "\"client\":\"192.168.%u.%u\",\"agent\":\"Mozilla/5.0 (X11; Linux x86_64)\"}",
+        1790000000 + i, kMethods[r % 4], kPaths[(r >> 3) % 5], rng() % 100000,
+        (r >> 7) % 7 == 0 ? 404 : 200, rng() % 90000, (r >> 9) % 256, (r >> 17) % 256));
+  }
+  return lines;
+}
+
+// Incompressible payloads: no dictionary can do better on them.
+std::vector<std::string> RandomLines(int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::string> lines;
+  for (int i = 0; i < count; ++i) {
+    std::string line(120, '\0');
+    for (char& c : line) c = static_cast<char>(rng());
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+class DriftTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.store.path = FreshTestDir();
+    options_.auto_trainer.first_min_bytes = 16384;  // dictlogd's defaults.
+    options_.auto_trainer.min_bytes_multiple = 8;   // Full size at 128 KiB.
+    options_.default_pool_options.set_dictionary_bytes(16384);
+    auto engine = LogEngine::Open(options_);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  }
+
+  // Appends `lines` to `pool` in batches of 20, waiting for automatic training (and
+  // re-encoding) after each; keeps the largest degraded percent seen.
+  void Feed(const std::string& pool, const std::vector<std::string>& lines) {
+    for (size_t i = 0; i < lines.size(); i += 20) {
+      std::vector<AppendInput> batch;
+      for (size_t j = i; j < i + 20 && j < lines.size(); ++j) batch.push_back({pool, lines[j]});
+      ASSERT_TRUE(engine_->Append(batch).ok());
+      ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+      ASSERT_TRUE(engine_->WaitForRecompressForTest(pool, absl::Seconds(60)));
+      max_degraded_ = std::max(max_degraded_, Info(pool).drift_degraded_percent());
+    }
+  }
+
+  v1::PoolInfo Info(const std::string& pool) {
+    auto info = engine_->GetPool(pool);
+    EXPECT_TRUE(info.ok()) << info.status();
+    return info.ok() ? *info : v1::PoolInfo();
+  }
+
+  std::vector<v1::DictionaryInfo> Dictionaries(const std::string& pool) {
+    v1::ListDictionariesRequest request;
+    request.set_pool(pool);
+    auto list = engine_->ListDictionaries(request);
+    EXPECT_TRUE(list.ok()) << list.status();
+    return {list->dictionaries().begin(), list->dictionaries().end()};
+  }
+
+  // The pool's active dictionary (an empty one if none is).
+  v1::DictionaryInfo Active(const std::string& pool) {
+    for (const v1::DictionaryInfo& d : Dictionaries(pool)) {
+      if (d.active()) return d;
+    }
+    return v1::DictionaryInfo();
+  }
+
+  void CreatePool(const std::string& name, const v1::PoolOptions& options) {
+    ASSERT_TRUE(engine_->CreatePool(name, options).ok());
+  }
+
+  EngineOptions options_;
+  std::unique_ptr<LogEngine> engine_;
+  double max_degraded_ = -1000;
+};
+
+// Grown on A (16, 32, 64, 128 KiB), then fed more A: the signal stays near the
+// evaluation and nothing is retrained. Then B: the signal degrades past 10%, the pool
+// is retrained on B (source "drift") and grown on it, and its recent ratio is back
+// within the threshold of the new dictionary's evaluation.
+TEST_F(DriftTest, DriftRetrainsOnNewDataAndRecovers) {
+  Feed("d", codec::SyntheticLogLines(4000, 30));
+  const size_t grown = Dictionaries("d").size();
+  ASSERT_EQ(grown, 4u);
+  v1::PoolInfo info = Info("d");
+  EXPECT_EQ(info.drift_retrains(), 0u);
+  EXPECT_GT(info.drift_recent_ratio(), 1.5);
+  EXPECT_GT(info.drift_activation_ratio(), 1.5);
+  EXPECT_LT(info.drift_degraded_percent(), 10);
+  v1::DictionaryInfo active = Active("d");
+  ASSERT_NE(active.id(), 0u);
+  EXPECT_GT(active.recent_raw_bytes(), 8u << 10);
+  EXPECT_DOUBLE_EQ(active.recent_ratio(), info.drift_recent_ratio());
+  EXPECT_DOUBLE_EQ(active.degraded_percent(), info.drift_degraded_percent());
+
+  max_degraded_ = -1000;
+  Feed("d", JsonAccessLines(3000, 31));  // ~400 KB of B.
+  info = Info("d");
+  EXPECT_GE(max_degraded_, 10);
+  EXPECT_EQ(info.drift_retrains(), 1u);
+  active = Active("d");
+  EXPECT_EQ(active.source(), "drift");
+  EXPECT_GT(Dictionaries("d").size(), grown);
+  EXPECT_LT(info.drift_degraded_percent(), 10);
+  EXPECT_GT(info.drift_recent_ratio(), 1.5);
+  EXPECT_EQ(engine_->AutoTrainingStats().drift_retrains, 1u);
+}
+
+// A pool filled in one large batch (its dictionary trained after it, so no appends
+// with it yet) that then gets B: the window's first half of B is already degraded, so
+// the drift counts from the switch and the retraining comes after a first training's
+// worth (16 KiB) of B, not after a window and a first training's worth.
+TEST_F(DriftTest, DriftCountsFromTheSwitchAfterALargeBatch) {
+  std::vector<AppendInput> batch;
+  for (const std::string& line : codec::SyntheticLogLines(1500, 42)) batch.push_back({"lb", line});
+  ASSERT_TRUE(engine_->Append(batch).ok());
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("lb", absl::Seconds(60)));
+  ASSERT_NE(Info("lb").active_dictionary_id(), 0u);
+  uint64_t b_bytes = 0;
+  for (const std::string& line : JsonAccessLines(600, 43)) {
+    ASSERT_TRUE(engine_->Append({{"lb", line}}).ok());
+    ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+    b_bytes += line.size();
+    if (Info("lb").drift_retrains() > 0) break;
+  }
+  EXPECT_EQ(Info("lb").drift_retrains(), 1u);
+  EXPECT_LE(b_bytes, 16384u + 200);  // One record past the first training point.
+  EXPECT_EQ(Active("lb").source(), "drift");
+}
+
+// The same switch with drift_threshold_percent 0: the signal shows the degradation,
+// nothing is retrained.
+TEST_F(DriftTest, ThresholdZeroTurnsDriftOff) {
+  v1::PoolOptions options;
+  options.set_drift_threshold_percent(0);
+  CreatePool("off", options);
+  Feed("off", codec::SyntheticLogLines(2500, 32));
+  const size_t grown = Dictionaries("off").size();
+  max_degraded_ = -1000;
+  Feed("off", JsonAccessLines(1500, 33));
+  EXPECT_GE(max_degraded_, 10);
+  EXPECT_EQ(Info("off").drift_retrains(), 0u);
+  EXPECT_EQ(Dictionaries("off").size(), grown);
+}
+
+// Incompressible data after the switch: every retraining is without gain. The first
+// starts 16 KiB after the drift, the next may not before 128 KiB of appends, the one
+// after 256 KiB, then 512 KiB: in ~700 KiB three retrainings (without the doubling:
+// four or more).
+TEST_F(DriftTest, RetrainingWithoutGainBacksOff) {
+  Feed("r", codec::SyntheticLogLines(2500, 34));
+  const dictionary::AutoTrainerStats before = engine_->AutoTrainingStats();
+  Feed("r", RandomLines(6000, 35));  // 720,000 bytes.
+  const v1::PoolInfo info = Info("r");
+  EXPECT_EQ(info.drift_retrains(), 3u);
+  const dictionary::AutoTrainerStats after = engine_->AutoTrainingStats();
+  EXPECT_EQ(after.activated, before.activated);  // None gained.
+  EXPECT_EQ(after.not_activated + after.failed,
+            before.not_activated + before.failed + 3);
+  EXPECT_NE(Active("r").source(), "drift");
+}
+
+// Automatic upkeep, opt-in: after the drift retraining is activated with a gain of
+// at least upkeep_min_gain_percent, the pool's older records are re-encoded with it
+// and the dictionaries nothing references any more (those of A) are retired. A pool
+// with the default (manual) and one whose threshold is not reached keep theirs.
+TEST_F(DriftTest, UpkeepReencodesOldRecordsAndRetiresUnusedDictionaries) {
+  v1::PoolOptions upkeep, manual, high;
+  upkeep.set_auto_upkeep(true);
+  upkeep.set_upkeep_min_gain_percent(5);
+  high.set_auto_upkeep(true);
+  high.set_upkeep_min_gain_percent(1000);
+  CreatePool("up", upkeep);
+  CreatePool("man", manual);
+  CreatePool("high", high);
+  for (const char* pool : {"up", "man", "high"}) {
+    Feed(pool, codec::SyntheticLogLines(1500, 40));
+    ASSERT_EQ(Dictionaries(pool).size(), 4u) << pool;
+    Feed(pool, JsonAccessLines(1200, 41));
+    ASSERT_EQ(Info(pool).drift_retrains(), 1u) << pool;
+  }
+  EXPECT_GE(engine_->UpkeepRuns(), 1u);
+  // "up": nothing trained on A is left, and its first record names a drift dictionary.
+  for (const v1::DictionaryInfo& d : Dictionaries("up")) {
+    EXPECT_EQ(d.source(), "drift") << d.id();
+  }
+  auto frame = engine_->GetFrame("up/1");
+  ASSERT_TRUE(frame.ok()) << frame.status();
+  bool named_drift = false;
+  for (const v1::DictionaryInfo& d : Dictionaries("up")) {
+    named_drift = named_drift || d.id() == frame->dictionary_id();
+  }
+  EXPECT_TRUE(named_drift);
+  auto record = engine_->Get("up/1");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload(), codec::SyntheticLogLines(1, 40)[0]);
+  // The others keep A's four dictionaries, still referenced.
+  for (const char* pool : {"man", "high"}) {
+    size_t auto_trained = 0;
+    for (const v1::DictionaryInfo& d : Dictionaries(pool)) auto_trained += d.source() == "auto";
+    EXPECT_EQ(auto_trained, 4u) << pool;
+  }
+}
+
+// Block mode: appends are encoded with the pool's dictionary as single values before
+// blocks are sealed with the same dictionary, so the same signal and retraining apply.
+TEST_F(DriftTest, BlockModePoolRetrainsOnDrift) {
+  v1::PoolOptions options;
+  options.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  options.set_block_bytes(2048);
+  CreatePool("blk", options);
+  Feed("blk", codec::SyntheticLogLines(2500, 36));
+  EXPECT_EQ(Info("blk").drift_retrains(), 0u);
+  Feed("blk", JsonAccessLines(2000, 37));
+  const v1::PoolInfo info = Info("blk");
+  EXPECT_EQ(info.drift_retrains(), 1u);
+  EXPECT_EQ(Active("blk").source(), "drift");
+  EXPECT_GT(Active("blk").records(), 0u);  // Sealed blocks and the tail name it.
+  // The newest blocks use it: a record appended now reads back.
+  auto ids = engine_->Append({{"blk", JsonAccessLines(1, 38)[0]}});
+  ASSERT_TRUE(ids.ok());
+  auto record = engine_->Get(ids->front());
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload(), JsonAccessLines(1, 38)[0]);
+}
+
+}  // namespace
+}  // namespace dictlog::engine
