@@ -97,6 +97,9 @@ absl::Status LogEngine::FollowStored(const FollowSpec& spec, const pool::Pool& p
   // Appends that reserved seqs up to the start may still be writing them.
   while (!follower.WaitCommitted(through, kFollowWait)) {
     if (follows_.closed()) return absl::UnavailableError("the server is shutting down");
+    if (pool.deleted()) {
+      return absl::NotFoundError(absl::StrCat("pool '", pool.name(), "' was deleted"));
+    }
     if (interrupt) RETURN_IF_ERROR(interrupt());
   }
   ScanSpec scan;
@@ -150,6 +153,11 @@ absl::Status LogEngine::FollowLive(const pool::Pool& pool, uint64_t after,
     if (batch.state == Follower::State::kClosed) {
       return absl::UnavailableError(
           absl::StrCat("the server is shutting down; ", ResumeHint(pool, *last_sent)));
+    }
+    // Checked after delivering what the buffer held: nothing is appended to a deleted
+    // pool (appends check Pool::deleted() under the write gate), so nothing is lost.
+    if (batch.records.empty() && pool.deleted()) {
+      return absl::NotFoundError(absl::StrCat("pool '", pool.name(), "' was deleted"));
     }
   }
 }

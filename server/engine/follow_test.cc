@@ -255,6 +255,19 @@ TEST_F(FollowTest, CancelEndsTheStreamPromptly) {
   EXPECT_EQ(engine_->FollowStatistics().connected, 0u);
 }
 
+TEST_F(FollowTest, DeletingThePoolEndsItsStreamsWithNotFound) {
+  Append("web", 2);
+  Stream stream(engine_.get(), PoolSpec("web", "web/1"));
+  ASSERT_TRUE(stream.WaitForRecords(1));
+  ASSERT_TRUE(engine_->DeletePool("web").ok());
+  std::optional<absl::Status> end = stream.WaitForEnd(absl::Seconds(5));
+  ASSERT_TRUE(end.has_value()) << "Follow did not return after DeletePool";
+  EXPECT_EQ(end->code(), StatusCode::kNotFound) << *end;
+  EXPECT_NE(end->message().find("deleted"), std::string::npos) << *end;
+  EXPECT_EQ(stream.Ids(), IdRange("web", 2, 2));
+  EXPECT_EQ(engine_->FollowStatistics().connected, 0u);
+}
+
 TEST_F(FollowTest, EndFollowsEndsStreamsAndRefusesNewOnes) {
   Append("web", 1);
   Stream waiting(engine_.get(), PoolSpec("web"));
