@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -251,6 +252,18 @@ class DashboardTest(unittest.TestCase):
             return m and m.group(1)
 
         url = "http://" + wait_for("Prometheus to listen", address)
+
+        def ready():
+            # Prometheus listens before its storage is up and answers 503 until then.
+            try:
+                http_get(url + "/-/ready")
+                return True
+            except urllib.error.HTTPError as e:
+                if e.code != 503:
+                    raise
+                return False
+
+        wait_for("Prometheus to be ready", ready)
         # Three scrapes of dictlogd: enough samples for every rate() over 1m.
         wait_for("three scrapes", lambda: any(
             float(r["value"][1]) >= 3 for r in cls.query(
