@@ -24,6 +24,20 @@ std::string ResumeHint(const pool::Pool& pool, uint64_t last_sent) {
 
 }  // namespace
 
+absl::StatusOr<uint64_t> LogEngine::SeqInTarget(absl::string_view field, absl::string_view id,
+                                                absl::string_view verb,
+                                                absl::string_view category,
+                                                absl::string_view pool_name) {
+  ASSIGN_OR_RETURN(pool::RecordId from, pool::ParseRecordId(id));
+  if (from.pool == pool_name) return from.seq;
+  // A category call names the category: its pool's name is not the caller's to learn.
+  return absl::InvalidArgumentError(
+      category.empty()
+          ? absl::StrCat(field, " ", id, " is not in the ", verb, " pool '", pool_name, "'")
+          : absl::StrCat(field, " ", id, " is not in the pool of the ", verb, " category '",
+                         category, "'"));
+}
+
 absl::Status LogEngine::Follow(const FollowSpec& spec, const Sink& sink,
                                const Interrupt& interrupt) {
   if (options_.replicated_log != nullptr) {
@@ -43,18 +57,8 @@ absl::Status LogEngine::Follow(const FollowSpec& spec, const Sink& sink,
     }
     after = 0;
   } else if (!spec.after_id.empty()) {
-    ASSIGN_OR_RETURN(pool::RecordId from, pool::ParseRecordId(spec.after_id));
-    if (from.pool != pool_name) {
-      // A category stream names the category: its pool's name is not the caller's to learn.
-      return absl::InvalidArgumentError(
-          spec.category.empty()
-              ? absl::StrCat("after_id ", spec.after_id, " is not in the followed pool '",
-                             pool_name, "'")
-              : absl::StrCat("after_id ", spec.after_id,
-                             " is not in the pool of the followed category '",
-                             spec.category, "'"));
-    }
-    after = from.seq;
+    ASSIGN_OR_RETURN(after, SeqInTarget("after_id", spec.after_id, "followed", spec.category,
+                                        pool_name));
   }
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, AwaitFollowedPool(pool_name, interrupt));
   std::optional<std::string> category;

@@ -770,18 +770,8 @@ absl::Status LogEngine::ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, FindPool(pool_name));
   uint64_t seq = 1;
   if (!spec.from_id.empty()) {
-    ASSIGN_OR_RETURN(pool::RecordId from, pool::ParseRecordId(spec.from_id));
-    if (from.pool != pool_name) {
-      // A category scan names the category: its pool's name is not the caller's to learn.
-      return absl::InvalidArgumentError(
-          spec.category.empty()
-              ? absl::StrCat("from_id ", spec.from_id, " is not in the scanned pool '",
-                             pool_name, "'")
-              : absl::StrCat("from_id ", spec.from_id,
-                             " is not in the pool of the scanned category '",
-                             spec.category, "'"));
-    }
-    seq = from.seq;
+    ASSIGN_OR_RETURN(seq, SeqInTarget("from_id", spec.from_id, "scanned", spec.category,
+                                      pool_name));
   }
   seq = std::max(seq, pool->retained_from());  // What retention left.
   const bool ranged = spec.since_ms.has_value() || spec.until_ms.has_value();

@@ -521,6 +521,13 @@ class LogEngine {
                      std::vector<absl::StatusOr<v1::Record>>* results) const;
   // Follow's parts (follow.cc): the followed pool, once it exists; the records up to
   // the follower's start, from the store; the live records.
+  // The seq of `id` (request field `field`), which must be a record id of `pool_name`:
+  // the pool of the `category` (if set) or the pool a Scan or Follow targets (`verb`:
+  // "scanned", "followed"). INVALID_ARGUMENT otherwise, never naming a category's pool.
+  static absl::StatusOr<uint64_t> SeqInTarget(absl::string_view field, absl::string_view id,
+                                              absl::string_view verb,
+                                              absl::string_view category,
+                                              absl::string_view pool_name);
   absl::StatusOr<std::shared_ptr<pool::Pool>> AwaitFollowedPool(const std::string& name,
                                                                 const Interrupt& interrupt);
   absl::Status FollowStored(const FollowSpec& spec, const pool::Pool& pool, uint64_t after,
