@@ -94,6 +94,17 @@ MultiGetResult = Union[Record, DictlogError]
 _FrameResult = Union["dictlog_pb2.RecordFrame", DictlogError]
 
 
+def _set_target(request, category: Optional[str], pool: Optional[str], verb: str) -> None:
+    """Sets the category or pool a Scan or Follow request targets (exactly one)."""
+    if (category is None) == (pool is None):
+        raise DictlogError(grpc.StatusCode.INVALID_ARGUMENT,
+                           f"{verb} needs exactly one of category and pool")
+    if category is not None:
+        request.category = category
+    else:
+        request.pool = pool
+
+
 class Client:
     """A connection to one dictlogd. See the module docstring for retries and the
     thread contract. Use it as a context manager (`with Client(...) as client:`) or
@@ -220,14 +231,8 @@ class Client:
         at from_id (inclusive; "" the start), at most limit (0: no limit). Exactly one
         of category and pool. The stream has no deadline and is not retried; closing the
         iterator early cancels it."""
-        if (category is None) == (pool is None):
-            raise DictlogError(grpc.StatusCode.INVALID_ARGUMENT,
-                               "scan needs exactly one of category and pool")
         request = dictlog_pb2.ScanRequest(from_id=from_id, limit=limit)
-        if category is not None:
-            request.category = category
-        elif pool is not None:
-            request.pool = pool
+        _set_target(request, category, pool, "scan")
         return self._scan(request)
 
     def follow(self, *, category: Optional[str] = None, pool: Optional[str] = None,
@@ -239,14 +244,8 @@ class Client:
         (which cancels the stream) or the server ends it (DictlogError: UNAVAILABLE at
         shutdown). A stream that fell behind (ABORTED) is resumed at once after the
         last record yielded. Exactly one of category and pool."""
-        if (category is None) == (pool is None):
-            raise DictlogError(grpc.StatusCode.INVALID_ARGUMENT,
-                               "follow needs exactly one of category and pool")
         request = dictlog_pb2.FollowRequest(after_id=after_id, from_start=from_start)
-        if category is not None:
-            request.category = category
-        elif pool is not None:
-            request.pool = pool
+        _set_target(request, category, pool, "follow")
         return self._follow(request)
 
     def get_frame(self, record_id: str) -> Frame:
