@@ -20,6 +20,9 @@ namespace {
 constexpr size_t kBlockLookahead = 1024;
 // Indexed blocks read per store seek while loading candidates.
 constexpr size_t kIndexedBlocksPerRead = 16;
+// Full passes of one pool after which its expired range is compacted even though its
+// backlog is not drained yet (so space comes back during a very long backlog too).
+constexpr int kCompactAfterPasses = 64;
 
 // One of a pool's oldest records, as a pass sees it.
 struct Candidate {
@@ -293,17 +296,28 @@ absl::StatusOr<uint64_t> Retention::RunPass() {
   const absl::Time now = options_.clock ? options_.clock() : store_->Now();
   absl::Status first_error;
   uint64_t expired = 0;
+  std::map<uint32_t, Uncompacted> listed;  // Forget pools gone since (deleted).
+  for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
+    if (auto it = uncompacted_.find(pool->id()); it != uncompacted_.end()) {
+      listed.insert(*it);
+    }
+  }
+  uncompacted_ = std::move(listed);
   for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
     const v1::PoolOptions options = pool->options();
-    if (options.max_age_seconds() == 0 && options.max_bytes() == 0) continue;
-    absl::StatusOr<uint64_t> n = ExpirePool(*pool, now);
+    const bool limited = options.max_age_seconds() > 0 || options.max_bytes() > 0;
+    if (!limited && uncompacted_.count(pool->id()) == 0) continue;
+    // A pool whose limits were lifted still gets its pending range compacted.
+    absl::StatusOr<Expired> n = limited ? ExpirePool(*pool, now) : Expired();
+    absl::Status status = n.status();
     if (n.ok()) {
-      expired += *n;
-      continue;
+      expired += n->records;
+      status = MaybeCompact(*pool, *n);
+      if (status.ok()) continue;
     }
     std::fprintf(stderr, "dictlogd: pool '%s': retention failed: %s\n",
-                 pool->name().c_str(), n.status().ToString().c_str());
-    if (first_error.ok()) first_error = n.status();
+                 pool->name().c_str(), status.ToString().c_str());
+    if (first_error.ok()) first_error = status;
   }
   absl::MutexLock lock(&mu_);
   ++stats_.runs;
@@ -311,12 +325,32 @@ absl::StatusOr<uint64_t> Retention::RunPass() {
   return expired;
 }
 
-absl::StatusOr<uint64_t> Retention::ExpirePool(pool::Pool& pool, absl::Time now) {
+absl::Status Retention::MaybeCompact(const pool::Pool& pool, const Expired& expired) {
+  auto it = uncompacted_.find(pool.id());
+  if (expired.records > 0) {
+    if (it == uncompacted_.end()) it = uncompacted_.emplace(pool.id(), Uncompacted()).first;
+    it->second.end_seq = std::max(it->second.end_seq, expired.end_seq);
+    ++it->second.passes;
+  }
+  if (it == uncompacted_.end()) return absl::OkStatus();
+  const bool drained = expired.records < options_.max_records_per_pass;
+  if (!drained && it->second.passes < kCompactAfterPasses) return absl::OkStatus();
+  const uint64_t end_seq = it->second.end_seq;
+  uncompacted_.erase(it);
+  if (pool.deleted()) return absl::OkStatus();  // Its delete compacts everything.
+  // Outside the write gate: appends go on while the space comes back.
+  RETURN_IF_ERROR(store_->CompactExpired(pool.id(), end_seq));
+  absl::MutexLock lock(&mu_);
+  ++stats_.compactions;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Retention::Expired> Retention::ExpirePool(pool::Pool& pool, absl::Time now) {
   const v1::PoolOptions options = pool.options();
   store::Expiry expiry;
   {
     absl::MutexLock gate(write_gate_);  // No write of any pool meanwhile.
-    if (pool.deleted()) return 0;        // Deleted since the pass listed it.
+    if (pool.deleted()) return Expired();  // Deleted since the pass listed it.
     absl::MutexLock seal(&pool.tail().seal_mutex());
     ASSIGN_OR_RETURN(Candidates c,
                      LoadCandidates(*store_, *dictionaries_, pool, pool.retained_from(),
@@ -330,12 +364,12 @@ absl::StatusOr<uint64_t> Retention::ExpirePool(pool::Pool& pool, absl::Time now)
     if (options.max_bytes() > 0 && counters.stored_bytes > options.max_bytes()) {
       n = std::max(n, SizedOut(c, counters.stored_bytes - options.max_bytes()));
     }
-    if (n == 0) return 0;
+    if (n == 0) return Expired();
     uint64_t end = c.records[n - 1].seq + 1;
     if (pool.block_mode()) {
       ASSIGN_OR_RETURN(end, BlockAlignedEnd(*store_, pool, end));
     }
-    if (end <= pool.retained_from()) return 0;
+    if (end <= pool.retained_from()) return Expired();
     expiry = ExpiryOf(c, pool.id(), end);
     RETURN_IF_ERROR(registry_->Rewrite(pool, [&](storage::PoolRecord& record) {
       const storage::PoolRecord before = record;
@@ -357,9 +391,7 @@ absl::StatusOr<uint64_t> Retention::ExpirePool(pool::Pool& pool, absl::Time now)
     e.records += expiry.pool_counters.records;
     e.stored_bytes += expiry.pool_counters.stored_bytes;
   }
-  // Outside the gate: appends go on while the space comes back.
-  RETURN_IF_ERROR(store_->CompactExpired(pool.id(), expiry.end_seq));
-  return expiry.pool_counters.records;
+  return Expired{expiry.pool_counters.records, expiry.end_seq};
 }
 
 }  // namespace dictlog::engine

@@ -6,9 +6,13 @@
 // writes one atomic batch: RocksDB range deletions of (pool, seq) ranges in the
 // records, blocks and times families, the counters of the pool and of every
 // dictionary those records named decreased by exactly what goes, and the pool's new
-// low-water mark (PoolRecord.retained_from_seq) in the catalog. Then it compacts the
-// ranges so the disk space comes back. Reads of ids below the mark are NOT_FOUND
-// "expired".
+// low-water mark (PoolRecord.retained_from_seq) in the catalog. Reads of ids below the
+// mark are NOT_FOUND "expired". Then it compacts the expired ranges so the disk space
+// comes back: once a pool's backlog is drained (a pass expired fewer than
+// max_records_per_pass of it), or after kCompactAfterPasses full passes of it. A
+// compaction rewrites the table files that straddle the range's end, so compacting
+// after every pass of a long backlog would rewrite the pool's remaining files once per
+// pass (quadratic in the backlog); compacting the run's whole range once is linear.
 //
 // A pass holds the dictionary manager's write gate exclusively (as dictionary gc does):
 // no append, block seal or re-compression step of any pool runs meanwhile, so every
@@ -50,7 +54,8 @@ struct RetentionOptions {
 
 // What retention has done since the server started.
 struct RetentionStats {
-  uint64_t runs = 0;  // Passes over all pools.
+  uint64_t runs = 0;         // Passes over all pools.
+  uint64_t compactions = 0;  // Compactions of expired ranges (one per pool and run).
   struct Expired {
     uint64_t records = 0;
     uint64_t stored_bytes = 0;
@@ -75,8 +80,17 @@ class Retention {
   RetentionStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  // The records of `pool` this pass expires (0 if none), all written.
-  absl::StatusOr<uint64_t> ExpirePool(pool::Pool& pool, absl::Time now);
+  // What one pass expired of one pool.
+  struct Expired {
+    uint64_t records = 0;
+    uint64_t end_seq = 0;  // Every seq below it is gone (with records > 0).
+  };
+  // The records of `pool` this pass expires, all written; not compacted yet.
+  absl::StatusOr<Expired> ExpirePool(pool::Pool& pool, absl::Time now);
+  // Notes what a pass expired of `pool`; compacts the pool's expired range when its
+  // backlog is drained or it has waited kCompactAfterPasses passes.
+  absl::Status MaybeCompact(const pool::Pool& pool, const Expired& expired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(pass_mu_);
   void Loop();
 
   store::Store* const store_;
@@ -90,6 +104,12 @@ class Retention {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::CondVar wake_;
   absl::Mutex pass_mu_;  // One pass at a time.
+  // Pools whose expired ranges are not compacted yet: pool id -> (end seq, passes).
+  struct Uncompacted {
+    uint64_t end_seq = 0;
+    int passes = 0;
+  };
+  std::map<uint32_t, Uncompacted> uncompacted_ ABSL_GUARDED_BY(pass_mu_);
   std::thread thread_;   // Last: started when everything else is ready.
 };
 

@@ -187,6 +187,10 @@ void RenderRetention(const engine::RetentionStats& stats, TextWriter* out) {
   out->Family("dictlog_retention_runs_total", "counter",
               "Passes of the retention job over the pools since the server started.");
   out->Sample("dictlog_retention_runs_total", {}, static_cast<double>(stats.runs));
+  out->Family("dictlog_retention_compactions_total", "counter",
+              "Compactions of expired ranges (one per pool when its backlog is drained).");
+  out->Sample("dictlog_retention_compactions_total", {},
+              static_cast<double>(stats.compactions));
   out->Family("dictlog_retention_expired_records_total", "counter",
               "Records of the pool deleted by retention since the server started.");
   for (const auto& [pool, expired] : stats.expired) {

@@ -129,6 +129,7 @@ TEST(EngineMetricsTest, RetentionCountsItsPassesAndWhatItExpired) {
   ASSERT_TRUE((*engine)->RunRetentionForTest().ok());
   const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
   EXPECT_TRUE(absl::StrContains(text, "\ndictlog_retention_runs_total 1\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_retention_compactions_total ")) << text;
   EXPECT_TRUE(
       absl::StrContains(text, "dictlog_retention_expired_records_total{pool=\"web\"} 10\n"))
       << text;
