@@ -51,7 +51,8 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
                                                                          : 2 * raw;
   }
   if (in_flight_.contains(pool.name())) return;
-  if (has_dictionary && Degraded(pool, raw, &state)) return;  // Reactivation queued.
+  // A reactivation attempt goes first; a training due now follows it in the queue.
+  if (has_dictionary) Degraded(pool, raw, &state);
   if (state.next == UINT64_MAX || raw < state.next) return;
   // Failed, unactivated and growth attempts all wait for 2x data (since the origin);
   // a dictionary trained at full size is not grown again.
@@ -182,10 +183,8 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
   absl::MutexLock lock(&mu_);
   PoolState& state = pools_[queued.pool_id];
   if (activated) {
-    // The data is back to what an earlier dictionary knows: no retraining on it.
-    if (state.drifted || state.drift_pending) state.next = UINT64_MAX;
-    state.drift_pending = false;
-    state.drifted = false;
+    // Only the active dictionary changed: a drift retraining pending and the growth
+    // on the data since the origin go on, each gated against this one.
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;  // The new window has to fill first anyway.
     ++state.drift_reactivations;
@@ -195,7 +194,11 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
         state.reactivate_backoff == 0 ? drift_->window_bytes() : 2 * state.reactivate_backoff;
     state.reactivate_not_before = queued.raw_bytes + state.reactivate_backoff;
   }
-  in_flight_.erase(queued.pool);
+  // A training queued behind it keeps the pool in flight.
+  if (std::none_of(queue_.begin(), queue_.end(),
+                   [&](const Queued& q) { return q.pool == queued.pool; })) {
+    in_flight_.erase(queued.pool);
+  }
   busy_ = false;
 }
 

@@ -29,10 +29,10 @@
 // kMaxReactivationCandidates) on the degraded part of the window and activates the
 // best if it beats the active one by the activation gain: data that returns to an
 // earlier format gets that format's broad dictionary back at once, instead of a narrow
-// one trained on a burst. A reactivation ends a drift retraining pending or growing
-// (the pool counts as grown); one that finds nothing better waits for a window's bytes
-// of appends before the next, twice as long after each further one (reset by a
-// reactivation).
+// one trained on a burst. Only the active dictionary changes: a drift retraining
+// pending and the growth since the origin go on as scheduled, gated against it. An
+// attempt that finds nothing better waits for a window's bytes of appends before the
+// next, twice as long after each further one (reset by any activation).
 //
 // When a dictionary is activated, the trainer calls `on_activated` (the engine
 // re-encodes the records stored before a first or grown dictionary; after drift, its
@@ -155,7 +155,8 @@ class AutoTrainer {
       ABSL_LOCKS_EXCLUDED(mu_);
   // Whether `pool` (with a dictionary) is degraded past its threshold and due for a
   // reactivation attempt; if so, queues it. Degraded, grown and not backed off, the
-  // pool also gets its new origin and next (drift) training, attempt or not.
+  // pool also gets its new origin and next (drift) training, attempt or not (the
+  // caller queues that training behind the attempt when it is due).
   bool Degraded(const pool::Pool& pool, uint64_t raw_bytes, PoolState* state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The drift retraining part of Degraded: data starts again `back` bytes ago.
