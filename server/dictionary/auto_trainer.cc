@@ -99,6 +99,8 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
   queued.reactivate = true;
   queued.raw_bytes = raw;
   queued.sample_bytes = std::max(back, signal.recent_raw_bytes / 2);
+  queued.restart_origin = raw - std::min(raw, back);
+  queued.restart_next = queued.restart_origin + FirstPoint(pool);
   in_flight_.insert(pool.name());
   queue_.push_back(std::move(queued));
   return true;
@@ -183,8 +185,13 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
   absl::MutexLock lock(&mu_);
   PoolState& state = pools_[queued.pool_id];
   if (activated) {
-    // Only the active dictionary changed: a drift retraining pending and the growth
-    // on the data since the origin go on, each gated against this one.
+    // A drift retraining pending goes on, gated against this one. A growth on drifted
+    // data restarts where the data changed back: grown on the burst and the return
+    // together, it would fit neither.
+    if (state.drifted && !state.drift_pending) {
+      state.origin = queued.restart_origin;
+      state.next = queued.restart_next;
+    }
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;  // The new window has to fill first anyway.
     ++state.drift_reactivations;

@@ -29,8 +29,9 @@
 // kMaxReactivationCandidates) on the degraded part of the window and activates the
 // best if it beats the active one by the activation gain: data that returns to an
 // earlier format gets that format's broad dictionary back at once, instead of a narrow
-// one trained on a burst. Only the active dictionary changes: a drift retraining
-// pending and the growth since the origin go on as scheduled, gated against it. An
+// one trained on a burst. A drift retraining pending goes on, gated against it; a
+// growth on drifted data restarts from where the data changed back (the degraded
+// part), so it never mixes the burst with the return. Otherwise nothing changes. An
 // attempt that finds nothing better waits for a window's bytes of appends before the
 // next, twice as long after each further one (reset by any activation).
 //
@@ -124,6 +125,10 @@ class AutoTrainer {
     bool drift = false;          // Since a drift.
     bool drift_trigger = false;  // The retraining the drift itself started.
     bool reactivate = false;     // Not a training: ReactivateBest.
+    // A reactivation's: where the degraded data began, and the first training point
+    // from there (a growth on drifted data restarts there if one is activated).
+    uint64_t restart_origin = 0;
+    uint64_t restart_next = 0;
     uint64_t raw_bytes = 0;      // The pool's, when queued.
     uint64_t sample_bytes = 0;   // 0: the manager's budget.
   };
