@@ -9,7 +9,8 @@ stopped by its pid; the real `dictlog` CLI; out_of_sample.py's Server and Client
    over 128 KiB, the full-size point). Then append all of B in chunks of --chunk_bytes,
    waiting for training to be idle after each, and record per chunk the pool's
    raw/stored byte difference (exact: with upkeep off nothing re-encodes old records
-   after the first dictionary), drift_retrains and the active dictionary.
+   after the first dictionary), drift_retrains, drift_reactivations (earlier
+   dictionaries activated again when the data drifted back) and the active dictionary.
 2. B-alone run: a fresh server, B appended in the same chunks to a fresh pool created
    with --drift_threshold=0, with --recompress_first_dictionary=false so each chunk's
    stored bytes stay exact. This is "a dictionary trained on B alone": dictlog's own
@@ -72,6 +73,7 @@ def feed(server, client, groups, deadline_s):
         rows.append({"raw": p["raw_bytes"] - before["raw_bytes"],
                      "stored": p["stored_bytes"] - before["stored_bytes"],
                      "retrains": p.get("drift_retrains", 0),
+                     "reactivations": p.get("drift_reactivations", 0),
                      "dict": p["active_dictionary_id"],
                      "degraded": p.get("drift_degraded_percent", 0.0)})
         before = p
@@ -139,6 +141,7 @@ def run_pair(directory, bin_dir, a, b, chunk_bytes, window_bytes, deadline_s, fl
         "a_ratio": p_a["raw_bytes"] / p_a["stored_bytes"],
         "b_raw_bytes": sum(r["raw"] for r in drift),
         "drift_retrains": drift[-1]["retrains"], "dictionaries": len(dicts),
+        "drift_reactivations": drift[-1]["reactivations"],
         "retrain_queued_at_b_bytes": retrain_at,
         "b_second_half_ratio_drift": d2, "b_second_half_ratio_alone": a2,
         "drift_vs_alone": d2 / a2 if a2 else 0.0,
@@ -147,25 +150,28 @@ def run_pair(directory, bin_dir, a, b, chunk_bytes, window_bytes, deadline_s, fl
                  rec <= 2 * FIRST_TRAINING_BYTES),
         "chunks": [{"drift_ratio": r["raw"] / r["stored"] if r["stored"] else 0.0,
                     "alone_ratio": q["raw"] / q["stored"] if q["stored"] else 0.0,
-                    "raw": r["raw"], "retrains": r["retrains"], "dict": r["dict"],
+                    "raw": r["raw"], "retrains": r["retrains"],
+                    "reactivations": r["reactivations"], "dict": r["dict"],
                     "degraded": r["degraded"]} for r, q in zip(drift, alone)],
     }
 
 
-FIELDS = ["pair", "a_raw_bytes", "a_ratio", "b_raw_bytes", "drift_retrains", "dictionaries",
+FIELDS = ["pair", "a_raw_bytes", "a_ratio", "b_raw_bytes", "drift_retrains",
+          "drift_reactivations", "dictionaries",
           "retrain_queued_at_b_bytes", "b_second_half_ratio_drift",
           "b_second_half_ratio_alone", "drift_vs_alone", "recovered_at_b_bytes",
           "budget_bytes", "pass"]
 
 
 def print_table(rows):
-    print("%-20s %8s %6s %8s %4s %9s %7s %7s %7s %9s %s" % (
-        "pair A->B", "A raw", "A rat", "B raw", "retr", "retrain@", "B2 drift", "B2 alone",
+    print("%-20s %8s %6s %8s %4s %4s %9s %7s %7s %7s %9s %s" % (
+        "pair A->B", "A raw", "A rat", "B raw", "retr", "back", "retrain@", "B2 drift",
+        "B2 alone",
         "d/a", "recov@", "target"))
     for r in rows:
-        print("%-20s %8d %6.2f %8d %4d %9s %7.3f %7.3f %7.3f %9s %s" % (
+        print("%-20s %8d %6.2f %8d %4d %4d %9s %7.3f %7.3f %7.3f %9s %s" % (
             r["pair"], r["a_raw_bytes"], r["a_ratio"], r["b_raw_bytes"],
-            r["drift_retrains"], r["retrain_queued_at_b_bytes"],
+            r["drift_retrains"], r["drift_reactivations"], r["retrain_queued_at_b_bytes"],
             r["b_second_half_ratio_drift"], r["b_second_half_ratio_alone"],
             r["drift_vs_alone"], r["recovered_at_b_bytes"],
             "PASS" if r["pass"] else "FAIL"))

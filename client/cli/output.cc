@@ -102,7 +102,8 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       "\"oldest_retained_id\":%s,\"oldest_retained_time_unix_ms\":%d,"
       "\"drift_recent_ratio\":%.4f,\"drift_activation_ratio\":%.4f,"
       "\"drift_degraded_percent\":%.2f,\"drift_retrains\":%d,"
-      "\"drift_threshold_percent\":%d,\"auto_upkeep\":%s,\"upkeep_min_gain_percent\":%d}",
+      "\"drift_threshold_percent\":%d,\"auto_upkeep\":%s,\"upkeep_min_gain_percent\":%d,"
+      "\"drift_window_full\":%s,\"drift_reactivations\":%d}",
       JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
       Ratio(s.raw_bytes(), s.stored_bytes()), pool.reads(), pool.active_dictionary_id(),
       JsonString(ModeName(pool.active_dictionary_mode())),
@@ -119,7 +120,8 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       pool.drift_degraded_percent(), pool.drift_retrains(),
       pool.options().drift_threshold_percent(),
       pool.options().auto_upkeep() ? "true" : "false",
-      pool.options().upkeep_min_gain_percent());
+      pool.options().upkeep_min_gain_percent(), pool.drift_window_full() ? "true" : "false",
+      pool.drift_reactivations());
 }
 
 namespace {
@@ -135,10 +137,13 @@ std::string OldestRetained(const v1::PoolInfo& pool) {
 }
 
 // The drift signal: how many percent recent appends do worse than the active
-// dictionary's evaluation ("+12.3%"), "-" while not measured.
-std::string Drift(const v1::PoolInfo& pool) {
-  if (pool.drift_recent_ratio() == 0 || pool.drift_activation_ratio() == 0) return "-";
-  return absl::StrFormat("%+.1f%%", pool.drift_degraded_percent());
+// dictionary's evaluation ("+12.3%"), "filling" while the window holds too little to
+// judge (after an activation or a restart), "-" while nothing is measured.
+std::string Drift(double recent_ratio, double activation_ratio, bool full,
+                  double degraded_percent) {
+  if (recent_ratio == 0 || activation_ratio == 0) return "-";
+  if (!full) return "filling";
+  return absl::StrFormat("%+.1f%%", degraded_percent);
 }
 
 }  // namespace
@@ -166,7 +171,9 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
                dict == 0 ? "-"
                          : absl::StrCat(dict, " (", ModeName(pool.active_dictionary_mode()),
                                         ")"),
-               Drift(pool), OldestRetained(pool));
+               Drift(pool.drift_recent_ratio(), pool.drift_activation_ratio(),
+                     pool.drift_window_full(), pool.drift_degraded_percent()),
+               OldestRetained(pool));
     records += s.records();
     raw += s.raw_bytes();
     stored += s.stored_bytes();
@@ -189,13 +196,13 @@ std::string DictionaryJson(const v1::DictionaryInfo& info) {
       "\"records\":%d,\"source\":%s,\"evaluated_ratio\":%.4f,\"baseline_ratio\":%.4f,"
       "\"gain\":%.4f,\"samples_used\":%d,\"samples_excluded\":%d,"
       "\"train_seconds\":%.3f,\"recent_ratio\":%.4f,\"recent_raw_bytes\":%d,"
-      "\"degraded_percent\":%.2f%s}",
+      "\"degraded_percent\":%.2f,\"recent_window_full\":%s%s}",
       info.id(), JsonString(info.pool()), JsonString(ModeName(info.mode())),
       info.size_bytes(), info.created_unix_ms(),
       info.active() ? "true" : "false", info.records(), JsonString(info.source()),
       e.ratio(), e.baseline_ratio(), e.gain(), e.samples_used(), e.samples_excluded(),
       e.train_seconds(), info.recent_ratio(), info.recent_raw_bytes(),
-      info.degraded_percent(), import);
+      info.degraded_percent(), info.recent_window_full() ? "true" : "false", import);
 }
 
 std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos) {
@@ -212,7 +219,8 @@ std::string DictionariesTable(const std::vector<v1::DictionaryInfo>& infos) {
         evaluated ? absl::StrFormat("%.3f", info.evaluation().ratio()) : "-",
         evaluated ? absl::StrFormat("%+.1f%%", 100 * info.evaluation().gain()) : "-",
         info.recent_ratio() > 0 ? absl::StrFormat("%.3f", info.recent_ratio()) : "-",
-        info.recent_ratio() > 0 ? absl::StrFormat("%+.1f%%", info.degraded_percent()) : "-");
+        Drift(info.recent_ratio(), info.recent_ratio(), info.recent_window_full(),
+              info.degraded_percent()));
   }
   return out;
 }

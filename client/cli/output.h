@@ -25,18 +25,21 @@ std::string RecordJson(const v1::Record& record);
 //  "max_age_seconds":..,"max_bytes":..,"oldest_retained_id":..,
 //  "oldest_retained_time_unix_ms":..,"drift_recent_ratio":..,"drift_activation_ratio":..,
 //  "drift_degraded_percent":..,"drift_retrains":..,"drift_threshold_percent":..,
-//  "auto_upkeep":..,"upkeep_min_gain_percent":..}
+//  "auto_upkeep":..,"upkeep_min_gain_percent":..,"drift_window_full":..,
+//  "drift_reactivations":..}
 std::string PoolJson(const v1::PoolInfo& pool);
 
 // Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO STORAGE DICT DRIFT (how many
-// percent recent appends compress worse than the active dictionary's evaluation) OLDEST
+// percent recent appends compress worse than the active dictionary's evaluation;
+// "filling" while its window holds too little to judge) OLDEST
 // (the oldest retained id and its append time), one row a pool, then TOTAL.
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
 // {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,
 //  "source":..,"evaluated_ratio":..,"baseline_ratio":..,"gain":..,"samples_used":..,
 //  "samples_excluded":..,"train_seconds":..,"recent_ratio":..,"recent_raw_bytes":..,
-//  "degraded_percent":..} (the last three: the active dictionary's drift signal)
+//  "degraded_percent":..,"recent_window_full":..} (the last four: the active
+//  dictionary's drift signal)
 std::string DictionaryJson(const v1::DictionaryInfo& info);
 // Columns ID POOL SIZE CREATED ACTIVE RECORDS SOURCE RATIO GAIN RECENT DRIFT, one row
 // each (RECENT and DRIFT for the active dictionary once measured).

@@ -96,9 +96,13 @@ TEST(OutputTest, PoolsAndDictionariesShowTheDriftSignal) {
   EXPECT_NE(PoolsTable({pool}).find("      - -"), std::string::npos) << PoolsTable({pool});
   pool.set_drift_recent_ratio(2.5);
   pool.set_drift_activation_ratio(3.125);
-  pool.set_drift_degraded_percent(20);
   pool.set_drift_retrains(1);
   pool.mutable_options()->set_drift_threshold_percent(10);
+  // Too few appends to judge (after an activation or a restart): not "+0.0%".
+  EXPECT_NE(PoolsTable({pool}).find(" filling -"), std::string::npos) << PoolsTable({pool});
+  pool.set_drift_window_full(true);
+  pool.set_drift_degraded_percent(20);
+  pool.set_drift_reactivations(2);
   EXPECT_NE(PoolsTable({pool}).find(" +20.0% -"), std::string::npos) << PoolsTable({pool});
   const std::string json = PoolJson(pool);
   EXPECT_NE(json.find("\"drift_recent_ratio\":2.5000,\"drift_activation_ratio\":3.1250,"
@@ -106,13 +110,20 @@ TEST(OutputTest, PoolsAndDictionariesShowTheDriftSignal) {
                       "\"drift_threshold_percent\":10,\"auto_upkeep\":false"),
             std::string::npos)
       << json;
+  EXPECT_NE(json.find("\"drift_window_full\":true,\"drift_reactivations\":2}"),
+            std::string::npos)
+      << json;
   v1::DictionaryInfo dict;
   dict.set_id(32768);
   dict.set_recent_ratio(2.5);
+  EXPECT_NE(DictionariesTable({dict}).find("  2.500 filling"), std::string::npos)
+      << DictionariesTable({dict});
+  dict.set_recent_window_full(true);
   dict.set_degraded_percent(20);
   EXPECT_NE(DictionariesTable({dict}).find("  2.500  +20.0%"), std::string::npos)
       << DictionariesTable({dict});
   EXPECT_NE(DictionaryJson(dict).find("\"recent_ratio\":2.5000"), std::string::npos);
+  EXPECT_NE(DictionaryJson(dict).find("\"recent_window_full\":true"), std::string::npos);
 }
 
 TEST(OutputTest, PoolsShowTheStorageMode) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "absl/strings/str_format.h"
 #include "server/pool/pool_options.h"
 
 namespace dictlog::dictionary {
@@ -50,8 +51,9 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
                                                                          : 2 * raw;
   }
   if (in_flight_.contains(pool.name())) return;
-  if (state.next == UINT64_MAX && (!has_dictionary || !Drifted(pool, raw, &state))) return;
-  if (raw < state.next) return;
+  // A reactivation attempt goes first; a training due now follows it in the queue.
+  if (has_dictionary) Degraded(pool, raw, &state);
+  if (state.next == UINT64_MAX || raw < state.next) return;
   // Failed, unactivated and growth attempts all wait for 2x data (since the origin);
   // a dictionary trained at full size is not grown again.
   const uint64_t since = raw - std::min(raw, state.origin);
@@ -73,19 +75,42 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   queue_.push_back(std::move(queued));
 }
 
-bool AutoTrainer::Drifted(const pool::Pool& pool, uint64_t raw, PoolState* state) {
-  const uint32_t threshold = pool::DriftThresholdPercent(pool.options());
-  if (drift_ == nullptr || threshold == 0 || raw < state->drift_not_before) return false;
+bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* state) {
+  if (drift_ == nullptr) return false;
   const uint32_t active = pool.active_dictionary_id();
-  const DriftSignal signal = drift_->Signal(pool.id(), active, manager_->EvaluatedRatio(active));
-  if (!signal.full || signal.degraded_percent < threshold) return false;
-  // The pool's data starts again at the window's newer half (or its older half, if
-  // that is degraded too): it is trained once it holds a first training's worth since
-  // (FirstPoint), on those records only, and grown from there.
+  const double evaluated = manager_->EvaluatedRatio(active);
+  const DriftSignal signal = drift_->Signal(pool.id(), active, evaluated);
+  if (evaluated == 0 && signal.full) {  // Imported: keep its first window's ratio.
+    manager_->RecordFirstWindowRatio(active, signal.activation_ratio).IgnoreError();
+  }
+  const uint32_t threshold = pool::DriftThresholdPercent(pool.options());
+  if (threshold == 0 || !signal.full || signal.degraded_percent < threshold) return false;
+  // The degraded data: the window's newer half, and its older half too if that alone
+  // is degraded past the threshold.
   const bool older_degraded =
       signal.older_ratio > 0 && 100 * (1 - signal.older_ratio / signal.activation_ratio) >=
                                     static_cast<double>(threshold);
   const uint64_t back = signal.newer_raw_bytes + (older_degraded ? signal.older_span_bytes : 0);
+  if (state->next == UINT64_MAX && raw >= state->drift_not_before) {
+    MarkDrift(pool, raw, back, signal, state);
+  }
+  if (raw < state->reactivate_not_before) return false;  // Backed off.
+  Queued queued{pool.name(), pool.id()};
+  queued.reactivate = true;
+  queued.raw_bytes = raw;
+  queued.sample_bytes = std::max(back, signal.recent_raw_bytes / 2);
+  queued.restart_origin = raw - std::min(raw, back);
+  queued.restart_next = queued.restart_origin + FirstPoint(pool);
+  in_flight_.insert(pool.name());
+  queue_.push_back(std::move(queued));
+  return true;
+}
+
+void AutoTrainer::MarkDrift(const pool::Pool& pool, uint64_t raw, uint64_t back,
+                            const DriftSignal& signal, PoolState* state) {
+  // The pool's data starts again where the degraded part begins: it is trained once
+  // it holds a first training's worth since (FirstPoint), on those records only, and
+  // grown from there (unless an earlier dictionary is reactivated first).
   state->origin = raw - std::min(raw, back);
   state->next = state->origin + FirstPoint(pool);
   state->drifted = true;
@@ -95,9 +120,8 @@ bool AutoTrainer::Drifted(const pool::Pool& pool, uint64_t raw, PoolState* state
                "(threshold %u%%); retraining on the records from here once they hold "
                "%llu bytes\n",
                pool.name().c_str(), signal.recent_ratio, signal.degraded_percent,
-               signal.activation_ratio, threshold,
+               signal.activation_ratio, pool::DriftThresholdPercent(pool.options()),
                static_cast<unsigned long long>(FirstPoint(pool)));
-  return true;
 }
 
 bool AutoTrainer::WaitIdle(absl::Duration timeout) {
@@ -120,6 +144,12 @@ uint64_t AutoTrainer::DriftRetrains(uint32_t pool_id) const {
   return it == pools_.end() ? 0 : it->second.drift_retrains;
 }
 
+uint64_t AutoTrainer::DriftReactivations(uint32_t pool_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pools_.find(pool_id);
+  return it == pools_.end() ? 0 : it->second.drift_reactivations;
+}
+
 void AutoTrainer::Run() {
   while (true) {
     Queued queued;
@@ -138,7 +168,49 @@ void AutoTrainer::Run() {
   }
 }
 
+void AutoTrainer::ReactivateOne(const Queued& queued) {
+  absl::StatusOr<Reactivation> result =
+      manager_->ReactivateBest(queued.pool, queued.sample_bytes);
+  const bool activated = result.ok() && result->activated;
+  if (!result.ok()) {
+    std::fprintf(stderr, "dictlogd: pool '%s': reactivation check failed: %s\n",
+                 queued.pool.c_str(), result.status().ToString().c_str());
+  } else if (result->tried > 0) {
+    std::fprintf(stderr, "dictlogd: pool '%s': %s: %s\n", queued.pool.c_str(),
+                 activated ? absl::StrFormat("reactivated dictionary %u (gain %+.1f%%)",
+                                             result->id, 100 * result->gain).c_str()
+                           : "no earlier dictionary does better",
+                 result->note.c_str());
+  }
+  absl::MutexLock lock(&mu_);
+  PoolState& state = pools_[queued.pool_id];
+  if (activated) {
+    // A drift retraining pending goes on, gated against this one. A growth on drifted
+    // data restarts where the data changed back: grown on the burst and the return
+    // together, it would fit neither.
+    if (state.drifted && !state.drift_pending) {
+      state.origin = queued.restart_origin;
+      state.next = queued.restart_next;
+    }
+    state.reactivate_backoff = 0;
+    state.reactivate_not_before = 0;  // The new window has to fill first anyway.
+    ++state.drift_reactivations;
+    ++done_.drift_reactivations;
+  } else {
+    state.reactivate_backoff =
+        state.reactivate_backoff == 0 ? drift_->window_bytes() : 2 * state.reactivate_backoff;
+    state.reactivate_not_before = queued.raw_bytes + state.reactivate_backoff;
+  }
+  // A training queued behind it keeps the pool in flight.
+  if (std::none_of(queue_.begin(), queue_.end(),
+                   [&](const Queued& q) { return q.pool == queued.pool; })) {
+    in_flight_.erase(queued.pool);
+  }
+  busy_ = false;
+}
+
 void AutoTrainer::TrainOne(const Queued& queued) {
+  if (queued.reactivate) return ReactivateOne(queued);
   const std::string& pool = queued.pool;
   absl::StatusOr<v1::TrainDictionaryResponse> result = manager_->Train(
       pool, 0, /*activate=*/true, queued.drift ? "drift" : "auto", queued.sample_bytes);
@@ -162,6 +234,10 @@ void AutoTrainer::Record(const Queued& queued,
   absl::MutexLock lock(&mu_);
   PoolState& state = pools_[queued.pool_id];
   if (activated && queued.full) state.next = UINT64_MAX;  // Trained at full size: grown.
+  if (activated) {  // New data, new dictionary: a drift back may be tried at once.
+    state.reactivate_backoff = 0;
+    state.reactivate_not_before = 0;
+  }
   if (queued.drift_trigger) {
     if (activated) {
       state.drift_backoff = 0;  // The next drift waits the least again.

@@ -23,6 +23,18 @@
 // activated (back-off), reset by one that was. One training per pool at a time, as
 // for all.
 //
+// Drift back: whenever a pool with a dictionary is degraded past its threshold (during
+// growth too, and before a drift retraining is due), the trainer first measures the
+// pool's earlier dictionaries (DictionaryManager::ReactivateBest, at most
+// kMaxReactivationCandidates) on the degraded part of the window and activates the
+// best if it beats the active one by the activation gain: data that returns to an
+// earlier format gets that format's broad dictionary back at once, instead of a narrow
+// one trained on a burst. A drift retraining pending goes on, gated against it; a
+// growth on drifted data restarts from where the data changed back (the degraded
+// part), so it never mixes the burst with the return. Otherwise nothing changes. An
+// attempt that finds nothing better waits for a window's bytes of appends before the
+// next, twice as long after each further one (reset by any activation).
+//
 // When a dictionary is activated, the trainer calls `on_activated` (the engine
 // re-encodes the records stored before a first or grown dictionary; after drift, its
 // upkeep policy decides).
@@ -66,6 +78,7 @@ struct AutoTrainerStats {
   uint64_t not_activated = 0;  // Trainings whose gain was too small.
   uint64_t failed = 0;         // Trainings that failed (e.g. too little data).
   uint64_t drift_retrains = 0;  // Trainings that drift started (all pools).
+  uint64_t drift_reactivations = 0;  // Earlier dictionaries activated again (all pools).
 };
 
 // An activation by automatic training.
@@ -98,6 +111,8 @@ class AutoTrainer {
   AutoTrainerStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
   // Drift retrainings of pool `pool_id` since start-up.
   uint64_t DriftRetrains(uint32_t pool_id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Earlier dictionaries of pool `pool_id` activated again since start-up.
+  uint64_t DriftReactivations(uint32_t pool_id) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // A pool to train, whether it had reached full size (since its origin) when it was
@@ -109,6 +124,11 @@ class AutoTrainer {
     bool full = false;
     bool drift = false;          // Since a drift.
     bool drift_trigger = false;  // The retraining the drift itself started.
+    bool reactivate = false;     // Not a training: ReactivateBest.
+    // A reactivation's: where the degraded data began, and the first training point
+    // from there (a growth on drifted data restarts there if one is activated).
+    uint64_t restart_origin = 0;
+    uint64_t restart_next = 0;
     uint64_t raw_bytes = 0;      // The pool's, when queued.
     uint64_t sample_bytes = 0;   // 0: the manager's budget.
   };
@@ -124,19 +144,29 @@ class AutoTrainer {
     uint64_t drift_not_before = 0;
     uint64_t drift_backoff = 0;
     uint64_t drift_retrains = 0;
+    // Back-off of reactivation attempts, like drift_not_before / drift_backoff.
+    uint64_t reactivate_not_before = 0;
+    uint64_t reactivate_backoff = 0;
+    uint64_t drift_reactivations = 0;
     bool drifted = false;        // Trained on the data since `origin` only.
     bool drift_pending = false;  // The next training is the one drift starts.
   };
 
   void Run();
-  // The training of `queued`, and what it did to the pool's state.
+  // The training (or reactivation) of `queued`, and what it did to the pool's state.
   void TrainOne(const Queued& queued);
+  void ReactivateOne(const Queued& queued) ABSL_LOCKS_EXCLUDED(mu_);
   void Record(const Queued& queued, const absl::StatusOr<v1::TrainDictionaryResponse>& result)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Whether `pool` (grown, with a dictionary) drifted past its threshold; if so, sets
-  // its state's new origin and next training.
-  bool Drifted(const pool::Pool& pool, uint64_t raw_bytes, PoolState* state)
+  // Whether `pool` (with a dictionary) is degraded past its threshold and due for a
+  // reactivation attempt; if so, queues it. Degraded, grown and not backed off, the
+  // pool also gets its new origin and next (drift) training, attempt or not (the
+  // caller queues that training behind the attempt when it is due).
+  bool Degraded(const pool::Pool& pool, uint64_t raw_bytes, PoolState* state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The drift retraining part of Degraded: data starts again `back` bytes ago.
+  void MarkDrift(const pool::Pool& pool, uint64_t raw_bytes, uint64_t back,
+                 const DriftSignal& signal, PoolState* state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The raw bytes at which `pool` is first trained, and the bytes up to which a pool
   // with a dictionary is still trained again (growth).
   uint64_t FirstPoint(const pool::Pool& pool) const;

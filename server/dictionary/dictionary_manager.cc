@@ -269,8 +269,24 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
 double DictionaryManager::EvaluatedRatio(uint32_t id) const {
   absl::MutexLock lock(&mu_);
   auto it = records_.find(id);
-  if (it == records_.end() || !it->second.has_evaluation()) return 0;
-  return it->second.evaluation().ratio();
+  if (it == records_.end()) return 0;
+  return it->second.has_evaluation() ? it->second.evaluation().ratio()
+                                     : it->second.first_window_ratio();
+}
+
+absl::Status DictionaryManager::RecordFirstWindowRatio(uint32_t id, double ratio) {
+  absl::MutexLock lock(&mu_);
+  auto it = records_.find(id);
+  if (it == records_.end()) return absl::NotFoundError(absl::StrCat("no dictionary ", id));
+  if (it->second.has_evaluation() || it->second.first_window_ratio() > 0 || ratio <= 0) {
+    return absl::OkStatus();
+  }
+  storage::DictionaryRecord updated = it->second;
+  ASSIGN_OR_RETURN(*updated.mutable_content(), store_->DictionaryContent(id));
+  updated.set_first_window_ratio(ratio);
+  RETURN_IF_ERROR(store_->PutDictionary(updated));
+  it->second.set_first_window_ratio(ratio);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::DictionaryInfo> DictionaryManager::ActivateLocked(const pool::Pool& pool,

@@ -37,6 +37,20 @@
 
 namespace dictlog::dictionary {
 
+// What ReactivateBest measured and did.
+struct Reactivation {
+  bool activated = false;
+  uint32_t id = 0;           // The best earlier dictionary (0: none was tried).
+  double ratio = 0;          // Its ratio on the sample (stored form).
+  double active_ratio = 0;   // The active dictionary's on the same records.
+  double gain = 0;           // ratio / active_ratio - 1.
+  size_t tried = 0;          // Earlier dictionaries evaluated.
+  std::string note;          // For the log: what was tried and why (not) activated.
+};
+
+// ReactivateBest tries at most this many of a pool's earlier dictionaries, the newest.
+inline constexpr size_t kMaxReactivationCandidates = 4;
+
 struct DictionaryManagerOptions {
   // TrainDictionary(activate=true) and automatic training activate a candidate only if
   // it beats the active dictionary (or none) by at least this much. Default 3%.
@@ -70,9 +84,24 @@ class DictionaryManager {
                                                     bool activate, absl::string_view source,
                                                     size_t sample_bytes = 0)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // The held-out ratio dictionary `id` was evaluated with when trained; 0 if it has no
-  // evaluation (imported) or is unknown.
+  // Drift back (docs/dictionaries.md, "Drift"): compresses the pool's newest records of
+  // about `sample_bytes` payload bytes with its active dictionary and with up to
+  // kMaxReactivationCandidates of its earlier dictionaries (the newest ids; retired
+  // ones are gone), each in the stored form appends use, and activates the best
+  // earlier one if it beats the active one by activation_min_gain. Trains nothing and
+  // stores nothing but the activation. NOT_FOUND for an unknown pool;
+  // FAILED_PRECONDITION if it has no active dictionary. Too few records (< 5) or no
+  // earlier dictionary: not activated.
+  absl::StatusOr<Reactivation> ReactivateBest(absl::string_view pool, size_t sample_bytes)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The ratio drift compares dictionary `id`'s recent appends with: the held-out ratio
+  // it was evaluated with when trained, or without an evaluation (imported) the first
+  // window ratio recorded below; 0 if neither or unknown.
   double EvaluatedRatio(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Persists `ratio` as dictionary `id`'s first window ratio, if it has no evaluation
+  // and none recorded yet (a no-op otherwise): the drift comparison then survives a
+  // restart. NOT_FOUND if unknown.
+  absl::Status RecordFirstWindowRatio(uint32_t id, double ratio) ABSL_LOCKS_EXCLUDED(mu_);
   // NOT_FOUND if either is unknown; INVALID_ARGUMENT if the dictionary belongs to
   // another pool.
   absl::StatusOr<v1::DictionaryInfo> Activate(absl::string_view pool, uint32_t id)
@@ -155,6 +184,14 @@ class DictionaryManager {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<v1::DictionaryInfo> InfoLocked(const storage::DictionaryRecord& record) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Stored bytes of `records` compressed one by one with dictionary `id` at the level
+  // `pool`'s frames use with it (dictionary_reactivation.cc).
+  absl::StatusOr<uint64_t> StoredBytesWith(const pool::Pool& pool, uint32_t id,
+                                           const std::vector<std::string>& records) const;
+  // The pool's earlier dictionaries to try, newest first: not `active`, at most
+  // kMaxReactivationCandidates.
+  std::vector<uint32_t> EarlierDictionaries(uint32_t pool_id, uint32_t active) const
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   store::Store* const store_;
   pool::PoolRegistry* const pools_;

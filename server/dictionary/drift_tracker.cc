@@ -36,11 +36,12 @@ void DriftTracker::Record(uint32_t pool_id, uint32_t dictionary_id, uint64_t raw
 DriftSignal DriftTracker::Signal(uint32_t pool_id, uint32_t active_id,
                                  double evaluated_ratio) const {
   DriftSignal signal;
+  if (active_id == 0) return signal;
+  signal.activation_ratio = evaluated_ratio;
   absl::MutexLock lock(&mu_);
   auto it = windows_.find(pool_id);
-  if (it == windows_.end() || active_id == 0 || it->second.dictionary_id != active_id) {
-    return signal;
-  }
+  // Nothing measured with it yet (just activated, or a restart): not full.
+  if (it == windows_.end() || it->second.dictionary_id != active_id) return signal;
   const Window& w = it->second;
   signal.dictionary_id = w.dictionary_id;
   signal.recent_raw_bytes = w.older.raw + w.newer.raw;

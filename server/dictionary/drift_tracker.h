@@ -9,7 +9,8 @@
 // two halves, the older dropped when the newer fills (an append larger than a half
 // counts as half the window at its ratio). Appends with another dictionary
 // than the one the window holds (a new activation) start it again. Memory only: after
-// a restart the window fills again.
+// a restart the window fills again (the ratio it is compared with is the dictionary's,
+// kept by the DictionaryManager).
 //
 // Thread safety: all methods may be called concurrently.
 #ifndef DICTLOG_SERVER_DICTIONARY_DRIFT_TRACKER_H_
@@ -51,12 +52,16 @@ class DriftTracker {
   DriftTracker(const DriftTracker&) = delete;
   DriftTracker& operator=(const DriftTracker&) = delete;
 
+  uint64_t window_bytes() const { return 2 * half_; }
+
   // An append of `raw` payload bytes stored as `stored` bytes in `pool_id`, encoded
   // with dictionary `dictionary_id` (0: the pool had none: not tracked).
   void Record(uint32_t pool_id, uint32_t dictionary_id, uint64_t raw, uint64_t stored)
       ABSL_LOCKS_EXCLUDED(mu_);
   // The signal of `pool_id` for its active dictionary `active_id`, activated with
-  // `evaluated_ratio` (0: no evaluation). Empty if the window measured another.
+  // `evaluated_ratio` (0: no evaluation). If the window measured another dictionary
+  // (or nothing yet, e.g. after a restart), only activation_ratio (`evaluated_ratio`)
+  // is set: dictionary_id 0, not full. Empty for `active_id` 0.
   DriftSignal Signal(uint32_t pool_id, uint32_t active_id, double evaluated_ratio) const
       ABSL_LOCKS_EXCLUDED(mu_);
   // Forgets `pool_id`'s window (it starts again with the next append).

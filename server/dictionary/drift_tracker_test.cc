@@ -11,6 +11,9 @@ constexpr uint32_t kDict = 32768;
 TEST(DriftTrackerTest, EmptyUntilAppendsWithTheActiveDictionary) {
   DriftTracker tracker(1000);
   EXPECT_EQ(tracker.Signal(kPool, kDict, 3.0).dictionary_id, 0u);
+  // After a restart nothing is measured yet, but the ratio to compare with is known.
+  EXPECT_DOUBLE_EQ(tracker.Signal(kPool, kDict, 3.0).activation_ratio, 3.0);
+  EXPECT_FALSE(tracker.Signal(kPool, kDict, 3.0).full);
   tracker.Record(kPool, 0, 400, 400);  // No dictionary: not tracked.
   EXPECT_EQ(tracker.Signal(kPool, kDict, 3.0).recent_raw_bytes, 0u);
   tracker.Record(kPool, kDict, 300, 100);

@@ -35,6 +35,35 @@ std::vector<std::string> JsonAccessLines(int count, uint32_t seed) {
   return lines;
 }
 
+// Category C: messages of 200 fixed templates (as a service's log statements), each
+// a dozen made-up words: a dictionary that learned many templates stores C far better
+// than one trained on a little of it, unlike SyntheticLogLines (a few templates that
+// any dictionary with some of them stores about as well).
+std::vector<std::string> TemplateLines(int count, uint32_t seed) {
+  static const std::vector<std::string>* const kTemplates = [] {
+    std::mt19937 rng(7);
+    std::vector<std::string> words(400);
+    for (std::string& w : words) {
+      for (int n = 4 + rng() % 7; n > 0; --n) w += static_cast<char>('a' + rng() % 26);
+    }
+    auto* templates = new std::vector<std::string>(200);
+    for (std::string& t : *templates) {
+      for (int n = 10 + rng() % 5; n > 0; --n) t += words[rng() % words.size()] + " ";
+    }
+    return templates;
+  }();
+  std::mt19937 rng(seed);
+  std::vector<std::string> lines;
+  for (int i = 0; i < count; ++i) {
+    const uint32_t r = rng();
+    lines.push_back(absl::StrFormat("2026-11-%02d %02d:%02d:%02d,%03d INFO %s/10.10.%u.%u:%u",
+                                    1 + r % 28, r % 24, (r >> 5) % 60, (r >> 11) % 60,
+                                    (r >> 3) % 1000, (*kTemplates)[rng() % 200],
+                                    (r >> 9) % 256, (r >> 21) % 256, rng() % 65536));
+  }
+  return lines;
+}
+
 // Incompressible payloads: no dictionary can do better on them.
 std::vector<std::string> RandomLines(int count, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -70,6 +99,16 @@ class DriftTest : public ::testing::Test {
       ASSERT_TRUE(engine_->WaitForRecompressForTest(pool, absl::Seconds(60)));
       max_degraded_ = std::max(max_degraded_, Info(pool).drift_degraded_percent());
     }
+  }
+
+  // Feeds `lines` and returns the ratio (payload / stored bytes) they were stored at.
+  double StoredRatioOf(const std::string& pool, const std::vector<std::string>& lines) {
+    const v1::PoolStats before = Info(pool).stats();
+    Feed(pool, lines);
+    const v1::PoolStats after = Info(pool).stats();
+    const uint64_t stored = after.stored_bytes() - before.stored_bytes();
+    return stored == 0 ? 0 : static_cast<double>(after.raw_bytes() - before.raw_bytes()) /
+                                 static_cast<double>(stored);
   }
 
   v1::PoolInfo Info(const std::string& pool) {
@@ -230,6 +269,91 @@ TEST_F(DriftTest, UpkeepReencodesOldRecordsAndRetiresUnusedDictionaries) {
     for (const v1::DictionaryInfo& d : Dictionaries(pool)) auto_trained += d.source() == "auto";
     EXPECT_EQ(auto_trained, 4u) << pool;
   }
+}
+
+// Drift back: C (TemplateLines) until grown, a burst of B (long enough for a drift
+// retraining on it), then C again. When C returns, the pool's earlier C dictionaries
+// are measured on the recent records and the best is activated again (it beats the B
+// one), so soon after the return (past the first window of it) C is stored within 5%
+// of what C's dictionary gave before the burst, without waiting for a growth on the
+// mixed data. (Before the fix: the B dictionary, then its growth on B + C, stay
+// active there, and the same records store worse.)
+TEST_F(DriftTest, DriftBackReactivatesTheEarlierDictionary) {
+  Feed("back", TemplateLines(2000, 50));
+  ASSERT_EQ(Active("back").source(), "auto");
+  const double c_ratio = StoredRatioOf("back", TemplateLines(200, 53));
+  ASSERT_GT(c_ratio, 2);
+  Feed("back", JsonAccessLines(400, 51));  // ~80 KB: drift, retrained on B.
+  ASSERT_EQ(Info("back").drift_retrains(), 1u);
+  ASSERT_EQ(Active("back").source(), "drift");
+  Feed("back", TemplateLines(200, 52));  // C again, ~30 KB: reactivated within it.
+  const double returned = StoredRatioOf("back", TemplateLines(200, 54));
+  EXPECT_GE(returned, 0.95 * c_ratio) << "C before the burst: " << c_ratio;
+  const v1::PoolInfo info = Info("back");
+  EXPECT_GE(info.drift_reactivations(), 1u);
+  EXPECT_EQ(Active("back").source(), "auto");  // One of those trained on C.
+  EXPECT_EQ(info.drift_retrains(), 1u);  // Reactivated, not retrained on C again.
+}
+
+// A restart: the window is in memory only, so it starts empty (`pools` says the
+// window is not full and shows no degradation) while the ratio it compares with, the
+// dictionary's evaluation, is still known; appends refill it and drift is detected
+// and retrained as before the restart.
+TEST_F(DriftTest, DriftDetectionWorksAfterARestart) {
+  Feed("rs", codec::SyntheticLogLines(2500, 60));
+  v1::PoolInfo info = Info("rs");
+  ASSERT_TRUE(info.drift_window_full());
+  const double activation = info.drift_activation_ratio();
+  ASSERT_GT(activation, 1.5);
+  EXPECT_DOUBLE_EQ(activation, Active("rs").evaluation().ratio());
+  engine_.reset();
+  auto reopened = LogEngine::Open(options_);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  engine_ = std::move(*reopened);
+  info = Info("rs");
+  EXPECT_FALSE(info.drift_window_full());
+  EXPECT_EQ(info.drift_recent_ratio(), 0);
+  EXPECT_EQ(info.drift_degraded_percent(), 0);
+  EXPECT_DOUBLE_EQ(info.drift_activation_ratio(), activation);
+  EXPECT_FALSE(Active("rs").recent_window_full());
+  Feed("rs", codec::SyntheticLogLines(60, 61));  // ~6 KB: not half the window yet.
+  info = Info("rs");
+  EXPECT_GT(info.drift_recent_ratio(), 0);
+  EXPECT_FALSE(info.drift_window_full());
+  Feed("rs", JsonAccessLines(1200, 62));
+  info = Info("rs");
+  EXPECT_EQ(info.drift_retrains(), 1u);  // Detected against the evaluation's ratio.
+  EXPECT_EQ(Active("rs").source(), "drift");
+  EXPECT_TRUE(info.drift_window_full());
+}
+
+// An imported dictionary has no evaluation: drift compares with the ratio of its first
+// full window, which is kept with the dictionary, so after a restart it is the same.
+TEST_F(DriftTest, ImportedDictionaryKeepsItsFirstWindowRatioAcrossARestart) {
+  v1::PoolOptions options;
+  options.set_drift_threshold_percent(10);
+  CreatePool("imp", options);
+  const std::string content =
+      codec::TrainDictionaryForTest(codec::SyntheticLogLines(3000, 70), 16384, 40000);
+  v1::ImportDictionaryRequest request;
+  request.set_pool("imp");
+  request.set_content(content);
+  request.set_activate(true);
+  auto imported = engine_->ImportDictionary(request);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  Feed("imp", codec::SyntheticLogLines(400, 71));  // ~40 KB: a full window.
+  v1::PoolInfo info = Info("imp");
+  ASSERT_EQ(info.active_dictionary_id(), imported->id()) << "a growth replaced it";
+  ASSERT_TRUE(info.drift_window_full());
+  const double first_window = info.drift_activation_ratio();
+  ASSERT_GT(first_window, 1.5);
+  engine_.reset();
+  auto reopened = LogEngine::Open(options_);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  engine_ = std::move(*reopened);
+  info = Info("imp");
+  EXPECT_FALSE(info.drift_window_full());
+  EXPECT_DOUBLE_EQ(info.drift_activation_ratio(), first_window);
 }
 
 // Block mode: appends are encoded with the pool's dictionary as single values before

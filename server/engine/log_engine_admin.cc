@@ -214,7 +214,11 @@ v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool,
   info.set_drift_recent_ratio(drift.recent_ratio);
   info.set_drift_activation_ratio(drift.activation_ratio);
   info.set_drift_degraded_percent(drift.degraded_percent);
-  if (auto_trainer_ != nullptr) info.set_drift_retrains(auto_trainer_->DriftRetrains(pool.id()));
+  info.set_drift_window_full(drift.full);
+  if (auto_trainer_ != nullptr) {
+    info.set_drift_retrains(auto_trainer_->DriftRetrains(pool.id()));
+    info.set_drift_reactivations(auto_trainer_->DriftReactivations(pool.id()));
+  }
   return info;
 }
 
@@ -273,6 +277,7 @@ absl::StatusOr<v1::ListDictionariesResponse> LogEngine::ListDictionaries(
         info.set_recent_ratio(drift.recent_ratio);
         info.set_recent_raw_bytes(drift.recent_raw_bytes);
         info.set_degraded_percent(drift.degraded_percent);
+        info.set_recent_window_full(drift.full);
       }
     }
     *response.add_dictionaries() = std::move(info);

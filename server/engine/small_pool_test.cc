@@ -181,6 +181,46 @@ TEST_F(SmallPoolTest, BlockModePoolGetsAnEarlyDictionary) {
   }
 }
 
+// Block mode grows too: the same trainings at 16, 32, 64 and 128 KiB (sampled from
+// its sealed blocks), each gated against the active dictionary, and the blocks sealed
+// after an activation use the dictionary activated last.
+TEST_F(SmallPoolTest, BlockModePoolDictionaryGrows) {
+  options_.routes = {{"", "blk-", "blocks"}};
+  v1::PoolOptions block;
+  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  block.set_block_bytes(2048);
+  options_.pools = {{"blocks", block}};
+  Open();
+  const std::vector<std::string> lines = codec::SyntheticLogLines(3000, 26);
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < lines.size(); i += 20) {
+    std::vector<AppendInput> batch;
+    for (size_t j = i; j < i + 20 && j < lines.size(); ++j) batch.push_back({"blk-a", lines[j]});
+    auto appended = engine_->Append(batch);
+    ASSERT_TRUE(appended.ok()) << appended.status();
+    ids.insert(ids.end(), appended->begin(), appended->end());
+    ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  }
+  const std::vector<v1::DictionaryInfo> dicts = Dictionaries("blocks");
+  ASSERT_EQ(dicts.size(), 4u);  // 16 KiB (first), 32, 64, 128 KiB; none after.
+  EXPECT_EQ(dicts[0].evaluation().baseline_dictionary_id(), 0u);
+  EXPECT_LE(dicts[0].size_bytes(), 4096u);
+  for (size_t i = 1; i < dicts.size(); ++i) {
+    EXPECT_NE(dicts[i].evaluation().baseline_dictionary_id(), 0u) << i;
+    EXPECT_GE(dicts[i].size_bytes(), dicts[0].size_bytes()) << i;
+  }
+  auto pool = engine_->GetPool("blocks");
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  ASSERT_NE(pool->active_dictionary_id(), 0u);
+  for (const v1::DictionaryInfo& d : dicts) {
+    if (d.id() == pool->active_dictionary_id()) EXPECT_GT(d.records(), 0u);
+  }
+  auto read = engine_->MultiGet({ids.front(), ids[ids.size() / 2], ids.back()});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ((*read)[0]->payload(), lines.front());
+  EXPECT_EQ((*read)[2]->payload(), lines.back());
+}
+
 // Explicit training below 4x the configured size: a smaller dictionary, not a refusal.
 // An explicit --size keeps today's check.
 TEST_F(SmallPoolTest, ExplicitTrainBelowFourTimesFitsTheSize) {
