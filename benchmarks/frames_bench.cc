@@ -1,13 +1,15 @@
 // frames_bench: MultiGet(64) with server-side decoding (MultiGet) against client-side
-// decoding (ReadOptions::decode_locally: MultiGetFrames + cached dictionaries), in
-// record mode and block mode, on a real dictlogd this binary starts on 127.0.0.1:0.
+// decoding (ReadOptions::decode_locally: MultiGetFrames + cached dictionaries), its
+// response per result and packed (ReadOptions::packed), in record mode and block mode,
+// on a real dictlogd this binary starts on 127.0.0.1:0.
 //
 // Per case it reports records/s, the server's CPU seconds per million records served
 // (utime + stime from /proc/<pid>/stat: the load generator shares the machine, so wall
 // time would mislead), the client's CPU microseconds per record (getrusage of this
 // process: the load generator's own cost, decoding included), and the response bytes
-// per record (protobuf bytes of the results, measured on a sample of calls outside the
-// timed loop; gRPC adds a few bytes of framing per message, no compression).
+// per record (the serialized response messages of 200 calls outside the timed loop,
+// over the records they returned; gRPC adds 5 bytes of framing per message, no
+// compression).
 //
 //   bazel run -c opt //benchmarks:frames_bench -- --copies=100 --duration=20s
 //     --csv=$PWD/benchmarks/results/frames_bench.csv   (one command line)
@@ -17,6 +19,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <grpcpp/grpcpp.h>
 
 #include <atomic>
 #include <cstdio>
@@ -31,6 +35,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client/client.h"
+#include "proto/dictlog.grpc.pb.h"
 #include "training/files.h"
 
 ABSL_FLAG(std::string, dictlogd, "server/daemon/dictlogd", "the dictlogd binary");
@@ -161,41 +166,67 @@ std::vector<std::string> Sample(const std::vector<std::string>& ids, int n, std:
   return out;
 }
 
-// Protobuf bytes per record of the responses of 200 MultiGet calls.
-double BytesPerRecord(const client::Client& client, const std::vector<std::string>& ids,
-                      bool local, int batch) {
+// How a case reads: server-side decoding, or client-side with the per-result or the
+// packed MultiGetFrames response.
+enum class Decoding { kServer, kClient, kClientPacked };
+
+const char* Name(Decoding decoding) {
+  switch (decoding) {
+    case Decoding::kServer: return "server";
+    case Decoding::kClient: return "client";
+    case Decoding::kClientPacked: return "client-packed";
+  }
+  return "?";
+}
+
+// Serialized response bytes per record returned, over 200 calls of `batch` random ids.
+double BytesPerRecord(const std::string& address, const std::vector<std::string>& ids,
+                      Decoding decoding, int batch) {
+  auto stub = v1::LogStore::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   std::mt19937_64 rng(7);
   uint64_t bytes = 0, records = 0;
   for (int call = 0; call < 200; ++call) {
     const std::vector<std::string> some = Sample(ids, batch, &rng);
-    if (local) {
-      auto frames = client.MultiGetFrames(some);
-      for (const auto& f : frames.value_or(std::vector<absl::StatusOr<v1::RecordFrame>>{})) {
-        if (f.ok()) bytes += f->ByteSizeLong() + 3, ++records;  // + field tag, length.
-      }
+    grpc::ClientContext context;
+    if (decoding == Decoding::kServer) {
+      v1::MultiGetRequest request;
+      for (const std::string& id : some) request.add_ids(id);
+      v1::MultiGetResponse response;
+      if (!stub->MultiGet(&context, request, &response).ok()) continue;
+      bytes += response.ByteSizeLong();
+      for (const auto& r : response.results()) records += r.has_record();
     } else {
-      auto results = client.MultiGet(some);
-      for (const auto& r : results.value_or(std::vector<absl::StatusOr<v1::Record>>{})) {
-        if (r.ok()) bytes += r->ByteSizeLong() + 3, ++records;
-      }
+      v1::MultiGetFramesRequest request;
+      for (const std::string& id : some) request.add_ids(id);
+      request.set_packed(decoding == Decoding::kClientPacked);
+      v1::MultiGetFramesResponse response;
+      if (!stub->MultiGetFrames(&context, request, &response).ok()) continue;
+      bytes += response.ByteSizeLong();
+      for (const auto& r : response.results()) records += r.has_record();
+      records += response.packed().sizes_size();
     }
   }
   return records == 0 ? 0 : static_cast<double>(bytes) / records;
 }
 
-Result Run(const Server& server, const std::vector<std::string>& ids, bool local,
+Result Run(const Server& server, const std::vector<std::string>& ids, Decoding decoding,
            const std::string& mode) {
   const int threads = absl::GetFlag(FLAGS_threads), batch = absl::GetFlag(FLAGS_batch);
   client::ClientOptions options;
   options.server = server.address;
   client::Client client(options);
   client::ReadOptions read;
-  read.decode_locally = local;
+  read.decode_locally = decoding != Decoding::kServer;
+  read.packed = decoding == Decoding::kClientPacked;
   std::mt19937_64 warm_rng(1);
   for (int i = 0; i < 20; ++i) (void)client.MultiGet(Sample(ids, batch, &warm_rng), read);
   std::atomic<uint64_t> records{0}, errors{0};
   const double server_before = ProcessCpuSeconds(server.pid), self_before = SelfCpuSeconds();
   const absl::Time start = absl::Now(), end = start + absl::GetFlag(FLAGS_duration);
+  // For a profiler to attach to the timed part (RESULTS.md: perf per case).
+  std::printf("timing %s %s\n", mode.c_str(), Name(decoding));
+  std::fflush(stdout);
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
@@ -214,13 +245,13 @@ Result Run(const Server& server, const std::vector<std::string>& ids, bool local
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   Result result;
   result.mode = mode;
-  result.decoding = local ? "client" : "server";
+  result.decoding = Name(decoding);
   result.records = records;
   result.errors = errors;
   result.records_per_s = records / seconds;
   result.server_cpu_s_per_m = (ProcessCpuSeconds(server.pid) - server_before) / records * 1e6;
   result.client_cpu_us_per_record = (SelfCpuSeconds() - self_before) / records * 1e6;
-  result.bytes_per_record = BytesPerRecord(client, ids, local, batch);
+  result.bytes_per_record = BytesPerRecord(server.address, ids, decoding, batch);
   return result;
 }
 
@@ -259,12 +290,14 @@ int Main() {
   WaitForRecompression(admin);
   std::vector<Result> results;
   for (const auto& [mode, ids] : {std::pair{"record", &record_ids}, {"block", &block_ids}}) {
-    for (bool local : {false, true}) results.push_back(Run(server, *ids, local, mode));
+    for (Decoding decoding : {Decoding::kServer, Decoding::kClient, Decoding::kClientPacked}) {
+      results.push_back(Run(server, *ids, decoding, mode));
+    }
   }
-  std::printf("%-7s %-8s %12s %16s %18s %14s %8s\n", "mode", "decoding", "records/s",
+  std::printf("%-7s %-13s %12s %16s %18s %14s %8s\n", "mode", "decoding", "records/s",
               "server_cpu_s/M", "client_cpu_us/rec", "bytes/record", "errors");
   for (const Result& r : results) {
-    std::printf("%-7s %-8s %12.0f %16.2f %18.2f %14.1f %8llu\n", r.mode.c_str(),
+    std::printf("%-7s %-13s %12.0f %16.2f %18.2f %14.1f %8llu\n", r.mode.c_str(),
                 r.decoding.c_str(), r.records_per_s, r.server_cpu_s_per_m,
                 r.client_cpu_us_per_record, r.bytes_per_record,
                 static_cast<unsigned long long>(r.errors));

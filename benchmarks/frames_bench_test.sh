@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of frames_bench: one copy of loghub per storage mode, 1 s per case, two
-# client threads; checks the CSV's four cases and that no read failed.
+# client threads; checks the CSV's six cases, that no read failed, and that frames, and
+# packed frames more so, are fewer bytes than payloads in record mode.
 set -euo pipefail
 runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 csv="$TEST_TMPDIR/frames_bench.csv"
@@ -8,8 +9,9 @@ csv="$TEST_TMPDIR/frames_bench.csv"
   --dir="$runfiles/../loghub" --copies=1 --duration=1s --threads=2 \
   --work_dir="$TEST_TMPDIR/data" --csv="$csv"
 fail() { echo "frames_bench_test: $*" >&2; exit 1; }
-[[ $(wc -l <"$csv") -eq 5 ]] || fail "expected a header and four rows in $csv"
-for c in "record,server" "record,client" "block,server" "block,client"; do
+[[ $(wc -l <"$csv") -eq 7 ]] || fail "expected a header and six rows in $csv"
+for c in "record,server" "record,client" "record,client-packed" "block,server" \
+    "block,client" "block,client-packed"; do
   grep -q "^$c," "$csv" || fail "no row $c"
 done
 # Every row: 20,000 records per mode, some records/s, no errors (last column).
@@ -17,5 +19,7 @@ awk -F, 'NR > 1 && ($3 != 20000 || $6 <= 0 || $10 != 0) { exit 1 }' "$csv" ||
   fail "a case read nothing or failed: $(cat "$csv")"
 # Client-side decoding sends fewer bytes per record in record mode.
 awk -F, '$1 == "record" && $2 == "server" { s = $9 } $1 == "record" && $2 == "client" { c = $9 }
-  END { exit !(c < s) }' "$csv" || fail "frames were not smaller than payloads: $(cat "$csv")"
+  $1 == "record" && $2 == "client-packed" { p = $9 }
+  END { exit !(c < s && p < c) }' "$csv" ||
+  fail "frames (packed: more so) were not smaller than payloads: $(cat "$csv")"
 echo "frames_bench_test: OK"

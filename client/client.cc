@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "client/ask_again.h"
 #include "client/grpc_status.h"
+#include "client/packed_frames.h"
 #include "common/status_macros.h"
 
 namespace dictlog::client {
@@ -184,7 +185,7 @@ absl::StatusOr<v1::Record> Client::Get(absl::string_view id) const {
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGet(
     absl::Span<const std::string> ids, const ReadOptions& options) const {
-  if (options.decode_locally) return MultiGetDecodingLocally(ids);
+  if (options.decode_locally) return MultiGetDecodingLocally(ids, options.packed);
   return AskAgain<v1::Record>(ids, [this](absl::Span<const std::string> some) {
     return MultiGetOnce(some);
   });
@@ -223,13 +224,16 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFramesOnce(
-    absl::Span<const std::string> ids) const {
-  v1::MultiGetRequest request;
+    absl::Span<const std::string> ids, bool packed) const {
+  v1::MultiGetFramesRequest request;
   for (const std::string& id : ids) request.add_ids(id);
+  request.set_packed(packed);
   ASSIGN_OR_RETURN(v1::MultiGetFramesResponse response,
                    Unary<v1::MultiGetFramesResponse>([&](auto* context, auto* out) {
                      return store_->MultiGetFrames(context, request, out);
                    }));
+  // A server that predates `packed` answers per result.
+  if (response.has_packed()) return UnpackFrames(ids, response.packed());
   return PerIdResults<v1::RecordFrame>(response.mutable_results());
 }
 

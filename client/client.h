@@ -86,6 +86,11 @@ struct ReadOptions {
   // byte and error for error. Needs a token allowed to read the pools' dictionaries
   // (GetDictionary; a reader whose scope covers the pool). Default false.
   bool decode_locally = false;
+  // With decode_locally (MultiGet), and MultiGetFrames: ask for the packed response
+  // (MultiGetFramesRequest.packed; about half the bytes of the per-result form for
+  // loghub lines). False: the per-result form. A server that predates `packed`
+  // answers per result either way. Same results both ways. Default true.
+  bool packed = true;
 };
 
 // A fresh random request id (32 hex digits). Thread-safe.
@@ -147,9 +152,10 @@ class Client {
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
       absl::Span<const std::string> ids, const ReadOptions& options = {}) const;
   // The stored frames (or server-decoded payloads) of ids, one result per id in
-  // order; asks again for RESOURCE_EXHAUSTED ids as MultiGet does.
+  // order; asks again for RESOURCE_EXHAUSTED ids as MultiGet does. Uses
+  // options.packed; a packed response that does not add up fails the call DATA_LOSS.
   absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFrames(
-      absl::Span<const std::string> ids) const;
+      absl::Span<const std::string> ids, const ReadOptions& options = {}) const;
   // The cache of decoded dictionaries (decode_locally).
   DdictCacheStats DictionaryCacheStats() const { return ddicts_->stats(); }
   // Calls `visit` for each record in order; stops and returns its error if it fails.
@@ -216,11 +222,12 @@ class Client {
   // One MultiGet call: one result per id, in order.
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetOnce(
       absl::Span<const std::string> ids) const;
+  // One MultiGetFrames call (`packed`: MultiGetFramesRequest.packed).
   absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFramesOnce(
-      absl::Span<const std::string> ids) const;
+      absl::Span<const std::string> ids, bool packed) const;
   // MultiGet with decode_locally (local_decode.cc).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetDecodingLocally(
-      absl::Span<const std::string> ids) const;
+      absl::Span<const std::string> ids, bool packed) const;
   // The records of MultiGetFrames or Scan results, decoded here; the records whose
   // dictionary gc deleted since are read again (MultiGetFrames), once.
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> DecodeLocally(

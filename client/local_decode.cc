@@ -50,9 +50,10 @@ absl::StatusOr<v1::Record> Decoded(v1::RecordFrame frame, const Ddicts& ddicts) 
 }  // namespace
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFrames(
-    absl::Span<const std::string> ids) const {
-  return AskAgain<v1::RecordFrame>(
-      ids, [this](absl::Span<const std::string> some) { return MultiGetFramesOnce(some); });
+    absl::Span<const std::string> ids, const ReadOptions& options) const {
+  return AskAgain<v1::RecordFrame>(ids, [&](absl::Span<const std::string> some) {
+    return MultiGetFramesOnce(some, options.packed);
+  });
 }
 
 absl::StatusOr<Ddicts> Client::DdictsOf(
@@ -84,8 +85,11 @@ absl::StatusOr<Ddicts> Client::DdictsOf(
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetDecodingLocally(
-    absl::Span<const std::string> ids) const {
-  ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::RecordFrame>> frames, MultiGetFrames(ids));
+    absl::Span<const std::string> ids, bool packed) const {
+  ReadOptions options;
+  options.packed = packed;
+  ASSIGN_OR_RETURN(std::vector<absl::StatusOr<v1::RecordFrame>> frames,
+                   MultiGetFrames(ids, options));
   return DecodeLocally(std::move(frames));
 }
 

@@ -2,8 +2,8 @@
 
 Every loghub record (ten files, one pool each, plus HDFS again in a block-mode pool) is
 read in multiget calls of 64 ids with server-side and with client-side decoding
-(MultiGetFrames, dictionaries fetched once by id): the results are identical (records,
-error codes), before and after a retrain of HDFS, a re-compression and a dictionary gc;
+(MultiGetFrames packed and per result, dictionaries fetched once by id): the results
+are identical (records, error codes; the packed and per-result frames too), before and after a retrain of HDFS, a re-compression and a dictionary gc;
 a frame naming a dictionary gc deleted is read again and decodes as the server's.
 
 Environment as roundtrip_test.py (DICTLOGD, LOGHUB, TEST_TMPDIR; python_test.sh).
@@ -72,6 +72,11 @@ class LocalDecodeTest(unittest.TestCase):
                                   cold.multiget(some, decode_locally=True)], server)
                 self.assertEqual([comparable(r) for r in
                                   tiny.multiget(some, decode_locally=True)], server)
+                self.assertEqual([comparable(r) for r in self.client.multiget(
+                    some, decode_locally=True, packed=False)], server)
+                # Packed, the very frames (and errors) of the per-result form.
+                self.assertEqual(self.client._multiget_frames_once(some),
+                                 self.client._multiget_frames_once(some, packed=False))
             return cold.dictionary_cache_stats(), tiny.dictionary_cache_stats()
 
     def test_every_loghub_record_decodes_locally_as_on_the_server(self):
@@ -121,9 +126,9 @@ class LocalDecodeTest(unittest.TestCase):
             answers = [before, None]
             real = late._multiget_frames_once
 
-            def frames_then_real(ids):
+            def frames_then_real(ids, packed=True):
                 stale = answers.pop(0)
-                return stale if stale is not None else real(ids)
+                return stale if stale is not None else real(ids, packed)
             late._multiget_frames_once = frames_then_real
             self.assertEqual([comparable(r) for r in late.multiget(hdfs, decode_locally=True)],
                              [comparable(r) for r in self.client.multiget(hdfs)])

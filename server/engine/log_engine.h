@@ -231,6 +231,12 @@ class LogEngine {
   absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFrames(
       absl::Span<const std::string> ids, const FramePolicy& frames_for = nullptr,
       const Interrupt& interrupt = nullptr) const;
+  // The same results in packed form (MultiGetFramesRequest.packed) into `out` (empty):
+  // frames appended straight from the stored values, without a message, id or status
+  // per record. The call fails as MultiGetFrames' does (then `out` is unspecified).
+  absl::Status MultiGetFramesPacked(absl::Span<const std::string> ids,
+                                    const FramePolicy& frames_for, const Interrupt& interrupt,
+                                    v1::PackedFrames* out) const;
   // Scan without decoding: the records Scan would pass, in the same order and chunks,
   // as MultiGetFrames results (frames, or payloads where the server decodes; a chunk's
   // bytes counted in payload bytes as Scan's). Same errors as Scan.
@@ -495,12 +501,30 @@ class LogEngine {
     const FramePolicy& frames_for_;
     absl::flat_hash_map<const pool::Pool*, bool> allowed_;
   };
+  // Receives FramesOrPayloads' result of each stored value k, at most once.
+  class FrameSink {
+   public:
+    virtual ~FrameSink() = default;
+    // Value k is a frame the caller may have (`view` parsed from `value`).
+    virtual void Frame(size_t k, const pool::Pool& pool, uint64_t seq,
+                       const codec::RecordView& view, absl::string_view value) = 0;
+    // Value k decoded here.
+    virtual void Payload(size_t k, const pool::Pool& pool, uint64_t seq,
+                         codec::DecodedRecord decoded) = 0;
+    // Value k failed with the error MultiGet would answer.
+    virtual void Error(size_t k, absl::Status error) = 0;
+  };
+  class RecordFrameSink;  // Into v1::RecordFrame results (multiget_frames.cc).
+  class PackedSink;       // Into a v1::PackedFrames (multiget_frames.cc).
   // MultiGetFrames' work on ids (at most kReadChunkIds); appends one result per id.
   void MultiGetFramesChunk(absl::Span<const std::string> ids, PoolFramePolicy& allowed,
                            block::ByteBudget* budget,
                            std::vector<absl::StatusOr<v1::RecordFrame>>* results) const;
-  // Sets out[k] to the MultiGetFrames result of stored value k of pools[k]: its frame,
-  // or (not a frame, or a pool `allowed` refuses) its payload decoded here. Stops at
+  // MultiGetFramesPacked's work on ids (at most kReadChunkIds); packs one result per id.
+  void MultiGetFramesPackedChunk(absl::Span<const std::string> ids, PoolFramePolicy& allowed,
+                                 block::ByteBudget* budget, PackedSink& out) const;
+  // Gives `out` the MultiGetFrames result of stored value k of pools[k]: its frame, or
+  // (not a frame, or a pool `allowed` refuses) its payload decoded here. Stops at
   // the first record `budget` refuses and returns its index (values.size(): none).
   // `indexed_from` (empty, or one per value) as ReadChunk's: a record with no value of
   // its own that may be in an indexed block is decoded here.
@@ -509,7 +533,7 @@ class LogEngine {
                           absl::Span<const absl::string_view> values,
                           absl::Span<const uint64_t> indexed_from, uint64_t read_at,
                           PoolFramePolicy& allowed, block::ByteBudget* budget,
-                          absl::Span<absl::StatusOr<v1::RecordFrame>> out) const;
+                          FrameSink& out) const;
   // The result of a record stored as a frame: id, category name, standard frame.
   absl::StatusOr<v1::RecordFrame> FrameOf(const pool::Pool& pool, uint64_t seq,
                                           const codec::RecordView& view,

@@ -3,8 +3,10 @@
 // decode frames themselves (docs/api.md "MultiGetFrames"). Records a client cannot
 // decode alone (block entries: their frame holds other records; records stored raw)
 // and pools the caller's policy refuses frames of are decoded here, as MultiGet would,
-// and returned as payloads.
+// and returned as payloads. MultiGetFramesPacked answers the same in packed form
+// (v1::PackedFrames), appending each frame straight from its stored value.
 #include <algorithm>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -26,6 +28,104 @@ absl::StatusOr<v1::RecordFrame> PayloadFrame(absl::StatusOr<v1::Record> record) 
 }
 
 }  // namespace
+
+// FramesOrPayloads' results as v1::RecordFrame results: out[k].
+class LogEngine::RecordFrameSink : public FrameSink {
+ public:
+  RecordFrameSink(const LogEngine& engine, absl::Span<absl::StatusOr<v1::RecordFrame>> out)
+      : engine_(engine), out_(out) {}
+  void Frame(size_t k, const pool::Pool& pool, uint64_t seq, const codec::RecordView& view,
+             absl::string_view value) override {
+    out_[k] = engine_.FrameOf(pool, seq, view, value);
+  }
+  void Payload(size_t k, const pool::Pool& pool, uint64_t seq,
+               codec::DecodedRecord decoded) override {
+    out_[k] = PayloadFrame(engine_.ToRecord(pool, seq, std::move(decoded)));
+  }
+  void Error(size_t k, absl::Status error) override { out_[k] = std::move(error); }
+
+ private:
+  const LogEngine& engine_;
+  absl::Span<absl::StatusOr<v1::RecordFrame>> out_;
+};
+
+// FramesOrPayloads' results packed into one v1::PackedFrames, chunk by chunk: each
+// chunk's results are held (a frame as a view into its stored value, which must live
+// until Pack) and then packed in request order. Sources are looked up by pool,
+// category index, dictionary and kind: a category's name is copied once per call.
+class LogEngine::PackedSink : public FrameSink {
+ public:
+  explicit PackedSink(v1::PackedFrames* out) : out_(out) {}
+
+  // Prepares for a chunk of `n` stored values.
+  void StartChunk(size_t n) {
+    held_.clear();
+    held_.resize(n);
+  }
+  // The call's index of the chunk's first id.
+  size_t base() const { return base_; }
+  void EndChunk(size_t ids) { base_ += ids; }
+  void Frame(size_t k, const pool::Pool& pool, uint64_t seq, const codec::RecordView& view,
+             absl::string_view value) override {
+    Hold(k, pool, view.category_index, view.dictionary_id, false);
+    held_[k].bytes = view.body;
+  }
+  void Payload(size_t k, const pool::Pool& pool, uint64_t seq,
+               codec::DecodedRecord decoded) override {
+    Hold(k, pool, decoded.category_index, 0, true);
+    held_[k].payload = std::move(decoded.payload);
+    held_[k].bytes = held_[k].payload;
+  }
+  void Error(size_t k, absl::Status error) override { held_[k].error = std::move(error); }
+
+  // Packs id `index` (of the call) as held result k.
+  void Pack(size_t index, size_t k) {
+    Held& held = held_[k];
+    if (!held.error.ok()) return PackError(index, held.error);
+    out_->add_sizes(static_cast<uint32_t>(held.bytes.size()));
+    out_->add_source_indexes(held.source);
+    out_->mutable_data()->append(held.bytes.data(), held.bytes.size());
+  }
+  void PackError(size_t index, const absl::Status& status) {
+    v1::PackedError* error = out_->add_errors();
+    error->set_index(static_cast<uint32_t>(index));
+    error->mutable_error()->set_code(static_cast<int>(status.code()));
+    error->mutable_error()->set_message(std::string(status.message()));
+  }
+
+ private:
+  struct Held {
+    absl::Status error;  // OK (no allocation) unless the record failed.
+    uint32_t source = 0;
+    absl::string_view bytes;  // The frame in its stored value, or `payload`.
+    std::string payload;
+  };
+  using Key = std::tuple<const pool::Pool*, uint32_t, uint32_t, bool>;
+
+  void Hold(size_t k, const pool::Pool& pool, uint32_t category_index, uint32_t dictionary_id,
+            bool payload) {
+    const Key key{&pool, category_index, dictionary_id, payload};
+    auto it = sources_.find(key);
+    if (it == sources_.end()) {
+      absl::StatusOr<std::string> category = pool.CategoryName(category_index);
+      if (!category.ok()) {
+        held_[k].error = category.status();  // As MultiGetFrames' result.
+        return;
+      }
+      v1::PackedSource* source = out_->add_sources();
+      source->set_category(*std::move(category));
+      source->set_dictionary_id(dictionary_id);
+      source->set_payload(payload);
+      it = sources_.emplace(key, out_->sources_size() - 1).first;
+    }
+    held_[k].source = it->second;
+  }
+
+  v1::PackedFrames* const out_;
+  size_t base_ = 0;
+  std::vector<Held> held_;
+  absl::flat_hash_map<Key, uint32_t> sources_;
+};
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> LogEngine::MultiGetFrames(
     absl::Span<const std::string> ids, const FramePolicy& frames_for,
@@ -49,9 +149,9 @@ void LogEngine::MultiGetFramesChunk(
   pools.reserve(read.found.size());
   for (size_t j : read.found) pools.push_back(read.chunk.pools[j].get());
   std::vector<absl::StatusOr<v1::RecordFrame>> frames(read.found.size());
+  RecordFrameSink sink(*this, absl::MakeSpan(frames));
   const size_t refused = FramesOrPayloads(pools, read.found_refs, read.encoded, read.indexed_from,
-                                          read.read_at, allowed, budget,
-                                          absl::MakeSpan(frames));
+                                          read.read_at, allowed, budget, sink);
   size_t exhausted_from = read.cut;
   for (size_t k = 0; k < read.found.size(); ++k) {
     const size_t i = read.chunk.positions[read.found[k]];
@@ -62,6 +162,46 @@ void LogEngine::MultiGetFramesChunk(
     results[i] = std::move(frames[k]);
   }
   ExhaustFrom(exhausted_from, budget, results);
+}
+
+absl::Status LogEngine::MultiGetFramesPacked(absl::Span<const std::string> ids,
+                                             const FramePolicy& frames_for,
+                                             const Interrupt& interrupt,
+                                             v1::PackedFrames* out) const {
+  PoolFramePolicy allowed(this, frames_for);
+  PackedSink sink(out);
+  return ReadInChunks(
+      ids, interrupt, [&](absl::Span<const std::string> chunk, block::ByteBudget* budget) {
+        MultiGetFramesPackedChunk(chunk, allowed, budget, sink);
+      });
+}
+
+void LogEngine::MultiGetFramesPackedChunk(absl::Span<const std::string> ids,
+                                          PoolFramePolicy& allowed, block::ByteBudget* budget,
+                                          PackedSink& out) const {
+  const ChunkValues read = ReadChunk(ids, *budget);
+  std::vector<pool::Pool*> pools;
+  pools.reserve(read.found.size());
+  for (size_t j : read.found) pools.push_back(read.chunk.pools[j].get());
+  out.StartChunk(read.found.size());
+  const size_t refused = FramesOrPayloads(pools, read.found_refs, read.encoded, read.indexed_from,
+                                          read.read_at, allowed, budget, out);
+  size_t exhausted_from = read.cut;
+  if (refused < read.found.size()) {
+    exhausted_from = std::min(exhausted_from, read.chunk.positions[read.found[refused]]);
+  }
+  if (exhausted_from < ids.size()) budget->Exhaust();
+  size_t k = 0;  // Into read.found.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i >= exhausted_from) {
+      out.PackError(out.base() + i, budget->ExhaustedError());
+    } else if (!read.errors[i].ok()) {
+      out.PackError(out.base() + i, read.errors[i]);
+    } else {
+      out.Pack(out.base() + i, k++);
+    }
+  }
+  out.EndChunk(ids.size());
 }
 
 absl::Status LogEngine::ScanFrames(
@@ -75,8 +215,9 @@ absl::Status LogEngine::ScanFrames(
     block::ByteBudget budget(kScanChunkBytes);
     const std::vector<pool::Pool*> pools(refs.size(), &pool);
     std::vector<absl::StatusOr<v1::RecordFrame>> frames(refs.size());
-    const size_t answered = FramesOrPayloads(pools, refs, values, {}, read_at, allowed,
-                                             &budget, absl::MakeSpan(frames));
+    RecordFrameSink into(*this, absl::MakeSpan(frames));
+    const size_t answered =
+        FramesOrPayloads(pools, refs, values, {}, read_at, allowed, &budget, into);
     std::vector<v1::RecordFrame> out;
     out.reserve(answered);
     for (size_t k = 0; k < answered; ++k) {
@@ -101,8 +242,7 @@ size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
                                    absl::Span<const absl::string_view> values,
                                    absl::Span<const uint64_t> indexed_from,
                                    uint64_t read_at, PoolFramePolicy& allowed,
-                                   block::ByteBudget* budget,
-                                   absl::Span<absl::StatusOr<v1::RecordFrame>> out) const {
+                                   block::ByteBudget* budget, FrameSink& out) const {
   std::vector<size_t> pending;  // Records the server decodes, in order.
   size_t refused = values.size();
   // Decodes the pending records (they take from the budget before any later frame);
@@ -126,10 +266,12 @@ size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
       }
       pools[k]->CountReads(1);
       if (!decoded[p].ok() && refs[k].seq < pools[k]->retained_from()) {
-        out[k] = MissingRecord(*pools[k], refs[k].seq);  // Its block went as it was read.
-        continue;
+        out.Error(k, MissingRecord(*pools[k], refs[k].seq));  // Its block went as it was read.
+      } else if (!decoded[p].ok()) {
+        out.Error(k, ToRecord(*pools[k], refs[k].seq, decoded[p].status()).status());
+      } else {
+        out.Payload(k, *pools[k], refs[k].seq, *std::move(decoded[p]));
       }
-      out[k] = PayloadFrame(ToRecord(*pools[k], refs[k].seq, std::move(decoded[p])));
     }
     pending.clear();
     return true;
@@ -148,7 +290,7 @@ size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
     if (!flush()) return refused;
     if (!budget->Take(view->content_size)) return k;
     pools[k]->CountReads(1);
-    out[k] = FrameOf(*pools[k], refs[k].seq, *view, values[k]);
+    out.Frame(k, *pools[k], refs[k].seq, *view, values[k]);
   }
   flush();
   return refused;

@@ -2,7 +2,8 @@
 // with the dictionary GetDictionary returns) to exactly what MultiGet and Scan return,
 // per-id errors and the response budget answer the same ids, scans come in the same
 // chunks, block entries and records stored raw come back decoded, and a FramePolicy
-// that refuses a pool gets payloads only.
+// that refuses a pool gets payloads only. MultiGetFramesPacked holds exactly
+// MultiGetFrames' results in every case.
 #include <zstd.h>
 
 #include <random>
@@ -94,6 +95,47 @@ class MultiGetFramesTest : public ::testing::Test {
       ASSERT_TRUE(payload.ok()) << ids[i] << ": " << payload.status();
       EXPECT_EQ(*payload, record->payload()) << ids[i];
     }
+    ExpectPackedSameAsFrames(ids, policy);
+  }
+
+  // MultiGetFramesPacked of `ids` holds exactly MultiGetFrames' results: errors at
+  // their indexes, and in request order each record's category, dictionary and frame
+  // (without its magic number) or payload.
+  void ExpectPackedSameAsFrames(const std::vector<std::string>& ids,
+                                const FramePolicy& policy) {
+    auto frames = engine_->MultiGetFrames(ids, policy);
+    v1::PackedFrames packed;
+    ASSERT_TRUE(frames.ok());
+    ASSERT_TRUE(engine_->MultiGetFramesPacked(ids, policy, nullptr, &packed).ok());
+    int error = 0, record = 0;
+    size_t offset = 0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const absl::StatusOr<v1::RecordFrame>& frame = (*frames)[i];
+      if (!frame.ok()) {
+        ASSERT_LT(error, packed.errors_size()) << ids[i];
+        const v1::PackedError& e = packed.errors(error++);
+        EXPECT_EQ(e.index(), i);
+        EXPECT_EQ(absl::Status(static_cast<StatusCode>(e.error().code()), e.error().message()),
+                  frame.status());
+        continue;
+      }
+      ASSERT_LT(record, packed.sizes_size()) << ids[i];
+      ASSERT_LT(packed.source_indexes(record), static_cast<uint32_t>(packed.sources_size()));
+      const v1::PackedSource& source = packed.sources(packed.source_indexes(record));
+      const std::string bytes = packed.data().substr(offset, packed.sizes(record++));
+      offset += bytes.size();
+      EXPECT_EQ(source.category(), frame->category()) << ids[i];
+      EXPECT_EQ(source.payload(), frame->content_case() == v1::RecordFrame::kPayload);
+      if (source.payload()) {
+        EXPECT_EQ(bytes, frame->payload()) << ids[i];
+      } else {
+        EXPECT_EQ(source.dictionary_id(), frame->dictionary_id()) << ids[i];
+        EXPECT_EQ(std::string("\x28\xb5\x2f\xfd", 4) + bytes, frame->frame()) << ids[i];
+      }
+    }
+    EXPECT_EQ(error, packed.errors_size());
+    EXPECT_EQ(record, packed.sizes_size());
+    EXPECT_EQ(offset, packed.data().size());
   }
 
   // One result of ScanFrames decoded here equals the record Scan returned.
@@ -228,6 +270,9 @@ TEST_F(MultiGetFramesTest, ResponseBudgetAnswersTheSameIdsAsMultiGet) {
 TEST_F(MultiGetFramesTest, TooManyIdsFailTheCall) {
   std::vector<std::string> ids(options_.max_multiget_ids + 1, "logs/1");
   EXPECT_EQ(engine_->MultiGetFrames(ids).status().code(), StatusCode::kInvalidArgument);
+  v1::PackedFrames packed;
+  EXPECT_EQ(engine_->MultiGetFramesPacked(ids, nullptr, nullptr, &packed).code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST_F(MultiGetFramesTest, ScanFramesDecodeToScansRecordsInTheSameChunks) {

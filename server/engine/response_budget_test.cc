@@ -1,6 +1,7 @@
 // The bytes a read call returns through LogEngine over a real RocksDB: MultiGet's
 // EngineOptions::max_response_bytes (exact boundary, duplicated ids, block mode, a
-// single oversized record, chunks) and Scan's per-chunk bound (kScanChunkBytes).
+// single oversized record, chunks; the packed MultiGetFrames answers the same ids) and
+// Scan's per-chunk bound (kScanChunkBytes).
 #include <random>
 
 #include "common/test_dir.h"
@@ -46,7 +47,26 @@ class ResponseBudgetTest : public ::testing::Test {
     auto results = engine_->MultiGet(ids);
     EXPECT_TRUE(results.ok()) << results.status();
     EXPECT_EQ(results->size(), ids.size());
+    if (results.ok()) ExpectPackedAnswersTheSameIds(ids, *results);
     return results.ok() ? *std::move(results) : std::vector<absl::StatusOr<v1::Record>>();
+  }
+
+  // MultiGetFramesPacked answers a record exactly where MultiGet does and otherwise the
+  // same error code.
+  void ExpectPackedAnswersTheSameIds(const std::vector<std::string>& ids,
+                                     const std::vector<absl::StatusOr<v1::Record>>& results) {
+    v1::PackedFrames packed;
+    ASSERT_TRUE(engine_->MultiGetFramesPacked(ids, nullptr, nullptr, &packed).ok());
+    int error = 0;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i].ok()) continue;
+      ASSERT_LT(error, packed.errors_size()) << i;
+      EXPECT_EQ(packed.errors(error).index(), i);
+      EXPECT_EQ(packed.errors(error++).error().code(),
+                static_cast<int>(results[i].status().code())) << i;
+    }
+    EXPECT_EQ(error, packed.errors_size());
+    EXPECT_EQ(static_cast<size_t>(packed.sizes_size()), results.size() - error);
   }
 
   // How many results are records, checking the rest are RESOURCE_EXHAUSTED.

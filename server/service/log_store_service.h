@@ -47,7 +47,7 @@ class LogStoreService final : public v1::LogStore::Service {
   // MultiGet's rules; frames only of pools whose every category the token may read
   // (payloads otherwise: frame sizes are a side channel, read_scope.h).
   grpc::Status MultiGetFrames(grpc::ServerContext* context,
-                              const v1::MultiGetRequest* request,
+                              const v1::MultiGetFramesRequest* request,
                               v1::MultiGetFramesResponse* response) override;
 
  private:

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "absl/strings/string_view.h"
@@ -28,6 +29,17 @@ uint64_t ContentSize(const std::string& frame) {
   return size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ? 0 : size;
 }
 
+// The same for a frame without its magic number (PackedFrames).
+uint64_t MagiclessContentSize(absl::string_view frame) {
+  ZSTD_frameHeader header;
+  if (ZSTD_getFrameHeader_advanced(&header, frame.data(), frame.size(),
+                                   ZSTD_f_zstd1_magicless) != 0 ||
+      header.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN) {
+    return 0;
+  }
+  return header.frameContentSize;
+}
+
 struct Counts {
   uint64_t records = 0;
   uint64_t bytes = 0;
@@ -40,6 +52,19 @@ struct Counts {
     ++records;
     bytes += frame.content_case() == v1::RecordFrame::kFrame ? ContentSize(frame.frame())
                                                              : frame.payload().size();
+  }
+  void Add(const v1::PackedFrames& packed) {
+    size_t offset = 0;
+    for (int r = 0; r < packed.sizes_size() && r < packed.source_indexes_size(); ++r) {
+      const absl::string_view bytes =
+          absl::string_view(packed.data()).substr(offset, packed.sizes(r));
+      offset += bytes.size();
+      const uint32_t source = packed.source_indexes(r);
+      const bool payload = source < static_cast<uint32_t>(packed.sources_size()) &&
+                           packed.sources(static_cast<int>(source)).payload();
+      ++records;
+      this->bytes += payload ? bytes.size() : MagiclessContentSize(bytes);
+    }
   }
 };
 
@@ -106,6 +131,7 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
            static_cast<const v1::MultiGetFramesResponse*>(message)->results()) {
         if (result.has_record()) read.Add(result.record());
       }
+      read.Add(static_cast<const v1::MultiGetFramesResponse*>(message)->packed());
     }
     if (read.records > 0) metrics_->AddRead(read.records, read.bytes);
   }

@@ -131,13 +131,24 @@ TEST_F(MetricsInterceptorTest, CountsRecordsReturnedAsFrames) {
   }
   {
     grpc::ClientContext context;
-    v1::MultiGetRequest request;
+    v1::MultiGetFramesRequest request;
     request.add_ids("HDFS/1");  // A frame.
     request.add_ids("HDFS/2");  // A payload.
     request.add_ids("HDFS/9");  // A per-id error: not a record read.
     v1::MultiGetFramesResponse response;
     ASSERT_TRUE(store_->MultiGetFrames(&context, request, &response).ok());
     ASSERT_EQ(response.results(0).record().content_case(), v1::RecordFrame::kFrame);
+  }
+  {
+    grpc::ClientContext context;
+    v1::MultiGetFramesRequest request;
+    request.add_ids("HDFS/9");
+    request.add_ids("HDFS/2");
+    request.add_ids("HDFS/1");
+    request.set_packed(true);  // The same, packed: counted the same.
+    v1::MultiGetFramesResponse response;
+    ASSERT_TRUE(store_->MultiGetFrames(&context, request, &response).ok());
+    ASSERT_EQ(response.packed().sizes_size(), 2);
   }
   {
     grpc::ClientContext context;
@@ -151,12 +162,13 @@ TEST_F(MetricsInterceptorTest, CountsRecordsReturnedAsFrames) {
     ASSERT_TRUE(reader->Finish().ok());
   }
   const std::string text = Rendered();
-  // GetFrame 1 (200 bytes) + MultiGetFrames 2 (204) + Scan 2 (204): payload bytes.
-  EXPECT_TRUE(absl::StrContains(text, "dictlog_read_records_total 5\n")) << text;
-  EXPECT_TRUE(absl::StrContains(text, "dictlog_read_bytes_total 608\n")) << text;
+  // GetFrame 1 (200 bytes) + MultiGetFrames 2 + 2 (204 each) + Scan 2 (204): payload
+  // bytes.
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_read_records_total 7\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "dictlog_read_bytes_total 812\n")) << text;
   EXPECT_TRUE(absl::StrContains(text,
                                 "dictlog_rpcs_total{service=\"dictlog.v1.LogStore\","
-                                "method=\"MultiGetFrames\",code=\"OK\"} 1\n"));
+                                "method=\"MultiGetFrames\",code=\"OK\"} 2\n"));
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // End to end, client-side decoding: the real dictlogd on 127.0.0.1 port 0; every line
 // of the ten loghub files (record mode) and of one of them again in a block-mode pool,
 // read in MultiGet(64) calls with server-side and with client-side decoding
-// (ReadOptions::decode_locally, MultiGetFrames), and scanned pool by pool both ways
-// (Scan with frames): identical results, byte for byte and error for error, before and
-// after a retrain, a re-compression and a dictionary gc.
+// (ReadOptions::decode_locally, MultiGetFrames packed and per result), and scanned pool
+// by pool both ways (Scan with frames): identical results, byte for byte and error for
+// error, before and after a retrain, a re-compression and a dictionary gc. The packed
+// MultiGetFrames answers exactly the per-result one.
 #include <cstdlib>
 #include <filesystem>
 
@@ -33,6 +34,12 @@ std::string Bytes(const absl::StatusOr<v1::Record>& result) {
   v1::Record record = *result;
   record.clear_append_time_unix_ms();
   return "record " + record.SerializeAsString();
+}
+
+// A MultiGetFrames result as comparable bytes.
+std::string FrameBytes(const absl::StatusOr<v1::RecordFrame>& result) {
+  if (!result.ok()) return result.status().ToString();
+  return "frame " + result->SerializeAsString();
 }
 
 class LocalDecodeE2eTest : public ::testing::Test {
@@ -71,13 +78,16 @@ class LocalDecodeE2eTest : public ::testing::Test {
   }
 
   // Every id (and a few bad ones), 64 a call, both ways, with a fresh client each
-  // time (a cold dictionary cache) and with the long-lived one (a warm one).
+  // time (a cold dictionary cache) and with the long-lived one (a warm one); the
+  // long-lived one also through per-result MultiGetFrames responses.
   void ExpectLocalEqualsServer() {
     std::vector<std::string> ids = ids_;
     ids.insert(ids.end(), {"bad", "HDFS/999999", "nopool/1", "HDFS/01"});
     client::Client fresh(options_);
     client::ReadOptions local;
     local.decode_locally = true;
+    client::ReadOptions per_result = local;
+    per_result.packed = false;
     size_t frames = 0;
     for (size_t start = 0; start < ids.size(); start += 64) {
       std::vector<std::string> some(ids.begin() + start,
@@ -85,17 +95,22 @@ class LocalDecodeE2eTest : public ::testing::Test {
       auto server = client_->MultiGet(some);
       auto warm = client_->MultiGet(some, local);
       auto cold = fresh.MultiGet(some, local);
-      ASSERT_TRUE(server.ok() && warm.ok() && cold.ok()) << server.status() << warm.status();
+      auto unpacked = client_->MultiGet(some, per_result);
+      ASSERT_TRUE(server.ok() && warm.ok() && cold.ok() && unpacked.ok())
+          << server.status() << warm.status() << unpacked.status();
       for (size_t k = 0; k < some.size(); ++k) {
         ASSERT_EQ(Bytes((*warm)[k]), Bytes((*server)[k])) << some[k];
         ASSERT_EQ(Bytes((*cold)[k]), Bytes((*server)[k])) << some[k];
+        ASSERT_EQ(Bytes((*unpacked)[k]), Bytes((*server)[k])) << some[k];
       }
-      if (start % 6400 == 0) {  // Frames are what travels (not payloads).
-        auto raw = client_->MultiGetFrames(some);
-        ASSERT_TRUE(raw.ok());
-        for (const auto& frame : *raw) {
-          frames += frame.ok() && frame->content_case() == v1::RecordFrame::kFrame;
-        }
+      // Frames are what travels (not payloads); packed, the very same frames.
+      auto raw = client_->MultiGetFrames(some);
+      auto raw_per_result = client_->MultiGetFrames(some, per_result);
+      ASSERT_TRUE(raw.ok() && raw_per_result.ok()) << raw.status();
+      ASSERT_EQ(raw->size(), raw_per_result->size());
+      for (size_t k = 0; k < some.size(); ++k) {
+        ASSERT_EQ(FrameBytes((*raw)[k]), FrameBytes((*raw_per_result)[k])) << some[k];
+        frames += (*raw)[k].ok() && (*raw)[k]->content_case() == v1::RecordFrame::kFrame;
       }
     }
     EXPECT_GT(frames, 0u);
