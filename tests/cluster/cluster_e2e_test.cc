@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 #include <algorithm>
@@ -168,6 +169,7 @@ absl::StatusOr<std::string> FrameDigest(const client::Client& node,
     hash = (hash ^ 0xff) * 1099511628211ull;  // a separator
   };
   uint64_t records = 0;
+  std::set<uint32_t> dictionaries;  // Those the frames name.
   for (const std::string& pool : pools) {
     ASSIGN_OR_RETURN(std::vector<std::string> ids, IdsOf(node, pool));
     for (size_t start = 0; start < ids.size(); start += 500) {
@@ -181,10 +183,12 @@ absl::StatusOr<std::string> FrameDigest(const client::Client& node,
         mix(frames[i]->frame());
         mix(frames[i]->payload());
         ++records;
+        if (frames[i]->dictionary_id() != 0) dictionaries.insert(frames[i]->dictionary_id());
       }
     }
   }
-  return absl::StrCat(records, " records, digest ", hash);
+  return absl::StrCat(records, " records, frames naming ", dictionaries.size(),
+                      " dictionaries, digest ", hash);
 }
 
 // Waits until cluster.sh status says `name` stopped.
@@ -375,8 +379,13 @@ TEST(ClusterE2eTest, DictionaryChurnUnderLoadLeavesEveryNodeIdentical) {
     EXPECT_EQ(console.find("unknown dictionary"), std::string::npos) << console;
     EXPECT_EQ(console.find("skipping"), std::string::npos) << console;
   }
+  std::printf("churn: %zu dictionaries trained, %d activations; every node: %s\n",
+              trained.size(), activations, digests[0].c_str());
   EXPECT_EQ(digests[0], digests[1]);
   EXPECT_EQ(digests[0], digests[2]);
+  // The load's frames name several of the churned dictionaries.
+  EXPECT_EQ(digests[0].find("frames naming 0 "), std::string::npos);
+  EXPECT_EQ(digests[0].find("frames naming 1 "), std::string::npos);
 }
 
 // A node stopped, its data directory deleted, started again: it rebuilds every pool
@@ -405,6 +414,7 @@ TEST(ClusterE2eTest, WipedNodeRebuildsTheSameFramesFromTheLog) {
   absl::StatusOr<std::string> ours = FrameDigest(*wiped, names);
   ASSERT_TRUE(theirs.ok() && ours.ok()) << theirs.status() << ours.status();
   EXPECT_EQ(*ours, *theirs);
+  std::printf("wiped dictlogd-3 rebuilt: %s\n", ours->c_str());
   absl::StatusOr<v1::ListDictionariesResponse> peer_dicts = peer->ListDictionaries({});
   absl::StatusOr<v1::ListDictionariesResponse> wiped_dicts = wiped->ListDictionaries({});
   ASSERT_TRUE(peer_dicts.ok() && wiped_dicts.ok());
