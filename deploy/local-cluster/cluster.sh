@@ -164,7 +164,9 @@ wait_serving() {  # NAME DEADLINE(epoch s)
   [[ "$1" == dictlogd-* ]] && log=console.log ready="dictlogd: serving on port"
   address="$(cat "$node_dir/address")"; port="${address##*:}"
   while (( $(date +%s) < $2 )); do
-    node_pid "$1" >/dev/null || { tail -20 "$node_dir/console.log" >&2; die "$1 exited"; }
+    # The pid we just started (its cmdline is the shell's until it has exec'ed).
+    kill -0 "$(cat "$node_dir/pid")" 2>/dev/null ||
+      { tail -20 "$node_dir/$log" >&2; die "$1 exited"; }
     if tail -c "+$(( $(cat "$node_dir/log_offset") + 1 ))" "$node_dir/$log" 2>/dev/null |
       grep -q "$ready" &&
       (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then

@@ -105,12 +105,16 @@ absl::StatusOr<engine::AppliedDictionary> ClusterLog::AppendDictionary(
   }
   ASSIGN_OR_RETURN(const int64_t offset,
                    produce_(kRecordsTopic, partition, dictionary.pool, value));
-  if (!AwaitOffset(partition, offset, options_.dictionary_wait)) {
+  const bool applied = AwaitOffset(partition, offset, options_.dictionary_wait);
+  absl::MutexLock lock(&mu_);
+  if (!applied && stopped_) {
+    return absl::UnavailableError("this node is shutting down: it stopped applying the log");
+  }
+  if (!applied) {
     return absl::DeadlineExceededError(absl::StrCat(
         "the dictionary message of pool '", dictionary.pool, "' is in the log (", kRecordsTopic,
         "/", partition, "@", offset, ") but this node has not applied it yet"));
   }
-  absl::MutexLock lock(&mu_);
   auto it = noted_.find({partition, offset});
   if (it == noted_.end()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -143,8 +147,15 @@ bool ClusterLog::AwaitOffset(int32_t partition, int64_t offset,
     auto it = applied_.find(partition);
     return it != applied_.end() && it->second >= offset;
   };
+  auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return applied() || stopped_; };
   absl::MutexLock lock(&mu_);
-  return mu_.AwaitWithTimeout(absl::Condition(&applied), timeout);
+  mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+  return applied();
+}
+
+void ClusterLog::StopWaiting() {
+  absl::MutexLock lock(&mu_);
+  stopped_ = true;
 }
 
 void ClusterLog::MarkApplied(int32_t partition, int64_t offset) {

@@ -66,6 +66,8 @@ class ClusterLog : public engine::ReplicatedLog {
       const engine::LogDictionary& dictionary) override;
   bool TrainsHere(absl::string_view pool) const override;
 
+  // The materializer stopped (shutdown): AppendDictionary stops waiting (UNAVAILABLE).
+  void StopWaiting();
   // The materializer applied every message of `partition` up to `offset`.
   void MarkApplied(int32_t partition, int64_t offset);
   // The last applied offset of `partition`; -1 if none.
@@ -81,7 +83,7 @@ class ClusterLog : public engine::ReplicatedLog {
   // Records `pool` in dictlog.meta once per process.
   absl::Status AnnouncePool(const std::string& pool, int32_t partition);
   absl::Status NotApplied(absl::string_view pool, uint64_t seq, int32_t partition) const;
-  // Waits up to `timeout` for `partition` to be applied up to `offset`.
+  // Waits up to `timeout` for `partition` to be applied up to `offset` (or StopWaiting).
   bool AwaitOffset(int32_t partition, int64_t offset, absl::Duration timeout) const;
 
   const ClusterLogOptions options_;
@@ -89,6 +91,7 @@ class ClusterLog : public engine::ReplicatedLog {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<int32_t, int64_t> applied_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> announced_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   // NoteDictionary's, by (partition, offset), and their order (oldest first).
   absl::flat_hash_map<std::pair<int32_t, int64_t>, engine::AppliedDictionary> noted_
       ABSL_GUARDED_BY(mu_);

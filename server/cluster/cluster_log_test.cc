@@ -201,6 +201,11 @@ TEST(ClusterLogTest, DictionaryThisNodeSkippedOrHasNotAppliedIsAnError) {
   log.MarkApplied(0, 5);  // applied past it, but never noted: skipped here
   EXPECT_EQ(log.AppendDictionary(dictionary).status().code(),
             absl::StatusCode::kFailedPrecondition);
+  log.StopWaiting();  // shutting down: no more waiting for the materializer
+  ClusterLog stopping({.partitions = 1, .dictionary_wait = absl::Hours(1)}, kafka.Fn());
+  stopping.StopWaiting();
+  EXPECT_EQ(stopping.AppendDictionary(dictionary).status().code(),
+            absl::StatusCode::kUnavailable);  // at once, not after an hour
   dictionary.content = "not a dictionary";
   EXPECT_EQ(log.AppendDictionary(dictionary).status().code(),
             absl::StatusCode::kInvalidArgument);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/cluster/dictionary_ids.h"
 #include "server/cluster/topics.h"
 
 namespace dictlog::cluster {
@@ -16,6 +17,11 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Connect(
           options.nodes.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "node name '", options.node_name, "' is not in the cluster's node list"));
+  }
+  if (options.partitions > static_cast<int>(kMaxPartitionsWithIds)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "at most ", kMaxPartitionsWithIds, " Kafka partitions (each one's dictionaries "
+        "take their ids from a class of the two-byte ids), not ", options.partitions));
   }
   if (options.partitions < 1 || options.replication_factor < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -63,6 +69,7 @@ absl::Status ClusterNode::StartMaterializer(engine::LogEngine* engine) {
 void ClusterNode::StopMaterializer() {
   absl::MutexLock lock(&mu_);
   materializer_.reset();
+  log_->StopWaiting();  // Nothing is applied any more: do not wait for it.
 }
 
 MaterializerStats ClusterNode::MaterializerStatistics() const {

@@ -28,7 +28,10 @@ uint32_t LoadLE32(absl::string_view s, size_t at) {
 }  // namespace
 
 bool InPartitionClass(uint32_t id, int32_t partition, int32_t partitions) {
-  if (id < kClassBase || id > kMaxClusterDictionaryId || partitions <= 0) return false;
+  if (id < kClassBase || id > kMaxClusterDictionaryId || partitions <= 0 ||
+      static_cast<uint32_t>(partitions) > kMaxPartitionsWithIds) {
+    return false;
+  }
   const uint32_t offset = id - kClassBase;
   return offset % static_cast<uint32_t>(partitions) == static_cast<uint32_t>(partition) &&
          offset / static_cast<uint32_t>(partitions) < SlotsPerClass(partitions);
@@ -36,6 +39,7 @@ bool InPartitionClass(uint32_t id, int32_t partition, int32_t partitions) {
 
 uint32_t ContentDictionaryId(absl::string_view content, int32_t partition,
                              int32_t partitions) {
+  if (partitions <= 0 || SlotsPerClass(partitions) == 0) return 0;  // No class: no id.
   uint64_t hash = 14695981039346656037ull;
   for (size_t i = 0; i < content.size(); ++i) {
     const unsigned char c = (i >= 4 && i < 8) ? 0 : static_cast<unsigned char>(content[i]);

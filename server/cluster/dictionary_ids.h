@@ -24,13 +24,16 @@ namespace dictlog::cluster {
 
 // The largest id cluster mode gives (the last one a frame names in two bytes).
 inline constexpr uint32_t kMaxClusterDictionaryId = 65535;
+// Most partitions of dictlog.records whose classes hold ids (8 each at this count).
+inline constexpr uint32_t kMaxPartitionsWithIds = 4096;
 
 // Whether `id` lies in the class of `partition` (of `partitions` > 0).
 bool InPartitionClass(uint32_t id, int32_t partition, int32_t partitions);
 
 // The id of `content` (a standard zstd dictionary) in the class of `partition`:
 // FNV-1a 64 of the content with its id bytes (4..7) read as zero, truncated to the
-// class. The same content gives the same id whatever id its header holds.
+// class. The same content gives the same id whatever id its header holds. 0 (in no
+// class) past kMaxPartitionsWithIds partitions.
 uint32_t ContentDictionaryId(absl::string_view content, int32_t partition,
                              int32_t partitions);
 

@@ -55,6 +55,9 @@ TEST(DictionaryIdsTest, ClassesSplitTheTwoByteRangeByPartition) {
   EXPECT_FALSE(InPartitionClass(65536, 0, kPartitions));
   EXPECT_TRUE(InPartitionClass(65535, 7, kPartitions));
   EXPECT_TRUE(InPartitionClass(40000, 0, 1));
+  // Past kMaxPartitionsWithIds partitions there are no classes (dictlogd refuses them).
+  EXPECT_EQ(ContentDictionaryId(Dictionary(1, "x"), 3, 40000), 0u);
+  EXPECT_FALSE(InPartitionClass(32768 + 3, 3, 40000));
 }
 
 TEST(DictionaryIdsTest, StampReplacesOnlyTheIdBytesAndRefusesNonDictionaries) {

@@ -201,7 +201,8 @@ ABSL_FLAG(std::vector<std::string>, cluster_nodes, {},
           "it by the pool's name (docs/cluster.md). Empty: every node trains every pool");
 ABSL_FLAG(int, kafka_partitions, 8,
           "cluster mode: partitions of topic dictlog.records when dictlogd creates it "
-          "(an existing topic must have as many); a pool's records live on one");
+          "(an existing topic must have as many; at most 4096); a pool's records live on "
+          "one");
 ABSL_FLAG(int, kafka_replication_factor, 3,
           "cluster mode: copies of each partition when dictlogd creates the topics "
           "(min.insync.replicas 2, or 1 with a single copy); an existing topic must match");
