@@ -6,8 +6,9 @@
 #
 #   cluster.sh up     --dir=DIR [--brokers=3] [--nodes=0] [--timeout=180]
 #                     formats and starts the brokers, then --nodes dictlogd nodes in
-#                     cluster mode against them, waits until each serves, prints one
-#                     line per process: `kafka-N 127.0.0.1:PORT`, `dictlogd-N 127.0.0.1:PORT`
+#                     cluster mode against them (--cluster_nodes=dictlogd-1,...), waits
+#                     until each serves, prints one line per process:
+#                     `kafka-N 127.0.0.1:PORT`, `dictlogd-N 127.0.0.1:PORT`
 #   cluster.sh kill   --dir=DIR --node=NAME [--signal=KILL|TERM|STOP|CONT]
 #   cluster.sh start  --dir=DIR --node=NAME    (again, with its existing storage)
 #   cluster.sh status --dir=DIR                `NAME ADDRESS running|stopped [pid P]`
@@ -24,7 +25,7 @@ kafka_lib="${KAFKA_LIB:-$here/kafka/lib}"
 jvm_opts="${KAFKA_JVM_OPTS:--Xmx384m -Xms64m -XX:+UseSerialGC}"
 dictlogd="${DICTLOGD:-$here/../../bin/dictlogd}"
 
-usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 command="${1:-}"; [[ -n "$command" ]] || usage; shift
@@ -138,6 +139,7 @@ start_dictlogd() {  # NAME
   # shellcheck disable=SC2086
   "$dictlogd" --listen="$(cat "$node_dir/address")" --data_dir="$node_dir/data" \
     --kafka_bootstrap="$(cat "$node_dir/bootstrap")" --node_name="$1" \
+    --cluster_nodes="$(cat "$dir/cluster_nodes" 2>/dev/null)" \
     --kafka_replication_factor=$(( brokers_of_cluster < 3 ? brokers_of_cluster : 3 )) \
     ${DICTLOGD_FLAGS:-} >>"$node_dir/console.log" 2>&1 </dev/null &
   echo $! >"$node_dir/pid"
@@ -162,7 +164,9 @@ wait_serving() {  # NAME DEADLINE(epoch s)
   [[ "$1" == dictlogd-* ]] && log=console.log ready="dictlogd: serving on port"
   address="$(cat "$node_dir/address")"; port="${address##*:}"
   while (( $(date +%s) < $2 )); do
-    node_pid "$1" >/dev/null || { tail -20 "$node_dir/console.log" >&2; die "$1 exited"; }
+    # The pid we just started (its cmdline is the shell's until it has exec'ed).
+    kill -0 "$(cat "$node_dir/pid")" 2>/dev/null ||
+      { tail -20 "$node_dir/$log" >&2; die "$1 exited"; }
     if tail -c "+$(( $(cat "$node_dir/log_offset") + 1 ))" "$node_dir/$log" 2>/dev/null |
       grep -q "$ready" &&
       (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
@@ -206,6 +210,8 @@ cmd_up() {
   local bootstrap node_ports
   bootstrap="$(for (( n = 1; n <= brokers; n++ )); do cat "$dir/kafka-$n/address"; done | paste -sd,)"
   mapfile -t node_ports < <(free_ports "$nodes")
+  # Every node's name, the same list for all: one node per pool trains (docs/cluster.md).
+  for (( n = 1; n <= nodes; n++ )); do echo "dictlogd-$n"; done | paste -sd, >"$dir/cluster_nodes"
   for (( n = 1; n <= nodes; n++ )); do
     write_dictlogd_config "$n" "${node_ports[$(( n - 1 ))]}" "$bootstrap"
     start_node "dictlogd-$n"

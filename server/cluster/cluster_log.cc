@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/cluster/cluster.pb.h"
+#include "server/cluster/dictionary_ids.h"
 #include "server/cluster/partitioning.h"
 #include "server/cluster/topics.h"
 
@@ -31,10 +32,19 @@ absl::StatusOr<std::vector<uint64_t>> ClusterLog::Append(const engine::LogAppend
     ClusterRecord* record = batch.add_records();
     record->set_pool(append.pools[i]);
     record->set_category(std::string(append.records[i].category));
-    record->set_payload(std::string(append.records[i].payload));
+    if (i < append.encoded.size() && append.encoded[i].framed) {
+      const engine::EncodedRecord& encoded = append.encoded[i];
+      record->set_frame(encoded.frame);
+      record->set_dictionary_id(encoded.dictionary_id);
+      record->set_raw_size(encoded.raw_size);
+    } else {
+      record->set_payload(std::string(append.records[i].payload));
+    }
   }
+  batch.set_writer_encoded(append.encoded.size() == n);
   batch.set_request_id(std::string(append.request_id));
   batch.set_principal(std::string(append.principal));
+  batch.set_request_fingerprint(append.request_fingerprint);
   batch.set_append_unix_ms(append.append_unix_ms);
   for (size_t i = 0; i < n; ++i) {
     if (i == 0 || append.pools[i] != append.pools[i - 1]) {
@@ -69,6 +79,85 @@ absl::Status ClusterLog::AnnouncePool(const std::string& pool, int32_t partition
   return absl::OkStatus();
 }
 
+absl::StatusOr<engine::AppliedDictionary> ClusterLog::AppendDictionary(
+    const engine::LogDictionary& dictionary) {
+  const int32_t partition = PartitionOf(dictionary.pool, options_.partitions);
+  ClusterBatch batch;
+  ClusterDictionary* message = batch.mutable_dictionary();
+  message->set_pool(dictionary.pool);
+  message->set_id(dictionary.id);
+  if (!dictionary.content.empty()) {  // Its id comes from its content.
+    message->set_id(ContentDictionaryId(dictionary.content, partition, options_.partitions));
+    ASSIGN_OR_RETURN(*message->mutable_content(),
+                     StampDictionaryId(dictionary.content, message->id()));
+  }
+  message->set_activate(dictionary.activate);
+  message->set_base_id(dictionary.base_id);
+  message->set_source(dictionary.source);
+  message->set_created_unix_ms(dictionary.created_unix_ms);
+  message->set_evaluation(dictionary.evaluation);
+  RETURN_IF_ERROR(AnnouncePool(dictionary.pool, partition));
+  const std::string value = batch.SerializeAsString();
+  if (!dictionary.content.empty()) {  // The registry (the partition decides the id).
+    RETURN_IF_ERROR(produce_(kMetaTopic, 0,
+                             absl::StrCat("dict/", dictionary.pool, "/", message->id()), value)
+                        .status());
+  }
+  ASSIGN_OR_RETURN(const int64_t offset,
+                   produce_(kRecordsTopic, partition, dictionary.pool, value));
+  const bool applied = AwaitOffset(partition, offset, options_.dictionary_wait);
+  absl::MutexLock lock(&mu_);
+  if (!applied && stopped_) {
+    return absl::UnavailableError("this node is shutting down: it stopped applying the log");
+  }
+  if (!applied) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "the dictionary message of pool '", dictionary.pool, "' is in the log (", kRecordsTopic,
+        "/", partition, "@", offset, ") but this node has not applied it yet"));
+  }
+  auto it = noted_.find({partition, offset});
+  if (it == noted_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "this node skipped the dictionary message ", kRecordsTopic, "/", partition, "@",
+        offset, " (its log says why)"));
+  }
+  return it->second;
+}
+
+bool ClusterLog::TrainsHere(absl::string_view pool) const {
+  if (options_.nodes.empty()) return true;
+  const int32_t n = static_cast<int32_t>(options_.nodes.size());
+  return options_.nodes[PartitionOf(pool, n)] == options_.node_name;
+}
+
+void ClusterLog::NoteDictionary(int32_t partition, int64_t offset,
+                                engine::AppliedDictionary applied) {
+  absl::MutexLock lock(&mu_);
+  if (!noted_.insert_or_assign({partition, offset}, applied).second) return;
+  noted_order_.push_back({partition, offset});
+  if (noted_order_.size() > kNotedDictionaries) {
+    noted_.erase(noted_order_.front());
+    noted_order_.pop_front();
+  }
+}
+
+bool ClusterLog::AwaitOffset(int32_t partition, int64_t offset,
+                             absl::Duration timeout) const {
+  auto applied = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = applied_.find(partition);
+    return it != applied_.end() && it->second >= offset;
+  };
+  auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return applied() || stopped_; };
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+  return applied();
+}
+
+void ClusterLog::StopWaiting() {
+  absl::MutexLock lock(&mu_);
+  stopped_ = true;
+}
+
 void ClusterLog::MarkApplied(int32_t partition, int64_t offset) {
   absl::MutexLock lock(&mu_);
   int64_t& applied = applied_.try_emplace(partition, -1).first->second;
@@ -98,17 +187,7 @@ absl::Status ClusterLog::CheckApplied(absl::string_view pool, uint64_t seq) cons
 absl::Status ClusterLog::AwaitApplied(absl::string_view pool, uint64_t seq) const {
   const int32_t partition = PartitionOf(pool, options_.partitions);
   if (seq == 0) return absl::OkStatus();
-  const int64_t offset = OffsetOf(seq);
-  auto applied = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    auto it = applied_.find(partition);
-    return it != applied_.end() && it->second >= offset;
-  };
-  {
-    absl::MutexLock lock(&mu_);
-    if (mu_.AwaitWithTimeout(absl::Condition(&applied), options_.apply_wait)) {
-      return absl::OkStatus();
-    }
-  }
+  if (AwaitOffset(partition, OffsetOf(seq), options_.apply_wait)) return absl::OkStatus();
   return NotApplied(pool, seq, partition);
 }
 

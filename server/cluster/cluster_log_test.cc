@@ -7,7 +7,9 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "server/cluster/cluster.pb.h"
+#include "server/cluster/dictionary_ids.h"
 #include "server/cluster/partitioning.h"
 #include "server/cluster/topics.h"
 
@@ -118,6 +120,109 @@ TEST(ClusterLogTest, AwaitAppliedReturnsOnceApplied) {
   log.MarkApplied(0, 7);
   reader.join();  // would take an hour if MarkApplied did not wake it
   EXPECT_TRUE(status.ok()) << status;
+}
+
+TEST(ClusterLogTest, WriterEncodedRecordsTravelAsFramesWithoutTheirPayloads) {
+  FakeKafka kafka;
+  ClusterLog log({.partitions = 1}, kafka.Fn());
+  const std::vector<engine::AppendInput> records = {{"web", "abcabcabc"}, {"web", "xy"}};
+  engine::LogAppend append = AppendOf(records, {"web", "web"});
+  append.encoded.resize(2);
+  append.encoded[0] = {true, "FRAME", 40000, 9};
+  append.encoded[1] = {false, "", 0, 2};  // did not shrink: the payload travels
+  append.request_fingerprint = 0x1234;
+  ASSERT_TRUE(log.Append(append).ok());
+  ClusterBatch batch;
+  ASSERT_TRUE(batch.ParseFromString(kafka.log[{kRecordsTopic, 0}][0].value));
+  EXPECT_TRUE(batch.writer_encoded());
+  EXPECT_EQ(batch.request_fingerprint(), 0x1234u);
+  EXPECT_EQ(batch.records(0).frame(), "FRAME");
+  EXPECT_TRUE(batch.records(0).payload().empty());
+  EXPECT_EQ(batch.records(0).dictionary_id(), 40000u);
+  EXPECT_EQ(batch.records(0).raw_size(), 9u);
+  EXPECT_EQ(batch.records(1).payload(), "xy");
+  EXPECT_TRUE(batch.records(1).frame().empty());
+}
+
+// A zstd dictionary header and a body.
+std::string Dictionary(const std::string& body) {
+  return std::string("\x37\xA4\x30\xEC\x01\x00\x00\x00", 8) + body;
+}
+
+TEST(ClusterLogTest, DictionaryGoesToThePoolsPartitionWithItsContentIdAndAnswersWhatWasApplied) {
+  FakeKafka kafka;
+  ClusterLog* log_ptr = nullptr;
+  ClusterLog::ProduceFn produce = kafka.Fn();
+  // The materializer applies the message before the producer even returns.
+  ClusterLog log({.partitions = 4}, [&](const std::string& topic, int32_t partition,
+                                        absl::string_view key, absl::string_view value) {
+    absl::StatusOr<int64_t> offset = produce(topic, partition, key, value);
+    if (offset.ok() && topic == kRecordsTopic) {
+      log_ptr->NoteDictionary(partition, *offset, {40004, true});
+      log_ptr->MarkApplied(partition, *offset);
+    }
+    return offset;
+  });
+  log_ptr = &log;
+  engine::LogDictionary dictionary;
+  dictionary.pool = "web";
+  dictionary.content = Dictionary("body");
+  dictionary.activate = true;
+  dictionary.base_id = 40001;
+  dictionary.source = "train";
+  absl::StatusOr<engine::AppliedDictionary> applied = log.AppendDictionary(dictionary);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_EQ(applied->id, 40004u);
+  EXPECT_TRUE(applied->activated);
+
+  const int32_t partition = PartitionOf("web", 4);
+  const uint32_t proposed = ContentDictionaryId(dictionary.content, partition, 4);
+  ClusterBatch batch;
+  ASSERT_TRUE(batch.ParseFromString(kafka.log[{kRecordsTopic, partition}].at(0).value));
+  EXPECT_EQ(batch.records_size(), 0);
+  EXPECT_EQ(batch.dictionary().id(), proposed);
+  EXPECT_EQ(batch.dictionary().content(), *StampDictionaryId(dictionary.content, proposed));
+  EXPECT_TRUE(batch.dictionary().activate());
+  EXPECT_EQ(batch.dictionary().base_id(), 40001u);
+  EXPECT_EQ(batch.dictionary().source(), "train");
+  const auto& meta = kafka.log[{kMetaTopic, 0}];
+  ASSERT_EQ(meta.size(), 2u);  // the pool, then the dictionary
+  EXPECT_EQ(meta[1].key, absl::StrCat("dict/web/", proposed));
+}
+
+TEST(ClusterLogTest, DictionaryThisNodeSkippedOrHasNotAppliedIsAnError) {
+  FakeKafka kafka;
+  ClusterLog log({.partitions = 1, .dictionary_wait = absl::Milliseconds(1)}, kafka.Fn());
+  engine::LogDictionary dictionary;
+  dictionary.pool = "web";
+  dictionary.content = Dictionary("x");
+  EXPECT_EQ(log.AppendDictionary(dictionary).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  log.MarkApplied(0, 5);  // applied past it, but never noted: skipped here
+  EXPECT_EQ(log.AppendDictionary(dictionary).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  log.StopWaiting();  // shutting down: no more waiting for the materializer
+  ClusterLog stopping({.partitions = 1, .dictionary_wait = absl::Hours(1)}, kafka.Fn());
+  stopping.StopWaiting();
+  EXPECT_EQ(stopping.AppendDictionary(dictionary).status().code(),
+            absl::StatusCode::kUnavailable);  // at once, not after an hour
+  dictionary.content = "not a dictionary";
+  EXPECT_EQ(log.AppendDictionary(dictionary).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ClusterLogTest, ExactlyOneNodeOfTheListTrainsEachPool) {
+  const std::vector<std::string> nodes = {"n1", "n2", "n3"};
+  for (const char* pool : {"web", "HDFS", "Apache", "a", "b", "c", "d"}) {
+    int trainers = 0;
+    for (const std::string& name : nodes) {
+      ClusterLog log({.partitions = 8, .node_name = name, .nodes = nodes}, FakeKafka().Fn());
+      trainers += log.TrainsHere(pool) ? 1 : 0;
+    }
+    EXPECT_EQ(trainers, 1) << pool;
+  }
+  ClusterLog alone({.partitions = 8, .node_name = "n1"}, FakeKafka().Fn());
+  EXPECT_TRUE(alone.TrainsHere("web"));  // no list: every node trains
 }
 
 }  // namespace

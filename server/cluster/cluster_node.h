@@ -4,14 +4,17 @@
 // engine is open, StartMaterializer applies the log into it. server/daemon owns it.
 //
 // Thread safety: Connect, StartMaterializer, StopMaterializer and the destructor from
-// one thread; log() is used by the engine from any thread.
+// one thread; log() is used by the engine, MaterializerStatistics by scrapes, from
+// any thread.
 #ifndef DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
 #define DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "server/cluster/cluster_log.h"
 #include "server/cluster/materializer.h"
@@ -36,6 +39,10 @@ struct ClusterOptions {
   absl::Duration apply_wait = absl::Milliseconds(100);
   // Creating or verifying the topics at start-up. Default 60 s.
   absl::Duration topic_timeout = absl::Seconds(60);
+  // Every node's name, the same list on every node: the one node that trains a pool's
+  // dictionaries automatically is picked from it (ClusterLogOptions::nodes). Default
+  // empty: this node trains every pool.
+  std::vector<std::string> nodes;
 };
 
 class ClusterNode {
@@ -51,12 +58,10 @@ class ClusterNode {
   // For EngineOptions::replicated_log; lives as long as this.
   engine::ReplicatedLog* log() { return log_.get(); }
   // `engine` is borrowed: call StopMaterializer before it goes.
-  absl::Status StartMaterializer(engine::LogEngine* engine);
-  void StopMaterializer() { materializer_.reset(); }
-  // Zero before StartMaterializer.
-  MaterializerStats MaterializerStatistics() const {
-    return materializer_ == nullptr ? MaterializerStats() : materializer_->Stats();
-  }
+  absl::Status StartMaterializer(engine::LogEngine* engine) ABSL_LOCKS_EXCLUDED(mu_);
+  void StopMaterializer() ABSL_LOCKS_EXCLUDED(mu_);
+  // Zero before StartMaterializer. Any thread (metrics scrapes).
+  MaterializerStats MaterializerStatistics() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   ClusterNode(ClusterOptions options, std::unique_ptr<Producer> producer);
@@ -64,7 +69,8 @@ class ClusterNode {
   const ClusterOptions options_;
   std::unique_ptr<Producer> producer_;
   std::unique_ptr<ClusterLog> log_;  // Borrows producer_.
-  std::unique_ptr<Materializer> materializer_;  // Borrows log_.
+  mutable absl::Mutex mu_;
+  std::unique_ptr<Materializer> materializer_ ABSL_GUARDED_BY(mu_);  // Borrows log_.
 };
 
 }  // namespace dictlog::cluster

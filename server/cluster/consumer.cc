@@ -37,7 +37,15 @@ absl::StatusOr<std::unique_ptr<Consumer>> Consumer::Open(
   rd_kafka_resp_err_t err = rd_kafka_assign(handle->get(), list);
   rd_kafka_topic_partition_list_destroy(list);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaStatus(err, "assign " + topic);
-  return std::unique_ptr<Consumer>(new Consumer(*std::move(handle)));
+  return std::unique_ptr<Consumer>(new Consumer(*std::move(handle), topic));
+}
+
+int64_t Consumer::HighWatermark(int32_t partition) const {
+  int64_t low = -1;
+  int64_t high = -1;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_get_watermark_offsets(handle_.get(), topic_.c_str(), partition, &low, &high);
+  return err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : -1;
 }
 
 Consumer::~Consumer() { rd_kafka_consumer_close(handle_.get()); }

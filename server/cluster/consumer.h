@@ -3,7 +3,7 @@
 // offsets: the caller stores where it is (in its own RocksDB, atomically with what it
 // applied) and passes those offsets to Open after a restart.
 //
-// Thread safety: one thread at a time (the materializer's).
+// Thread safety: one thread at a time (the materializer's); HighWatermark from any.
 #ifndef DICTLOG_SERVER_CLUSTER_CONSUMER_H_
 #define DICTLOG_SERVER_CLUSTER_CONSUMER_H_
 
@@ -49,11 +49,17 @@ class Consumer {
   // nothing arrived. Errors of the consumer itself (the topic vanished, an offset out
   // of range) are returned; a broker that is down is retried inside.
   absl::StatusOr<std::vector<LogMessage>> Poll(absl::Duration timeout, size_t max_messages);
+  // The offset the next message of `partition` will get, as the consumer last heard
+  // from its leader (no request is made); -1 if not known yet. May be called from any
+  // thread, also while another polls.
+  int64_t HighWatermark(int32_t partition) const;
 
  private:
-  explicit Consumer(KafkaHandle handle) : handle_(std::move(handle)) {}
+  Consumer(KafkaHandle handle, std::string topic)
+      : handle_(std::move(handle)), topic_(std::move(topic)) {}
 
   KafkaHandle handle_;
+  const std::string topic_;
   absl::Status pending_;  // An error met after messages that were returned first.
 };
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/cluster/cluster.pb.h"
+#include "server/cluster/dictionary_ids.h"
 #include "server/cluster/partitioning.h"
 #include "server/cluster/topics.h"
 
@@ -17,11 +18,9 @@ constexpr size_t kMaxMessagesPerPoll = 256;
 constexpr absl::Duration kPollWait = absl::Milliseconds(100);
 constexpr absl::Duration kRetryWait = absl::Milliseconds(200);
 
-// The batch a message carries, as ApplyLogged takes it (views into `parsed`).
-absl::StatusOr<engine::LoggedBatch> ToLogged(const LogMessage& message, ClusterBatch* parsed) {
-  if (!parsed->ParseFromString(message.value)) {
-    return absl::InvalidArgumentError("the message does not parse as a ClusterBatch");
-  }
+// The batch a parsed message carries, as ApplyLogged takes it (views into `parsed`).
+absl::StatusOr<engine::LoggedBatch> ToLogged(const LogMessage& message,
+                                             const ClusterBatch* parsed) {
   if (static_cast<uint64_t>(parsed->records_size()) > kMaxBatchRecords ||
       message.offset > kMaxOffset) {
     return absl::InvalidArgumentError("the message holds too many records");
@@ -32,12 +31,30 @@ absl::StatusOr<engine::LoggedBatch> ToLogged(const LogMessage& message, ClusterB
     batch.records.push_back({record.category(), record.payload()});
     batch.pools.push_back(record.pool());
     batch.seqs.push_back(SeqOf(message.offset, static_cast<uint64_t>(i)));
+    if (!parsed->writer_encoded()) continue;  // ADR 0017's payloads: encoded here.
+    engine::EncodedRecord& encoded = batch.encoded.emplace_back();
+    encoded.framed = !record.frame().empty();
+    encoded.frame = record.frame();
+    encoded.dictionary_id = record.dictionary_id();
+    encoded.raw_size = encoded.framed ? record.raw_size() : record.payload().size();
   }
   batch.request_id = parsed->request_id();
   batch.principal = parsed->principal();
+  batch.request_fingerprint = parsed->request_fingerprint();
   batch.append_unix_ms = parsed->append_unix_ms();
   batch.position = {static_cast<uint32_t>(message.partition), message.offset};
   return batch;
+}
+
+// What this node holds under `id`, for a logged dictionary `message` (dictionary_ids.h).
+absl::StatusOr<IdHolder> HolderOf(const engine::LogEngine& engine, uint32_t id,
+                                  const ClusterDictionary& message) {
+  ASSIGN_OR_RETURN(const engine::LogEngine::HeldDictionary held, engine.DictionaryHeld(id));
+  if (!held.used) return IdHolder::kFree;
+  if (held.pool != message.pool() || held.content.empty()) return IdHolder::kDifferent;
+  ASSIGN_OR_RETURN(const std::string ours, StampDictionaryId(held.content, 0));
+  ASSIGN_OR_RETURN(const std::string theirs, StampDictionaryId(message.content(), 0));
+  return ours == theirs ? IdHolder::kSame : IdHolder::kDifferent;
 }
 
 // Errors after which the same message would fail again on this node.
@@ -67,6 +84,14 @@ Materializer::Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine
                            ClusterLog* log)
     : consumer_(std::move(consumer)), engine_(engine), log_(log), thread_([this] { Run(); }) {}
 
+MaterializerStats Materializer::Stats() const {
+  MaterializerStats stats{applied_.load(), skipped_.load(), dictionaries_.load(), {}};
+  for (int32_t p = 0; p < log_->partitions(); ++p) {
+    stats.partitions.push_back({p, log_->Applied(p), consumer_->HighWatermark(p)});
+  }
+  return stats;
+}
+
 Materializer::~Materializer() {
   stop_.Notify();
   thread_.join();
@@ -87,12 +112,51 @@ void Materializer::Run() {
   }
 }
 
+absl::Status Materializer::ApplyDictionary(const LogMessage& message,
+                                           const ClusterDictionary& logged) {
+  engine::LogDictionary dictionary;
+  dictionary.pool = logged.pool();
+  dictionary.id = logged.id();
+  dictionary.activate = logged.activate();
+  dictionary.base_id = logged.base_id();
+  dictionary.source = logged.source();
+  dictionary.created_unix_ms = logged.created_unix_ms();
+  dictionary.evaluation = logged.evaluation();
+  bool stored = false;
+  if (!logged.content().empty()) {  // The id: log order decides a collision.
+    ASSIGN_OR_RETURN(dictionary.id,
+                     ResolveDictionaryId(
+                         logged.id(), message.partition, log_->partitions(),
+                         [&](uint32_t id) { return HolderOf(*engine_, id, logged); }, &stored));
+    ASSIGN_OR_RETURN(dictionary.content, StampDictionaryId(logged.content(), dictionary.id));
+  }
+  const store::LogPosition position{static_cast<uint32_t>(message.partition), message.offset};
+  ASSIGN_OR_RETURN(const engine::AppliedDictionary applied,
+                   engine_->ApplyLoggedDictionary(dictionary, stored, position));
+  log_->NoteDictionary(message.partition, message.offset, applied);
+  dictionaries_.fetch_add(1);
+  return absl::OkStatus();
+}
+
+absl::Status Materializer::ApplyOne(const LogMessage& message) {
+  ClusterBatch parsed;
+  if (!parsed.ParseFromString(message.value)) {
+    return absl::InvalidArgumentError("the message does not parse as a ClusterBatch");
+  }
+  if (parsed.has_dictionary()) {
+    if (parsed.records_size() != 0) {
+      return absl::InvalidArgumentError("a dictionary message holds records");
+    }
+    return ApplyDictionary(message, parsed.dictionary());
+  }
+  ASSIGN_OR_RETURN(const engine::LoggedBatch batch, ToLogged(message, &parsed));
+  return engine_->ApplyLogged(batch);
+}
+
 bool Materializer::Apply(const LogMessage& message) {
   const store::LogPosition position{static_cast<uint32_t>(message.partition), message.offset};
   while (true) {
-    ClusterBatch parsed;
-    absl::StatusOr<engine::LoggedBatch> batch = ToLogged(message, &parsed);
-    absl::Status status = batch.ok() ? engine_->ApplyLogged(*batch) : batch.status();
+    absl::Status status = ApplyOne(message);
     if (status.ok()) {
       applied_.fetch_add(1);
     } else if (Permanent(status)) {

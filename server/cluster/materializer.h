@@ -9,7 +9,12 @@
 // node refuses it) is logged and skipped: its offset alone is stored. Other failures
 // (the store) are retried until they pass or the materializer stops.
 //
-// Thread safety: Start and the destructor from one thread; the thread is its own.
+// Dictionary messages (ADR 0020) are applied at their position too: the id a new
+// dictionary gets is resolved against the dictionaries this node applied before it
+// (dictionary_ids.h), so every node decides the same.
+//
+// Thread safety: Start and the destructor from one thread; the thread is its own;
+// Stats from any thread.
 #ifndef DICTLOG_SERVER_CLUSTER_MATERIALIZER_H_
 #define DICTLOG_SERVER_CLUSTER_MATERIALIZER_H_
 
@@ -18,18 +23,28 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
+#include "server/cluster/cluster.pb.h"
 #include "server/cluster/cluster_log.h"
 #include "server/cluster/consumer.h"
 #include "server/engine/log_engine.h"
 
 namespace dictlog::cluster {
 
+struct PartitionProgress {
+  int32_t partition = 0;
+  int64_t applied_offset = -1;  // The last message applied here; -1: none.
+  int64_t high_watermark = -1;  // The offset the partition's next message gets; -1: unknown.
+};
+
 struct MaterializerStats {
   uint64_t applied_messages = 0;
   uint64_t skipped_messages = 0;
+  uint64_t dictionary_messages = 0;  // Dictionaries and activations applied.
+  std::vector<PartitionProgress> partitions;
 };
 
 class Materializer {
@@ -44,22 +59,25 @@ class Materializer {
   Materializer(const Materializer&) = delete;
   Materializer& operator=(const Materializer&) = delete;
 
-  MaterializerStats Stats() const {
-    return {applied_.load(), skipped_.load()};
-  }
+  // Since start-up, and where each partition stands. Any thread.
+  MaterializerStats Stats() const;
 
  private:
   Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine* engine,
                ClusterLog* log);
   void Run();
-  // Applies one message; false only when stopping.
+  // Applies one message, retrying store errors; false only when stopping.
   bool Apply(const LogMessage& message);
+  absl::Status ApplyOne(const LogMessage& message);
+  // A control message (ADR 0020): resolves the dictionary's id, then applies it.
+  absl::Status ApplyDictionary(const LogMessage& message, const ClusterDictionary& logged);
 
   std::unique_ptr<Consumer> consumer_;
   engine::LogEngine* const engine_;
   ClusterLog* const log_;
   std::atomic<uint64_t> applied_{0};
   std::atomic<uint64_t> skipped_{0};
+  std::atomic<uint64_t> dictionaries_{0};
   absl::Notification stop_;
   std::thread thread_;  // Last: started once the rest is set.
 };

@@ -36,6 +36,7 @@
 #include "server/metrics/rpc_metrics.h"
 #include "server/metrics/build_info.h"
 #include "server/service/dictlog_server.h"
+#include "server/metrics/cluster_metrics.h"
 #include "server/metrics/engine_metrics.h"
 #include "server/daemon/scope_isolation.h"
 #include "server/daemon/server_config.h"
@@ -194,9 +195,14 @@ ABSL_FLAG(std::string, kafka_bootstrap, "",
           "into its own --data_dir; empty: single-node mode");
 ABSL_FLAG(std::string, node_name, "dictlogd",
           "cluster mode: this node's name (its Kafka client.id and log lines)");
+ABSL_FLAG(std::vector<std::string>, cluster_nodes, {},
+          "cluster mode: every node's --node_name, comma-separated, the same list on every "
+          "node; each pool's dictionaries are trained automatically by one node picked from "
+          "it by the pool's name (docs/cluster.md). Empty: every node trains every pool");
 ABSL_FLAG(int, kafka_partitions, 8,
           "cluster mode: partitions of topic dictlog.records when dictlogd creates it "
-          "(an existing topic must have as many); a pool's records live on one");
+          "(an existing topic must have as many; at most 4096); a pool's records live on "
+          "one");
 ABSL_FLAG(int, kafka_replication_factor, 3,
           "cluster mode: copies of each partition when dictlogd creates the topics "
           "(min.insync.replicas 2, or 1 with a single copy); an existing topic must match");
@@ -382,17 +388,35 @@ absl::StatusOr<metrics::HttpEndpointOptions> MetricsOptionsFromFlags() {
   return options;
 }
 
-// Serves GET /metrics on --metrics_listen, or nothing when it is empty.
+// Cluster mode's materializer, as metrics.
+std::string ClusterMetricsText(const cluster::ClusterNode& node) {
+  const cluster::MaterializerStats stats = node.MaterializerStatistics();
+  metrics::ClusterMetrics out{stats.applied_messages, stats.skipped_messages,
+                              stats.dictionary_messages, {}};
+  for (const cluster::PartitionProgress& p : stats.partitions) {
+    out.partitions.push_back({p.partition, p.applied_offset, p.high_watermark});
+  }
+  metrics::TextWriter text;
+  metrics::RenderClusterMetrics(out, &text);
+  return text.text();
+}
+
+// Serves GET /metrics on --metrics_listen, or nothing when it is empty. `cluster`
+// (null in single-node mode) must outlive the endpoint.
 absl::StatusOr<std::unique_ptr<metrics::HttpEndpoint>> StartMetrics(
-    const service::DictlogServer& server, const metrics::RpcMetrics& rpc) {
+    const service::DictlogServer& server, const metrics::RpcMetrics& rpc,
+    const cluster::ClusterNode* cluster) {
   const std::string listen = absl::GetFlag(FLAGS_metrics_listen);
   if (listen.empty()) return nullptr;
   ASSIGN_OR_RETURN(metrics::HttpEndpointOptions options, MetricsOptionsFromFlags());
   ASSIGN_OR_RETURN(std::unique_ptr<metrics::HttpEndpoint> endpoint,
                    metrics::HttpEndpoint::Start(
                        listen,
-                       [&server, &rpc] {
-                         return service::RenderMetrics(server.engine_slot().get(), rpc);
+                       [&server, &rpc, cluster] {
+                         std::string text =
+                             service::RenderMetrics(server.engine_slot().get(), rpc);
+                         if (cluster != nullptr) text += ClusterMetricsText(*cluster);
+                         return text;
                        },
                        std::move(options)));
   if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
@@ -425,6 +449,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> ClusterFromFlags(
   cluster.bootstrap = absl::GetFlag(FLAGS_kafka_bootstrap);
   if (cluster.bootstrap.empty()) return nullptr;
   cluster.node_name = absl::GetFlag(FLAGS_node_name);
+  cluster.nodes = absl::GetFlag(FLAGS_cluster_nodes);
   cluster.partitions = absl::GetFlag(FLAGS_kafka_partitions);
   cluster.replication_factor = absl::GetFlag(FLAGS_kafka_replication_factor);
   const int64_t delivery_ms = absl::GetFlag(FLAGS_kafka_delivery_timeout_ms);
@@ -488,7 +513,7 @@ absl::Status Serve(const sigset_t& signals) {
   ASSIGN_OR_RETURN(std::unique_ptr<service::DictlogServer> server,
                    service::DictlogServer::Start(nullptr, server_options));
   ASSIGN_OR_RETURN(std::unique_ptr<metrics::HttpEndpoint> metrics_endpoint,
-                   StartMetrics(*server, rpc_metrics));
+                   StartMetrics(*server, rpc_metrics, cluster_node.get()));
   std::printf("dictlogd: listening on port %d, opening the store in %s\n", server->port(),
               absl::GetFlag(FLAGS_data_dir).c_str());
   std::fflush(stdout);

@@ -244,12 +244,22 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   v1::TrainDictionaryResponse response;
   const double gain = result->evaluation.gain;
   const bool activating = activate && gain >= options_.activation_min_gain;
-  ASSIGN_OR_RETURN(
-      *response.mutable_dictionary(),
-      Add(std::move(record),
-          [&](const storage::DictionaryRecord& added) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-            return activating ? ActivateLocked(*pool, added.id()) : InfoLocked(added);
-          }));
+  if (options_.publish) {  // Cluster mode: through the log.
+    ASSIGN_OR_RETURN(*response.mutable_dictionary(),
+                     options_.publish(std::move(record), activating, baseline_id));
+    if (activating && !response.dictionary().active()) {
+      response.set_activation_note(
+          "not activated: another activation of the pool came first in the log");
+      return response;
+    }
+  } else {
+    ASSIGN_OR_RETURN(
+        *response.mutable_dictionary(),
+        Add(std::move(record),
+            [&](const storage::DictionaryRecord& added) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+              return activating ? ActivateLocked(*pool, added.id()) : InfoLocked(added);
+            }));
+  }
   response.set_activated(activating);
   if (activating) {
     response.set_activation_note(absl::StrFormat("activated: gain %+.1f%% >= %.1f%%",
@@ -264,6 +274,18 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
     response.set_activation_note(absl::StrCat(response.activation_note(), "; ", sizes_note));
   }
   return response;
+}
+
+absl::Status DictionaryManager::AddLogged(storage::DictionaryRecord record) {
+  {
+    absl::MutexLock lock(&mu_);
+    next_id_ = std::max(next_id_, record.id() + 1);
+  }
+  return Add(std::move(record),
+             [&](const storage::DictionaryRecord& added) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+               return InfoLocked(added);
+             })
+      .status();
 }
 
 double DictionaryManager::EvaluatedRatio(uint32_t id) const {

@@ -59,6 +59,13 @@ struct DictionaryManagerOptions {
   size_t sample_budget_multiple = 100;
   // DICTIONARY_MODE_AUTO's full_slots (dictionary_mode.h).
   size_t auto_full_dictionaries = 64;
+  // Cluster mode (docs/cluster.md, ADR 0020): where Train sends a trained dictionary
+  // (`activate`: if the pool's active one is still `base_id`) instead of storing it;
+  // answers with its info once this node applied it from the log (AddLogged). Empty:
+  // single-node mode.
+  std::function<absl::StatusOr<v1::DictionaryInfo>(storage::DictionaryRecord record,
+                                                   bool activate, uint32_t base_id)>
+      publish;
 };
 
 class DictionaryManager {
@@ -116,6 +123,9 @@ class DictionaryManager {
   absl::StatusOr<std::vector<v1::DictionaryInfo>> List(absl::string_view pool) const
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::GetDictionaryResponse> Get(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Cluster mode's materializer: stores a dictionary applied from the log under the
+  // id its record names (the log decided it), not activated.
+  absl::Status AddLogged(storage::DictionaryRecord record) ABSL_LOCKS_EXCLUDED(mu_);
   // Deletes (or with dry_run only lists) the dictionaries no record references and no
   // pool has active (of `pool` only, if not empty).
   absl::StatusOr<std::vector<v1::DictionaryInfo>> Gc(bool dry_run,

@@ -76,9 +76,16 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
 }
 
 absl::Status LogEngine::OpenDictionaries() {
+  dictionary::DictionaryManagerOptions manager_options = options_.dictionaries;
+  if (options_.replicated_log != nullptr) {  // Dictionaries travel in the log.
+    manager_options.publish = [this](storage::DictionaryRecord record, bool activate,
+                                     uint32_t base_id) {
+      return PublishDictionary(std::move(record), activate, base_id);
+    };
+  }
   ASSIGN_OR_RETURN(manager_, dictionary::DictionaryManager::Load(
                                  store_.get(), registry_.get(), &dictionaries_,
-                                 options_.dictionaries));
+                                 manager_options));
   ASSIGN_OR_RETURN(recompressor_, dictionary::Recompressor::Load(
                                       store_.get(), registry_.get(), &dictionaries_,
                                       manager_.get(), options_.recompressor));
@@ -90,6 +97,8 @@ absl::Status LogEngine::OpenDictionaries() {
 }
 
 void LogEngine::OnAutoActivated(const dictionary::AutoActivation& activation) {
+  // Cluster mode re-encodes nothing on its own: every node stores the same frames.
+  if (options_.replicated_log != nullptr) return;
   if (!activation.drift) {
     if (options_.recompress_first_dictionary) RecompressFirst(activation.pool);
     return;
@@ -275,7 +284,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendOnce(
   if (ids.ok() && auto_trainer_ != nullptr) {
     pool::Pool* last = nullptr;
     for (const std::shared_ptr<pool::Pool>& pool : pools) {
-      if (pool.get() != last) auto_trainer_->Notify(*pool);
+      if (pool.get() != last && TrainsHere(*pool)) auto_trainer_->Notify(*pool);
       last = pool.get();
     }
   }
@@ -331,13 +340,18 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
                      pools[i]->CategoryIndex(records[i].category, *store_));
     encode.dictionary = pb.encoder.get();
     encode.compression_level = pb.level;
-    RETURN_IF_ERROR(codec::EncodeRecord(records[i].payload, encode, &writes[i].value));
-    if (pb.encoder != nullptr) {
-      ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(writes[i].value));
-      writes[i].dictionary_id = view.dictionary_id;  // 0 if stored raw.
+    if (placement != nullptr && !placement->encoded.empty()) {  // The writer's frame.
+      RETURN_IF_ERROR(StoreEncoded(placement->encoded[i], records[i].payload,
+                                   encode.category_index, &writes[i]));
+    } else {
+      RETURN_IF_ERROR(codec::EncodeRecord(records[i].payload, encode, &writes[i].value));
+      if (pb.encoder != nullptr) {
+        ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(writes[i].value));
+        writes[i].dictionary_id = view.dictionary_id;  // 0 if stored raw.
+      }
+      writes[i].raw_bytes = records[i].payload.size();
     }
     writes[i].pool_id = pools[i]->id();
-    writes[i].raw_bytes = records[i].payload.size();
     writes[i].append_unix_ms = pb.time_ms;
     pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
   }

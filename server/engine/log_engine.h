@@ -181,6 +181,24 @@ class LogEngine {
   // category elsewhere than the writer did; a block-mode pool) mean the message can
   // never apply here; other errors are the store's (retry).
   absl::Status ApplyLogged(const LoggedBatch& batch);
+  // Cluster mode: applies a dictionary message of the log (ADR 0020) whose id the
+  // materializer resolved (`stored`: this node holds it under that id already, a
+  // replay or the same dictionary twice): stores it, activates it if asked and the
+  // pool's active dictionary is still the message's base, and stores `position`.
+  // FAILED_PRECONDITION (the pool is unknown here, an activation names a dictionary
+  // this node does not hold for the pool) means it can never apply here.
+  absl::StatusOr<AppliedDictionary> ApplyLoggedDictionary(const LogDictionary& dictionary,
+                                                          bool stored,
+                                                          const store::LogPosition& position);
+  // Cluster mode: what this node holds under dictionary id `id` (the materializer's
+  // id resolution): `used` false if the id was never given; `pool` and `content`
+  // empty if it was retired.
+  struct HeldDictionary {
+    bool used = false;
+    std::string pool;
+    std::string content;
+  };
+  absl::StatusOr<HeldDictionary> DictionaryHeld(uint32_t id) const;
   // Cluster mode: stores `position` alone (a message ApplyLogged refused for good).
   absl::Status SkipLogged(const store::LogPosition& position) {
     return store_->PutLogPosition(position);
@@ -360,6 +378,8 @@ class LogEngine {
     absl::Span<const uint64_t> seqs;
     int64_t now_ms = 0;
     const store::LogPosition* applied = nullptr;
+    // One per record as the writer encoded it, stored as it is; empty: encode here.
+    absl::Span<const EncodedRecord> encoded;
   };
   // Append's write, once validated; `request` (may be null) is written with it. In
   // cluster mode without a `placement`, the records go to the log (AppendToLog).
@@ -372,6 +392,29 @@ class LogEngine {
   // Cluster mode: produces the admitted records to the log (log_engine_cluster.cc).
   absl::StatusOr<std::vector<std::string>> AppendToLog(absl::Span<const AppendInput> records,
                                                        const store::RequestWrite* request);
+  // Cluster mode's writer (ADR 0020): `payload` encoded with `pool`'s active
+  // dictionary as this node applied it from the log (null pool: not applied here yet,
+  // no dictionary), as every node will store it.
+  absl::StatusOr<EncodedRecord> EncodeForLog(pool::Pool* pool,
+                                             absl::string_view payload) const;
+  // Cluster mode's apply: the stored value of a record the writer encoded, with this
+  // node's `category_index`. INVALID_ARGUMENT for a frame that does not parse or
+  // disagrees with its size or dictionary id.
+  static absl::Status StoreEncoded(const EncodedRecord& encoded, absl::string_view payload,
+                                   uint32_t category_index, store::RecordWrite* write);
+  // Cluster mode: FAILED_PRECONDITION unless every dictionary the batch's frames name
+  // is known here (the log puts a dictionary before any frame naming it).
+  absl::Status CheckFrameDictionaries(const LoggedBatch& batch) const;
+  // Cluster mode: Train's way to the log (DictionaryManagerOptions::publish).
+  absl::StatusOr<v1::DictionaryInfo> PublishDictionary(storage::DictionaryRecord record,
+                                                       bool activate, uint32_t base_id);
+  // Cluster mode's ActivateDictionary: an activation through the log.
+  absl::StatusOr<v1::DictionaryInfo> ActivateInLog(const v1::ActivateDictionaryRequest& request);
+  // FAILED_PRECONDITION in cluster mode for an admin call that would change this node
+  // alone (`what` names it); OK in single-node mode.
+  absl::Status RefusedInCluster(absl::string_view what) const;
+  // Whether this node trains `pool` automatically (always in single-node mode).
+  bool TrainsHere(const pool::Pool& pool) const;
   // Cluster mode: OK if record `seq` of `pool` is applied here (or single-node mode).
   // Waits (ReplicatedLog::AwaitApplied) unless `waited` already holds the pool; adds
   // it (at most one wait per pool and MultiGet chunk). `waited` null: always waits.

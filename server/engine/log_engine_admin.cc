@@ -287,6 +287,7 @@ absl::StatusOr<v1::ListDictionariesResponse> LogEngine::ListDictionaries(
 
 absl::StatusOr<v1::DictionaryInfo> LogEngine::ActivateDictionary(
     const v1::ActivateDictionaryRequest& request) {
+  if (options_.replicated_log != nullptr) return ActivateInLog(request);
   return manager_->Activate(request.pool(), request.id());
 }
 
@@ -297,6 +298,7 @@ absl::StatusOr<v1::GetDictionaryResponse> LogEngine::GetDictionary(
 
 absl::StatusOr<v1::DictionaryInfo> LogEngine::ImportDictionary(
     const v1::ImportDictionaryRequest& request) {
+  RETURN_IF_ERROR(RefusedInCluster("ImportDictionary"));
   if (request.content().size() > options_.max_import_dictionary_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dictionary of ", request.content().size(),
@@ -308,6 +310,7 @@ absl::StatusOr<v1::DictionaryInfo> LogEngine::ImportDictionary(
 
 absl::StatusOr<v1::GcDictionariesResponse> LogEngine::GcDictionaries(
     const v1::GcDictionariesRequest& request) {
+  RETURN_IF_ERROR(RefusedInCluster("GcDictionaries"));
   ASSIGN_OR_RETURN(std::vector<v1::DictionaryInfo> deleted, manager_->Gc(request.dry_run()));
   v1::GcDictionariesResponse response;
   for (v1::DictionaryInfo& info : deleted) *response.add_deleted() = std::move(info);
@@ -316,6 +319,7 @@ absl::StatusOr<v1::GcDictionariesResponse> LogEngine::GcDictionaries(
 
 absl::StatusOr<v1::RecompressStatus> LogEngine::Recompress(
     const v1::RecompressRequest& request) {
+  RETURN_IF_ERROR(RefusedInCluster("Recompress"));
   return recompressor_->Start(request.pool());
 }
 

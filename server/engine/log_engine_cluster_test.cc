@@ -2,6 +2,7 @@
 // go to the log only, reach the store through ApplyLogged with the log's seqs and
 // position, and reads wait for them instead of answering NOT_FOUND.
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "codec/record_codec.h"
+#include "codec/test_dictionary.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "server/engine/log_engine.h"
@@ -24,9 +27,15 @@ class FakeLog : public ReplicatedLog {
  public:
   struct Message {
     std::vector<std::string> categories, payloads, pools;
+    std::vector<EncodedRecord> encoded;
     std::string request_id, principal;
+    uint64_t request_fingerprint = 0;
     int64_t append_unix_ms = 0;
   };
+  // What AppendDictionary does with a dictionary message at `offset` (the test applies
+  // it); unset: UNIMPLEMENTED.
+  using DictionaryHandler =
+      std::function<absl::StatusOr<AppliedDictionary>(const LogDictionary&, int64_t offset)>;
 
   absl::StatusOr<std::vector<uint64_t>> Append(const LogAppend& append) override {
     absl::MutexLock lock(&mu_);
@@ -39,10 +48,28 @@ class FakeLog : public ReplicatedLog {
       seqs.push_back(((messages_.size() - 1) << 16) + i + 1);
     }
     message.pools = append.pools;
+    message.encoded = append.encoded;
+    message.request_fingerprint = append.request_fingerprint;
     message.request_id = std::string(append.request_id);
     message.principal = std::string(append.principal);
     message.append_unix_ms = append.append_unix_ms;
     return seqs;
+  }
+  absl::StatusOr<AppliedDictionary> AppendDictionary(const LogDictionary& dictionary) override {
+    int64_t offset = 0;
+    DictionaryHandler handler;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!on_dictionary_) return absl::UnimplementedError("no dictionary handler");
+      messages_.emplace_back();  // Takes the offset; no records.
+      offset = static_cast<int64_t>(messages_.size() - 1);
+      handler = on_dictionary_;
+    }
+    return handler(dictionary, offset);
+  }
+  void OnDictionary(DictionaryHandler handler) {
+    absl::MutexLock lock(&mu_);
+    on_dictionary_ = std::move(handler);
   }
   absl::Status AwaitApplied(absl::string_view pool, uint64_t seq) const override {
     return CheckApplied(pool, seq);
@@ -63,6 +90,8 @@ class FakeLog : public ReplicatedLog {
       batch.seqs.push_back((uint64_t{k} << 16) + i + 1);
     }
     batch.pools = message.pools;
+    batch.encoded = message.encoded;
+    batch.request_fingerprint = message.request_fingerprint;
     batch.request_id = message.request_id;
     batch.principal = message.principal;
     batch.append_unix_ms = message.append_unix_ms;
@@ -83,7 +112,13 @@ class FakeLog : public ReplicatedLog {
   std::deque<Message> messages_ ABSL_GUARDED_BY(mu_);  // deque: Logged's views stay valid
   int64_t applied_ ABSL_GUARDED_BY(mu_) = -1;
   absl::Status fail_ ABSL_GUARDED_BY(mu_);
+  DictionaryHandler on_dictionary_ ABSL_GUARDED_BY(mu_);
 };
+
+// A real zstd dictionary for the synthetic lines, with id `id`.
+std::string DictionaryWithId(uint32_t id) {
+  return codec::TrainDictionaryForTest(codec::SyntheticLogLines(400, 7), 4096, id);
+}
 
 class LogEngineClusterTest : public ::testing::Test {
  protected:
@@ -215,6 +250,207 @@ TEST_F(LogEngineClusterTest, BlockModeIsRefused) {
   engine_.reset();
   options_.default_pool_options.set_storage_mode(v1::STORAGE_MODE_BLOCK);
   EXPECT_EQ(LogEngine::Open(options_).status().code(), StatusCode::kInvalidArgument);
+}
+
+// A node: its own store and log view, applying the messages of the one log.
+struct Node {
+  FakeLog log;
+  std::unique_ptr<LogEngine> engine;
+};
+
+class LogEngineClusterDictionaryTest : public LogEngineClusterTest {
+ protected:
+  // Node `peer_` applies what node engine_ logs, as every node does.
+  void SetUp() override {
+    LogEngineClusterTest::SetUp();
+    EngineOptions peer = options_;
+    peer.store.path = FreshTestDir("-peer");
+    peer.replicated_log = &peer_.log;
+    auto engine = LogEngine::Open(peer);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    peer_.engine = std::move(*engine);
+    log_.OnDictionary([this](const LogDictionary& d, int64_t offset) {
+      return ApplyDictionary(d, offset);
+    });
+  }
+
+  // As the materializer: a new dictionary keeps the id it proposes (no collision here).
+  absl::StatusOr<AppliedDictionary> ApplyDictionary(LogDictionary d, int64_t offset) {
+    if (!d.content.empty()) {
+      d.id = next_id_++;
+      for (int i = 0; i < 4; ++i) d.content[4 + i] = static_cast<char>((d.id >> (8 * i)) & 0xff);
+    }
+    const store::LogPosition position{0, offset};
+    absl::StatusOr<AppliedDictionary> peer = peer_.engine->ApplyLoggedDictionary(d, false, position);
+    if (!peer.ok()) return peer.status();
+    peer_.log.MarkApplied(offset);
+    absl::StatusOr<AppliedDictionary> here = engine_->ApplyLoggedDictionary(d, false, position);
+    if (here.ok()) log_.MarkApplied(offset);
+    return here;
+  }
+
+  // Appends through engine_ and applies the message on both nodes.
+  std::vector<std::string> AppendAndApply(const std::vector<AppendInput>& records) {
+    absl::StatusOr<std::vector<std::string>> ids = engine_->Append(records);
+    EXPECT_TRUE(ids.ok()) << ids.status();
+    const size_t k = log_.size() - 1;
+    Apply(k);
+    absl::Status peer = peer_.engine->ApplyLogged(log_.Logged(k));
+    EXPECT_TRUE(peer.ok()) << peer;
+    peer_.log.MarkApplied(static_cast<int64_t>(k));
+    return ids.ok() ? *ids : std::vector<std::string>();
+  }
+
+  std::vector<AppendInput> Lines(int count, uint32_t seed) {
+    lines_.push_back(codec::SyntheticLogLines(count, seed));
+    std::vector<AppendInput> records;
+    for (const std::string& line : lines_.back()) records.push_back({"web", line});
+    return records;
+  }
+
+  // Activates a fresh dictionary of pool web through the log; its id.
+  uint32_t TrainInLog(bool activate) {
+    LogDictionary d;
+    d.pool = "web";
+    d.content = DictionaryWithId(1);
+    d.activate = activate;
+    d.base_id = engine_->GetPool("web")->active_dictionary_id();
+    absl::StatusOr<AppliedDictionary> applied = log_.AppendDictionary(d);
+    EXPECT_TRUE(applied.ok()) << applied.status();
+    return applied.ok() ? applied->id : 0;
+  }
+
+  Node peer_;
+  uint32_t next_id_ = 40000;
+  std::deque<std::vector<std::string>> lines_;  // AppendInput views into them.
+};
+
+TEST_F(LogEngineClusterDictionaryTest, WriterCompressesWithTheLoggedDictionaryAndNodesStoreItsFrames) {
+  AppendAndApply(Lines(50, 1));
+  const uint32_t id = TrainInLog(/*activate=*/true);
+  ASSERT_NE(id, 0u);
+  EXPECT_EQ(engine_->GetPool("web")->active_dictionary_id(), id);
+  EXPECT_EQ(peer_.engine->GetPool("web")->active_dictionary_id(), id);  // same position
+
+  const std::vector<std::string> ids = AppendAndApply(Lines(50, 2));
+  const LoggedBatch logged = log_.Logged(log_.size() - 1);
+  ASSERT_EQ(logged.encoded.size(), 50u);
+  size_t framed = 0;
+  for (size_t i = 0; i < logged.encoded.size(); ++i) {
+    if (!logged.encoded[i].framed) continue;
+    ++framed;
+    EXPECT_EQ(logged.encoded[i].dictionary_id, id);
+    EXPECT_EQ(logged.encoded[i].raw_size, lines_.back()[i].size());
+  }
+  EXPECT_GT(framed, 40u);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    absl::StatusOr<v1::GetFrameResponse> here = engine_->GetFrame(ids[i]);
+    absl::StatusOr<v1::GetFrameResponse> there = peer_.engine->GetFrame(ids[i]);
+    ASSERT_TRUE(here.ok() && there.ok()) << here.status() << there.status();
+    EXPECT_EQ(here->frame(), there->frame());  // identical stored bytes on both nodes
+    EXPECT_EQ(here->dictionary_id(), there->dictionary_id());
+    absl::StatusOr<v1::Record> record = peer_.engine->Get(ids[i]);
+    ASSERT_TRUE(record.ok()) << record.status();
+    EXPECT_EQ(record->payload(), lines_.back()[i]);
+  }
+}
+
+TEST_F(LogEngineClusterDictionaryTest, TrainDictionaryGoesThroughTheLog) {
+  AppendAndApply(Lines(400, 3));
+  v1::TrainDictionaryRequest request;
+  request.set_pool("web");
+  request.set_activate(true);
+  request.set_dictionary_bytes(4096);
+  absl::StatusOr<v1::TrainDictionaryResponse> trained = engine_->TrainDictionary(request);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  EXPECT_EQ(trained->dictionary().id(), 40000u);  // the id the log gave, not a local one
+  EXPECT_EQ(trained->activated(), trained->dictionary().active());
+  absl::StatusOr<v1::GetDictionaryResponse> peer = peer_.engine->GetDictionary([] {
+    v1::GetDictionaryRequest r;
+    r.set_id(40000);
+    return r;
+  }());
+  ASSERT_TRUE(peer.ok()) << peer.status();
+  EXPECT_EQ(peer->dictionary().source(), "train");
+}
+
+TEST_F(LogEngineClusterDictionaryTest, OfTwoActivationsFromOneBaseTheFirstInTheLogWins) {
+  AppendAndApply(Lines(20, 4));
+  const uint32_t first = TrainInLog(/*activate=*/false);
+  const uint32_t second = TrainInLog(/*activate=*/false);
+  LogDictionary a;
+  a.pool = "web";
+  a.id = first;
+  a.activate = true;
+  LogDictionary b = a;
+  b.id = second;
+  absl::StatusOr<AppliedDictionary> won = ApplyDictionary(a, 10);
+  absl::StatusOr<AppliedDictionary> lost = ApplyDictionary(b, 11);
+  ASSERT_TRUE(won.ok() && lost.ok());
+  EXPECT_TRUE(won->activated);
+  EXPECT_FALSE(lost->activated);
+  EXPECT_EQ(engine_->GetPool("web")->active_dictionary_id(), first);
+  EXPECT_EQ(peer_.engine->GetPool("web")->active_dictionary_id(), first);
+  // A replay of the winner (a restart before its offset was stored) changes nothing.
+  won = ApplyDictionary(a, 10);
+  ASSERT_TRUE(won.ok());
+  EXPECT_TRUE(won->activated);
+  // ActivateDictionary from the node that lost the race is answered ABORTED... unless
+  // its base is current: activating `second` now (base `first`) takes effect.
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("web");
+  activate.set_id(second);
+  absl::StatusOr<v1::DictionaryInfo> info = engine_->ActivateDictionary(activate);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->active());
+  EXPECT_EQ(peer_.engine->GetPool("web")->active_dictionary_id(), second);
+}
+
+TEST_F(LogEngineClusterDictionaryTest, FrameNamingAnUnknownDictionaryIsRefusedBeforeAnythingIsWritten) {
+  AppendAndApply(Lines(20, 5));
+  ASSERT_NE(TrainInLog(/*activate=*/true), 0u);
+  ASSERT_TRUE(engine_->Append(Lines(5, 6)).ok());
+  LoggedBatch batch = log_.Logged(log_.size() - 1);
+  bool renamed = false;
+  for (EncodedRecord& e : batch.encoded) {
+    if (!e.framed) continue;
+    e.dictionary_id = 45678;  // never applied on the peer
+    renamed = true;
+  }
+  ASSERT_TRUE(renamed);
+  absl::Status status = peer_.engine->ApplyLogged(batch);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition) << status;
+  EXPECT_NE(status.message().find("unknown dictionary"), absl::string_view::npos);
+  EXPECT_EQ(peer_.engine->GetPool("web")->stats().records(), 20u);
+  // A frame whose header disagrees with the message: INVALID_ARGUMENT, also nothing.
+  batch = log_.Logged(log_.size() - 1);
+  for (EncodedRecord& e : batch.encoded) e.raw_size += e.framed ? 1 : 0;
+  EXPECT_EQ(peer_.engine->ApplyLogged(batch).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(peer_.engine->GetPool("web")->stats().records(), 20u);
+}
+
+TEST_F(LogEngineClusterDictionaryTest, PayloadMessagesOfTheFirstSliceStillApply) {
+  ASSERT_TRUE(engine_->Append({{"web", "an old message's payload"}}).ok());
+  LoggedBatch old = log_.Logged(0);
+  old.encoded.clear();  // ADR 0017's writers: payloads only
+  old.records = {{"web", "an old message's payload"}};
+  ASSERT_TRUE(peer_.engine->ApplyLogged(old).ok());
+  peer_.log.MarkApplied(0);
+  absl::StatusOr<v1::Record> record = peer_.engine->Get("web/1");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload(), "an old message's payload");
+}
+
+TEST_F(LogEngineClusterDictionaryTest, AdminCallsThatWouldDivergeNodesAreRefused) {
+  AppendAndApply(Lines(20, 8));
+  EXPECT_EQ(engine_->GcDictionaries({}).status().code(), StatusCode::kFailedPrecondition);
+  v1::RecompressRequest recompress;
+  recompress.set_pool("web");
+  EXPECT_EQ(engine_->Recompress(recompress).status().code(), StatusCode::kFailedPrecondition);
+  v1::ImportDictionaryRequest import;
+  import.set_pool("web");
+  import.set_content(DictionaryWithId(33000));
+  EXPECT_EQ(engine_->ImportDictionary(import).status().code(), StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

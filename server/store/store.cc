@@ -570,6 +570,15 @@ absl::StatusOr<std::string> Store::DictionaryContent(uint32_t dictionary_id) con
   return std::move(*record.mutable_content());
 }
 
+absl::StatusOr<bool> Store::DictionaryIdUsed(uint32_t dictionary_id) const {
+  std::string value;
+  const rocksdb::Status status =
+      db_->Get(rocksdb::ReadOptions(), dictionaries_, DictionaryKey(dictionary_id), &value);
+  if (status.IsNotFound()) return false;
+  RETURN_IF_ERROR(FromRocks(status, absl::StrCat("reading dictionary ", dictionary_id)));
+  return true;
+}
+
 absl::StatusOr<PoolCounters> Store::DictionaryReferences(uint32_t dictionary_id) const {
   return ReadCounters(DictionaryCounterKey(dictionary_id));
 }

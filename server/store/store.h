@@ -238,6 +238,8 @@ class Store {
   absl::StatusOr<PoolCounters> DictionaryReferences(uint32_t dictionary_id) const;
   // The stored bytes of one dictionary. NOT_FOUND if absent or retired.
   absl::StatusOr<std::string> DictionaryContent(uint32_t dictionary_id) const;
+  // Whether dictionary id `dictionary_id` was ever given: stored, or retired.
+  absl::StatusOr<bool> DictionaryIdUsed(uint32_t dictionary_id) const;
   // Replaces the dictionary by a tombstone (`retired`, no content, so its id is never
   // reused) and deletes its counters.
   absl::Status RetireDictionary(const storage::DictionaryRecord& dictionary);

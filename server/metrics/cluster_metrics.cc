@@ -1,0 +1,34 @@
+#include "server/metrics/cluster_metrics.h"
+
+#include <algorithm>
+#include <string>
+
+namespace dictlog::metrics {
+
+void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
+  out->Family("dictlog_cluster_applied_messages_total", "counter",
+              "Messages of dictlog.records this node applied since start-up.");
+  out->Sample("dictlog_cluster_applied_messages_total", {}, metrics.applied_messages);
+  out->Family("dictlog_cluster_skipped_messages_total", "counter",
+              "Messages this node could never apply and skipped (its log says why).");
+  out->Sample("dictlog_cluster_skipped_messages_total", {}, metrics.skipped_messages);
+  out->Family("dictlog_cluster_dictionary_messages_total", "counter",
+              "Dictionary and activation messages this node applied since start-up.");
+  out->Sample("dictlog_cluster_dictionary_messages_total", {}, metrics.dictionary_messages);
+  out->Family("dictlog_cluster_applied_offset", "gauge",
+              "The last offset of each partition applied here (-1: none).");
+  for (const ClusterMetrics::Partition& p : metrics.partitions) {
+    out->Sample("dictlog_cluster_applied_offset", {{"partition", std::to_string(p.partition)}},
+                static_cast<double>(p.applied_offset));
+  }
+  out->Family("dictlog_cluster_lag_messages", "gauge",
+              "Messages of each partition not applied here yet, as of the consumer's last "
+              "fetch (absent until it knows the partition's end).");
+  for (const ClusterMetrics::Partition& p : metrics.partitions) {
+    if (p.high_watermark < 0) continue;
+    out->Sample("dictlog_cluster_lag_messages", {{"partition", std::to_string(p.partition)}},
+                static_cast<double>(std::max<int64_t>(0, p.high_watermark - 1 - p.applied_offset)));
+  }
+}
+
+}  // namespace dictlog::metrics

@@ -1,0 +1,33 @@
+// RenderClusterMetrics: the families and their samples.
+#include "server/metrics/cluster_metrics.h"
+
+#include "gtest/gtest.h"
+
+namespace dictlog::metrics {
+namespace {
+
+bool Has(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+TEST(ClusterMetricsTest, CountersOffsetsAndLagPerPartition) {
+  ClusterMetrics metrics;
+  metrics.applied_messages = 12;
+  metrics.skipped_messages = 1;
+  metrics.dictionary_messages = 3;
+  metrics.partitions = {{0, 41, 50}, {1, -1, 7}, {2, -1, -1}};
+  TextWriter out;
+  RenderClusterMetrics(metrics, &out);
+  const std::string& text = out.text();
+  EXPECT_TRUE(Has(text, "dictlog_cluster_applied_messages_total 12")) << text;
+  EXPECT_TRUE(Has(text, "dictlog_cluster_skipped_messages_total 1"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_dictionary_messages_total 3"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_applied_offset{partition=\"0\"} 41"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_applied_offset{partition=\"2\"} -1"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_lag_messages{partition=\"0\"} 8"));  // 42..49
+  EXPECT_TRUE(Has(text, "dictlog_cluster_lag_messages{partition=\"1\"} 7"));  // 0..6
+  EXPECT_EQ(text.find("dictlog_cluster_lag_messages{partition=\"2\"}"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dictlog::metrics
