@@ -30,6 +30,17 @@ class SmallPoolTest : public ::testing::Test {
     engine_ = std::move(*engine);
   }
 
+  // Opens the engine again with pool "blocks" in block mode (2 KiB blocks), routed
+  // from the categories starting "blk-".
+  void OpenWithBlockPool() {
+    options_.routes = {{"", "blk-", "blocks"}};
+    v1::PoolOptions block;
+    block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+    block.set_block_bytes(2048);
+    options_.pools = {{"blocks", block}};
+    Open();
+  }
+
   // Appends `line` to `category` (routed to `pool`; empty: the category's own) and
   // waits until automatic training (and the first dictionary's re-encode) is idle, like
   // a pool fed one record at a time.
@@ -158,12 +169,7 @@ TEST_F(SmallPoolTest, NoActivationWithoutMeasuredGain) {
 
 // Block mode: the same early first dictionary for the dictionary its blocks use.
 TEST_F(SmallPoolTest, BlockModePoolGetsAnEarlyDictionary) {
-  options_.routes = {{"", "blk-", "blocks"}};
-  v1::PoolOptions block;
-  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
-  block.set_block_bytes(2048);
-  options_.pools = {{"blocks", block}};
-  Open();
+  OpenWithBlockPool();
   const std::vector<std::string> lines = codec::SyntheticLogLines(200, 24);
   std::vector<std::string> ids;
   for (const std::string& line : lines) ids.push_back(AppendOne("blk-a", line, "blocks"));
@@ -185,12 +191,7 @@ TEST_F(SmallPoolTest, BlockModePoolGetsAnEarlyDictionary) {
 // its sealed blocks), each gated against the active dictionary, and the blocks sealed
 // after an activation use the dictionary activated last.
 TEST_F(SmallPoolTest, BlockModePoolDictionaryGrows) {
-  options_.routes = {{"", "blk-", "blocks"}};
-  v1::PoolOptions block;
-  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
-  block.set_block_bytes(2048);
-  options_.pools = {{"blocks", block}};
-  Open();
+  OpenWithBlockPool();
   const std::vector<std::string> lines = codec::SyntheticLogLines(3000, 26);
   std::vector<std::string> ids;
   for (size_t i = 0; i < lines.size(); i += 20) {
