@@ -44,7 +44,11 @@ void LogEngine::PlanOwnBlocks(absl::Span<const AppendInput> records,
                               PoolBatches* batch,
                               std::vector<store::RecordWrite>* writes) const {
   for (size_t i = 0; i < records.size(); ++i) {
-    if (pools[i]->indexed_from_seq() == 0) continue;  // Record mode (or no new blocks).
+    // Record mode, or seqs still sealed behind entry values (a store from before ADR
+    // 0016 opened by a test at an older seq): only indexed blocks are written here.
+    // Seqs only grow: those reserved later are at least next_seq().
+    const pool::Pool& pool = *pools[i];
+    if (pool.indexed_from_seq() == 0 || pool.next_seq() < pool.indexed_from_seq()) continue;
     (*batch)[pools[i].get()].members.push_back(i);
   }
   for (auto& [pool, pb] : *batch) {
