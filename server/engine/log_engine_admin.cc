@@ -318,7 +318,7 @@ absl::StatusOr<v1::RecompressStatus> LogEngine::Recompress(
   return recompressor_->Start(request.pool(), [this](const std::string& name) {
     std::shared_ptr<pool::Pool> pool = registry_->Find(name);
     if (pool == nullptr) return;
-    absl::Status compacted = store_->CompactPool(pool->id());
+    absl::Status compacted = store_->CompactPool(pool->id(), /*rewrite_bottom=*/false);
     if (!compacted.ok()) {
       std::fprintf(stderr, "dictlogd: pool '%s': compacting after re-compression failed: %s\n",
                    name.c_str(), compacted.ToString().c_str());

@@ -319,7 +319,10 @@ class Store {
   absl::StatusOr<std::vector<storage::DeletedPool>> LoadDeletedPools() const;
   absl::Status DeletePoolData(uint32_t pool_id);
   absl::Status EndPoolDelete(const storage::DeletedPool& tombstone, bool remove_entry);
-  absl::Status CompactPool(uint32_t pool_id);
+  // `rewrite_bottom`: also rewrite the bottommost files of the range (drops what range
+  // deletions left there); false: only compact newer data down into them, which drops
+  // the values it replaces (after a re-compression) at a fraction of the cost.
+  absl::Status CompactPool(uint32_t pool_id, bool rewrite_bottom = true);
 
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
