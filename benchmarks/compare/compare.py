@@ -270,7 +270,8 @@ def dictlogd_argv(config, args, work):
     config_path = os.path.join(work, "dictlogd.textproto")
     with open(config_path, "w") as f:
         f.write("default_pool_options { %s }\n" % options)
-    return [args.dictlogd, "--data_dir=" + os.path.join(work, "db"), "--config=" + config_path,
+    return [config.get("dictlogd", args.dictlogd), "--data_dir=" + os.path.join(work, "db"),
+            "--config=" + config_path,
             "--auto_train=" + ("true" if config["dictionary"] else "false"),
             "--recompress_records_per_second=10000000",
             "--block_cache_mb=%d" % args.block_cache_mb]
@@ -582,6 +583,9 @@ def parse_args(argv):
         "--out", default=os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."),
                                       "benchmarks", "results", "compare"),
         help="output directory (default: benchmarks/results/compare of the workspace)")
+    parser.add_argument("--dictlogd_before", default="",
+                        help="a second dictlogd (e.g. built from an earlier commit): every "
+                             "dictlogd configuration also runs on it, as CONFIG@before")
     parser.add_argument("--prefix", default="compare", help="output file name prefix")
     parser.add_argument("--work_dir", default="", help="servers' data (default: under --out)")
     parser.add_argument("--keep_data", action="store_true", help="keep the servers' databases")
@@ -604,6 +608,20 @@ def parse_args(argv):
             (len(dists) == 2 and not dists[1].startswith("zipf:"))):
         parser.error("--dists must be uniform or uniform,zipf:S, not " + args.dists)
     return args
+
+
+def with_before(configs, args):
+    """With --dictlogd_before, each dictlogd configuration also runs on that binary, as
+    CONFIG@before just before CONFIG (before/after in one run)."""
+    if not args.dictlogd_before:
+        return configs
+    out = []
+    for config in configs:
+        if config["server"] == "dictlogd":
+            out.append(dict(config, name=config["name"] + "@before",
+                            dictlogd=args.dictlogd_before))
+        out.append(config)
+    return out
 
 
 def scale_conditions(args, dataset):
@@ -632,8 +650,8 @@ def main(argv):
             progress("block cache %d MiB (raw %d bytes / 8)" %
                      (args.block_cache_mb, dataset.raw_bytes()))
         wanted = args.configs.split(",")
-        rows, details = run_all([c for c in CONFIGS if c["name"] in wanted], args, data_dir,
-                                dataset, root)
+        rows, details = run_all(with_before([c for c in CONFIGS if c["name"] in wanted], args),
+                                args, data_dir, dataset, root)
     except (CompareError, subprocess.TimeoutExpired, OSError) as error:
         print("compare: %s" % error, file=sys.stderr)
         return 1

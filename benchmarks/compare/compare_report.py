@@ -252,6 +252,13 @@ def scale_targets(rows, rss_budget_bytes=None):
                 get("block4k+dict", "ingest_records_s"), get("rocksdb_dict", "ingest_records_s"),
                 "ingest records/s end to end: block4k+dict / rocksdb_dict"),
     ]
+    for name in ("record+dict", "block4k+dict"):  # compare.py --dictlogd_before
+        if name + "@before" in by:
+            result.append(_target(
+                "ingest_%s_before_vs_rocksdb_dict" % name, INGEST_VS_ROCKSDB,
+                get(name + "@before", "ingest_records_s"),
+                get("rocksdb_dict", "ingest_records_s"),
+                "ingest records/s end to end: %s@before / rocksdb_dict" % name))
     for row in rows:
         if row["server"] != "dictlogd":
             continue

@@ -173,6 +173,16 @@ class ScaleTest(unittest.TestCase):
         self.assertTrue(t["peak_rss:block2k+dict"]["pass"])
         self.assertNotIn("peak_rss:rocksdb_dict", t)
 
+    def test_ingest_before_targets(self):
+        # compare.py --dictlogd_before: CONFIG@before rows get ingest targets of their own.
+        t = self.targets([
+            scale_row("block4k+dict@before", load_s=18.0),
+            scale_row("block4k+dict", load_s=8.0),
+            scale_row("rocksdb_dict", server="compare_server")])
+        self.assertEqual(t["ingest_block4k+dict_before_vs_rocksdb_dict"]["measured"], 0.5)
+        self.assertEqual(t["ingest_block4k_dict_vs_rocksdb_dict"]["measured"], 1.0)
+        self.assertNotIn("ingest_record+dict_before_vs_rocksdb_dict", t)
+
     def test_scale_targets_not_run(self):
         t = self.targets([row("record+dict")])
         for name in ("sst_block4k_dict_vs_rocksdb_dict", "ingest_record_dict_vs_rocksdb_dict",

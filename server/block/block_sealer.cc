@@ -23,14 +23,15 @@ uint64_t BlockBytes(const pool::Pool& pool) {
 
 absl::Status BlockSealer::AddAndSeal(pool::Pool& pool,
                                      const std::vector<pool::BlockTail::Record>& written,
-                                     std::optional<uint64_t> reserved_first) {
+                                     std::optional<uint64_t> reserved_first,
+                                     bool sealed_own) {
   const uint64_t block_bytes = BlockBytes(pool);
   std::vector<pool::BlockTail::Record> packable;
   for (const pool::BlockTail::Record& record : written) {
     if (record.raw_bytes < block_bytes) packable.push_back(record);
   }
   if (reserved_first.has_value()) {
-    pool.tail().Land(*reserved_first, packable);
+    pool.tail().Land(*reserved_first, packable, sealed_own);
   } else {
     for (const pool::BlockTail::Record& record : packable) pool.tail().Add(record);
   }

@@ -33,10 +33,12 @@ class BlockSealer {
   // Adds written records to the pool's tail (records whose payload alone fills a block
   // stay single) and seals the blocks that are ready. A seal error leaves the records
   // single and in the tail, to be retried by the next call. With `reserved_first`, the
-  // records are those of the reservation (Pool::ReserveSeqs) it starts, landed with it.
+  // records are those of the reservation (Pool::ReserveSeqs) it starts, landed with it
+  // (with a cut there if `sealed_own`: the append wrote blocks of its own; BlockTail).
   absl::Status AddAndSeal(pool::Pool& pool,
                           const std::vector<pool::BlockTail::Record>& written,
-                          std::optional<uint64_t> reserved_first = std::nullopt);
+                          std::optional<uint64_t> reserved_first = std::nullopt,
+                          bool sealed_own = false);
 
   // Rebuilds a block-mode pool's tail after a restart: walks its records from the
   // newest back, collecting single values, until kRecoveryEntryRun block entries in a

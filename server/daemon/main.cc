@@ -64,6 +64,11 @@ ABSL_FLAG(bool, sync_writes, false,
           "fsync the write-ahead log before acknowledging an append (group commit)");
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
 ABSL_FLAG(int64_t, max_batch_records, 10000, "most records in one AppendBatch");
+ABSL_FLAG(int, encode_threads, 0,
+          "threads that compress one large append, the calling one included (0: "
+          "min(2, hardware threads); 1: the calling thread alone)");
+ABSL_FLAG(int64_t, parallel_encode_min_bytes, 64 << 10,
+          "appends with at least this many payload bytes compress on --encode_threads");
 ABSL_FLAG(int64_t, max_multiget_ids, 10000, "most ids in one MultiGet");
 ABSL_FLAG(int64_t, max_response_bytes, 64 << 20,
           "most payload bytes one MultiGet returns (duplicated ids count each time); "
@@ -289,6 +294,18 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.max_response_bytes = static_cast<size_t>(max_response);
   options.max_record_bytes = static_cast<size_t>(max_record);
   options.max_batch_records = static_cast<size_t>(max_batch);
+  RETURN_IF_ERROR(CheckFlags(
+      {{"encode_threads", double(absl::GetFlag(FLAGS_encode_threads))},
+       {"parallel_encode_min_bytes", double(absl::GetFlag(FLAGS_parallel_encode_min_bytes))}},
+      /*allow_zero=*/true));
+  if (const int threads = absl::GetFlag(FLAGS_encode_threads); threads > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--encode_threads must be 0..64, not ", threads));
+  } else if (threads != 0) {
+    options.encode_threads = static_cast<size_t>(threads);
+  }
+  options.parallel_encode_min_bytes =
+      static_cast<uint64_t>(absl::GetFlag(FLAGS_parallel_encode_min_bytes));
   options.max_multiget_ids = static_cast<size_t>(max_ids);
   options.max_import_dictionary_bytes = static_cast<size_t>(max_import);
   options.backup_root = absl::GetFlag(FLAGS_backup_root);

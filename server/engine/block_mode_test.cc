@@ -171,6 +171,143 @@ TEST_F(BlockModeTest, ConcurrentAppendsSealNonOverlappingBlocks) {
   }
 }
 
+// The records family's entries (puts and deletions) in its memtable.
+uint64_t RecordsFamilyEntries(const LogEngine& engine, const char* property) {
+  for (const auto& [family, value] : engine.StoreProperty(property)) {
+    if (family == "records") return value;
+  }
+  ADD_FAILURE() << "no records family";
+  return 0;
+}
+
+// A large append seals its own records straight into blocks (ADR 0021): no value of
+// their own is written and deleted again, and what does not fill a block (its last
+// records, less than 2 KiB) goes to the tail. Counters, ids and reads are those of
+// records written one by one and sealed.
+TEST_F(BlockModeTest, LargeAppendsSealStraightIntoBlocks) {
+  const std::vector<std::string> lines = codec::SyntheticLogLines(400, 31);
+  std::vector<AppendInput> batch;
+  uint64_t raw = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    batch.push_back({i % 2 == 0 ? "app-a" : "app-b", lines[i]});
+    raw += lines[i].size();
+  }
+  auto ids = engine_->Append(batch, "large-1");
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  // At most a block's worth of small records was written single (the tail).
+  EXPECT_LT(RecordsFamilyEntries(*engine_, "rocksdb.num-entries-active-mem-table"),
+            2048u / 60);
+  EXPECT_EQ(RecordsFamilyEntries(*engine_, "rocksdb.num-deletes-active-mem-table"), 0u);
+  // A retry writes nothing and answers the same ids.
+  auto again = engine_->Append(batch, "large-1");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *ids);
+  // The first dictionary's re-compression rewrites the blocks: let it finish first.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("apps", absl::Seconds(60)));
+  const v1::PoolInfo info = *engine_->GetPool("apps");
+  EXPECT_EQ(info.stats().records(), lines.size());
+  EXPECT_EQ(info.stats().raw_bytes(), raw);
+  ExpectAllReadBack(*ids, lines);
+  std::vector<v1::Record> b = ScanCategory("app-b");
+  ASSERT_EQ(b.size(), lines.size() / 2);
+  EXPECT_EQ(b.back().id(), ids->back());
+  auto verified = engine_->Verify({}, [] { return false; });
+  ASSERT_TRUE(verified.ok()) << verified.status();
+  EXPECT_EQ(verified->records_checked(), lines.size());
+  EXPECT_EQ(verified->corrupt_records(), 0u);
+  // The store's counters say the same after a restart; the tail is recovered.
+  Reopen();
+  EXPECT_EQ(engine_->GetPool("apps")->stats().records(), info.stats().records());
+  EXPECT_EQ(engine_->GetPool("apps")->stats().stored_bytes(), info.stats().stored_bytes());
+  ExpectAllReadBack(*ids, lines);
+}
+
+// Small appends (into the tail), a large one that seals its own blocks, a record too
+// large for a block inside it, and more small ones: the tail's records before the
+// large append are sealed as a short block, none crosses its blocks, and every record
+// reads back, before and after a restart.
+TEST_F(BlockModeTest, TailRecordsNeverShareABlockAcrossAnAppendsOwnBlocks) {
+  std::vector<std::string> lines = codec::SyntheticLogLines(600, 32);
+  lines[300] = std::string(5000, 'L');  // Single: its payload alone fills a block.
+  std::vector<std::string> ids;
+  auto append = [&](size_t begin, size_t end) {
+    std::vector<AppendInput> batch;
+    for (size_t i = begin; i < end; ++i) {
+      batch.push_back({i % 2 == 0 ? "app-a" : "app-b", lines[i]});
+    }
+    auto appended = engine_->Append(batch);
+    ASSERT_TRUE(appended.ok()) << appended.status();
+    ids.insert(ids.end(), appended->begin(), appended->end());
+  };
+  for (size_t i = 0; i < 9; ++i) append(i, i + 1);  // About 1 KiB: stays in the tail.
+  append(9, 509);
+  for (size_t i = 509; i < 600; i += 3) append(i, std::min<size_t>(600, i + 3));
+  ExpectAllReadBack(ids, lines);
+  Reopen();
+  ExpectAllReadBack(ids, lines);
+  engine_.reset();
+  auto store = store::Store::Open(options_.store);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto blocks = (*store)->ScanIndexedBlocks(1, 1, 1, 100000);
+  ASSERT_TRUE(blocks.ok()) << blocks.status();
+  ASSERT_FALSE(blocks->empty());
+  EXPECT_EQ(blocks->front().first_seq, 1u);
+  EXPECT_EQ(blocks->front().last_seq, 9u);  // The short block before the cut.
+  uint64_t previous_last = 0;
+  for (const store::IndexedBlock& block : *blocks) {
+    EXPECT_GT(block.first_seq, previous_last) << "blocks overlap";
+    previous_last = block.last_seq;
+  }
+  EXPECT_TRUE((*store)->GetRecord({1, 301}).ok());  // The large record, single.
+}
+
+uint64_t FamilyProperty(const LogEngine& engine, const char* family, const char* property) {
+  for (const auto& [name, value] : engine.StoreProperty(property)) {
+    if (name == family) return value;
+  }
+  ADD_FAILURE() << "no family " << family;
+  return 0;
+}
+
+// A large append's blocks are written before the pool's dictionary exists; Recompress
+// re-encodes them, and compacts the pool's ranges before it shows DONE, so the values
+// it replaced leave the SST files.
+TEST_F(BlockModeTest, RecompressLeavesNoReplacedBlocksOnDisk) {
+  options_.auto_train = false;
+  Reopen();
+  const std::vector<std::string> lines = codec::SyntheticLogLines(2000, 33);
+  std::vector<AppendInput> batch;
+  for (const std::string& line : lines) batch.push_back({"app-a", line});
+  ASSERT_TRUE(engine_->Append(batch).ok());
+  Reopen();  // Flushes the blocks into an SST file.
+  const uint64_t before = FamilyProperty(*engine_, "blocks", "rocksdb.total-sst-files-size");
+  ASSERT_GT(before, 0u);
+  v1::TrainDictionaryRequest train;
+  train.set_pool("apps");
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("apps");
+  activate.set_id(trained->dictionary().id());
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  v1::RecompressRequest request;
+  request.set_pool("apps");
+  ASSERT_TRUE(engine_->Recompress(request).ok());
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("apps", absl::Seconds(60)));
+  ASSERT_EQ(engine_->GetRecompressStatus(request)->state(), v1::RecompressStatus::DONE);
+  const uint64_t after = FamilyProperty(*engine_, "blocks", "rocksdb.total-sst-files-size");
+  EXPECT_LT(after, before);  // Only the smaller, re-encoded blocks.
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < lines.size(); ++i) ids.push_back("apps/" + std::to_string(i + 1));
+  auto results = engine_->MultiGet(ids);
+  ASSERT_TRUE(results.ok());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    ASSERT_TRUE((*results)[i].ok()) << ids[i];
+    ASSERT_EQ((*results)[i]->payload(), lines[i]);
+  }
+}
+
 TEST_F(BlockModeTest, PackedRecordsExportAsStandardFrames) {
   const std::vector<std::string> lines = codec::SyntheticLogLines(100, 2);
   const std::vector<std::string> ids = Append(lines);

@@ -187,6 +187,7 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
           options_.dictionary_cache),
       sealer_(store_.get(), &dictionaries_),
       follows_(options_.follow),
+      encode_workers_(std::max<size_t>(options_.encode_threads, 1)),
       drift_(options_.drift_window_bytes) {}
 
 absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) const {
@@ -197,7 +198,10 @@ absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) co
                      options_.max_batch_records));
   }
   for (size_t i = 0; i < records.size(); ++i) {
-    absl::Status status = pool::ValidateName(records[i].category, "category");
+    // A run of one category is checked once.
+    const bool same = i > 0 && records[i].category == records[i - 1].category;
+    absl::Status status =
+        same ? absl::OkStatus() : pool::ValidateName(records[i].category, "category");
     if (status.ok() && records[i].payload.size() > options_.max_record_bytes) {
       status = absl::InvalidArgumentError(
           absl::StrCat("payload of ", records[i].payload.size(),
@@ -295,7 +299,8 @@ void LogEngine::SealBlocks(const TailAdditions& tails) {
   for (const auto& [pool, added] : tails) {
     // The records are durable as single values already: a failed seal costs only
     // space, and the next append to the pool retries it.
-    absl::Status status = sealer_.AddAndSeal(*pool, added.written, added.first);
+    absl::Status status =
+        sealer_.AddAndSeal(*pool, added.written, added.first, added.sealed_own);
     if (!status.ok()) {
       std::fprintf(stderr, "dictlogd: sealing a block of pool '%s' failed: %s\n",
                    pool->name().c_str(), status.ToString().c_str());
@@ -307,54 +312,15 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* out,
     TailAdditions* tails, store::RequestWrite* request, const Placement* placement) {
   std::vector<std::shared_ptr<pool::Pool>>& pools = *out;
-  std::vector<store::RecordWrite> writes(records.size());
-  // What each pool of the batch needs, looked up once per pool rather than per record.
-  struct PoolBatch {
-    std::shared_ptr<const codec::EncoderDictionary> encoder;
-    int level = 0;
-    uint64_t next_seq = 0;
-    store::PoolCounters added;
-    int64_t time_ms = 0;  // 0: the pool's time entry of this bucket exists.
-    uint64_t first_seq = 0;
-  };
-  absl::flat_hash_map<pool::Pool*, PoolBatch> batch;
   // One time per call (a logged batch's: the writer's).
   const int64_t now_ms =
       placement != nullptr ? placement->now_ms : absl::ToUnixMillis(store_->Now());
-  for (size_t i = 0; i < records.size(); ++i) {
-    ASSIGN_OR_RETURN(pools[i], registry_->GetOrCreate(router_.Route(records[i].category)));
-    if (placement != nullptr && pools[i]->block_mode()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "pool '", pools[i]->name(), "' is in block mode, which cluster mode does not "
-          "replicate yet"));
-    }
-    auto [it, first] = batch.try_emplace(pools[i].get());
-    PoolBatch& pb = it->second;
-    if (first) {
-      ASSIGN_OR_RETURN(pb.encoder, pools[i]->Encoder());
-      pb.level = pools[i]->options().compression_level();
-      pb.time_ms = NewTimeEntry(*pools[i], now_ms) ? now_ms : 0;
-    }
-    codec::EncodeOptions encode;
-    ASSIGN_OR_RETURN(encode.category_index,
-                     pools[i]->CategoryIndex(records[i].category, *store_));
-    encode.dictionary = pb.encoder.get();
-    encode.compression_level = pb.level;
-    if (placement != nullptr && !placement->encoded.empty()) {  // The writer's frame.
-      RETURN_IF_ERROR(StoreEncoded(placement->encoded[i], records[i].payload,
-                                   encode.category_index, &writes[i]));
-    } else {
-      RETURN_IF_ERROR(codec::EncodeRecord(records[i].payload, encode, &writes[i].value));
-      if (pb.encoder != nullptr) {
-        ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(writes[i].value));
-        writes[i].dictionary_id = view.dictionary_id;  // 0 if stored raw.
-      }
-      writes[i].raw_bytes = records[i].payload.size();
-    }
-    writes[i].pool_id = pools[i]->id();
-    writes[i].append_unix_ms = pb.time_ms;
-    pb.added += {1, writes[i].raw_bytes, writes[i].value.size()};
-  }
+  std::vector<uint32_t> categories(records.size());
+  PoolBatches batch;
+  RETURN_IF_ERROR(RouteBatch(records, now_ms, placement, &pools, &categories, &batch));
+  std::vector<store::RecordWrite> writes(records.size());
+  RETURN_IF_ERROR(EncodeBatch(records, pools, categories, placement, &batch,
+                              &writes));
   if (placement != nullptr) {  // The log's seqs; later local ones start after them.
     // Follow streams are single-node only (LogEngine::Follow refuses in cluster mode):
     // the hub's in-order release needs seqs it reserved itself.
@@ -368,8 +334,19 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
       pb.first_seq = pb.next_seq;
       if (pool->indexed_from_seq() != 0) (*tails)[pool].first = pb.next_seq;
     }
+    PoolBatch* pb = nullptr;
     for (size_t i = 0; i < records.size(); ++i) {
-      writes[i].seq = batch[pools[i].get()].next_seq++;
+      if (i == 0 || pools[i] != pools[i - 1]) pb = &batch[pools[i].get()];
+      writes[i].seq = pb->next_seq++;
+    }
+  }
+  std::vector<store::BlockWrite> blocks;
+  for (auto& [pool, pb] : batch) {
+    for (store::BlockWrite& block : pb.sealed) {
+      // Planned over the pool's positions: its seqs are first_seq + position.
+      block.first_seq += pb.first_seq;
+      block.last_seq += pb.first_seq;
+      blocks.push_back(std::move(block));
     }
   }
 
@@ -379,7 +356,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     }
   }
   if (absl::Status written = store_->WriteRecords(
-          writes, request, placement != nullptr ? placement->applied : nullptr);
+          writes, request, placement != nullptr ? placement->applied : nullptr, blocks);
       !written.ok()) {
     for (const auto& [pool, added] : *tails) pool->tail().Land(added.first, {});
     tails->clear();
@@ -392,19 +369,15 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     pool->AddCounters(pb.added);
     // The time reads give these records: this call's entry, or the bucket's.
     const int64_t time_ms = pb.time_ms != 0 ? pb.time_ms : pool->last_time_entry_ms();
-    drift_.Record(pool->id(), pb.encoder ? pb.encoder->id() : 0, pb.added.raw_bytes,
-                  pb.added.stored_bytes);
+    drift_.Record(pool->id(), pb.encoder ? pb.encoder->id() : 0, pb.drift_raw,
+                  pb.drift_stored);
     if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
     if (placement != nullptr) continue;
     follows_.Land(*pool, pb.first_seq, pb.added.records, [&, pool = pool] {
       return FollowedRecords(*pool, records, *out, writes, time_ms);
     });
   }
-  for (size_t i = 0; i < records.size() && placement == nullptr; ++i) {
-    if (pools[i]->indexed_from_seq() != 0) {
-      (*tails)[pools[i].get()].written.push_back({writes[i].seq, writes[i].raw_bytes});
-    }
-  }
+  if (placement == nullptr) AddToTails(pools, writes, batch, tails);
   std::vector<std::string> ids;
   ids.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/dictlog.pb.h"
+#include "server/block/batch_blocks.h"
 #include "server/block/block_sealer.h"
 #include "server/block/byte_budget.h"
 #include "codec/record_codec.h"
@@ -32,6 +33,7 @@
 #include "server/dictionary/drift_tracker.h"
 #include "server/dictionary/recompressor.h"
 #include "server/engine/append_input.h"
+#include "server/engine/encode_workers.h"
 #include "server/engine/follow_hub.h"
 #include "server/engine/lookup_hook.h"
 #include "server/engine/name_admission.h"
@@ -64,6 +66,13 @@ struct EngineOptions {
   size_t max_record_bytes = 1 << 20;
   // Most records in one AppendBatch. Default 10,000.
   size_t max_batch_records = 10000;
+  // Threads that compress one append's records and blocks, the caller included (ADR
+  // 0021; EncodeWorkers). Default min(2, hardware threads); 1: the caller alone.
+  size_t encode_threads = EncodeWorkers::DefaultThreads();
+  // Appends with at least this many payload bytes compress on encode_threads; smaller
+  // ones on the caller alone (handing work over costs more than it saves). Default
+  // 64 KiB.
+  uint64_t parallel_encode_min_bytes = 64 << 10;
   // Most ids in one MultiGet. Default 10,000.
   size_t max_multiget_ids = 10000;
   // Most payload bytes one MultiGet returns; duplicated ids count every time. Checked
@@ -355,6 +364,7 @@ class LogEngine {
   struct TailAddition {
     uint64_t first = 0;
     std::vector<pool::BlockTail::Record> written;
+    bool sealed_own = false;  // The append wrote blocks of its own (a cut at `first`).
   };
   using TailAdditions = absl::flat_hash_map<pool::Pool*, TailAddition>;
 
@@ -389,6 +399,56 @@ class LogEngine {
   absl::StatusOr<std::vector<std::string>> AppendValidated(
       absl::Span<const AppendInput> records, std::vector<std::shared_ptr<pool::Pool>>* pools,
       TailAdditions* tails, store::RequestWrite* request, const Placement* placement);
+  // What an append does in each of its pools, looked up once per pool (append_encode.cc).
+  struct PoolBatch {
+    std::shared_ptr<const codec::EncoderDictionary> encoder;
+    int level = 0;
+    uint64_t next_seq = 0;
+    uint64_t first_seq = 0;
+    store::PoolCounters added;  // Records, payload and stored bytes (blocks included).
+    int64_t time_ms = 0;        // 0: the pool's time entry of this bucket exists.
+    // What the drift signal gets: single records, and one record of each block
+    // compressed alone as a sample (ADR 0021).
+    uint64_t drift_raw = 0;
+    uint64_t drift_stored = 0;
+    // Block mode, records sealed straight into blocks (ADR 0021): the input positions
+    // of the pool's records, the blocks planned over them, and their writes (seqs
+    // relative to first_seq until the seqs are reserved).
+    std::vector<size_t> members;
+    std::vector<block::PlannedBlock> plan;
+    std::vector<store::BlockWrite> sealed;
+    uint64_t block_bytes = 0;
+  };
+  using PoolBatches = absl::flat_hash_map<pool::Pool*, PoolBatch>;
+  // Each record's pool and category index (runs of one category looked up once), and
+  // each pool's encoder, level and time entry.
+  absl::Status RouteBatch(absl::Span<const AppendInput> records, int64_t now_ms,
+                          const Placement* placement,
+                          std::vector<std::shared_ptr<pool::Pool>>* pools,
+                          std::vector<uint32_t>* categories, PoolBatches* batch);
+  // Compresses the records (into writes) and, single-node (no `placement`) where a
+  // pool's records fill blocks, seals them straight into blocks; on encode_workers_
+  // when the append is large. A placement's encoded records (the writer's frames) are
+  // stored as they are. Sets the writes' pools, sizes and times and the pools' counters.
+  absl::Status EncodeBatch(absl::Span<const AppendInput> records,
+                           absl::Span<const std::shared_ptr<pool::Pool>> pools,
+                           absl::Span<const uint32_t> categories, const Placement* placement,
+                           PoolBatches* batch, std::vector<store::RecordWrite>* writes);
+  // Plans the blocks of each block-mode pool whose records fill one (PlanBatchBlocks)
+  // and marks their records in_block.
+  void PlanOwnBlocks(absl::Span<const AppendInput> records,
+                     absl::Span<const std::shared_ptr<pool::Pool>> pools, PoolBatches* batch,
+                     std::vector<store::RecordWrite>* writes) const;
+  // Encodes block `index` of pb->plan into pb->sealed[index]; the sizes of its first
+  // record compressed alone (the drift signal's sample; 0 without a dictionary).
+  static absl::Status EncodeOwnBlock(absl::Span<const AppendInput> records,
+                                     absl::Span<const uint32_t> categories,
+                                     const pool::Pool* pool, PoolBatch* pb, size_t index,
+                                     uint64_t* sample_raw, uint64_t* sample_stored);
+  // Block mode: the written records that join their pools' open tails.
+  static void AddToTails(absl::Span<const std::shared_ptr<pool::Pool>> pools,
+                         absl::Span<const store::RecordWrite> writes,
+                         const PoolBatches& batch, TailAdditions* tails);
   // Cluster mode: produces the admitted records to the log (log_engine_cluster.cc).
   absl::StatusOr<std::vector<std::string>> AppendToLog(absl::Span<const AppendInput> records,
                                                        const store::RequestWrite* request);
@@ -656,6 +716,7 @@ class LogEngine {
   std::atomic<uint64_t> pools_deleted_{0};
   mutable std::atomic<uint64_t> scanned_records_{0};
   FollowHub follows_;  // Appends reserve their seqs and land their records here.
+  EncodeWorkers encode_workers_;  // Large appends compress on it.
   dictionary::DriftTracker drift_;             // Appends record into it.
   std::atomic<uint64_t> upkeep_runs_{0};
   // Declared last: destroyed first, stopping their threads before what they borrow.

@@ -44,7 +44,10 @@ bool NameAdmission::Mixes(const pool::Pool& pool) const {
 
 absl::Status NameAdmission::Admit(absl::Span<const AppendInput> records) {
   bool missing = false;
-  for (const AppendInput& record : records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const AppendInput& record = records[i];
+    // A run of one category: checked once.
+    if (i > 0 && record.category == records[i - 1].category) continue;
     std::shared_ptr<pool::Pool> pool = registry_.Find(router_.Route(record.category));
     if (pool == nullptr) {
       missing = true;

@@ -1,5 +1,7 @@
 #include "server/pool/block_tail.h"
 
+#include <algorithm>
+
 namespace dictlog::pool {
 
 void BlockTail::Add(Record record) {
@@ -14,25 +16,40 @@ uint64_t BlockTail::Reserve(std::atomic<uint64_t>& next_seq, uint64_t count) {
   return first;
 }
 
-void BlockTail::Land(uint64_t first, const std::vector<Record>& written) {
+void BlockTail::Land(uint64_t first, const std::vector<Record>& written, bool cut) {
   absl::MutexLock lock(&mu_);
   for (const Record& record : written) {
     if (raw_by_seq_.emplace(record.seq, record.raw_bytes).second) bytes_ += record.raw_bytes;
   }
   pending_.erase(first);
+  if (cut) cuts_.insert(first);
+}
+
+void BlockTail::DropPassedCutsLocked() {
+  while (!cuts_.empty()) {
+    const uint64_t cut = *cuts_.begin();
+    if (!raw_by_seq_.empty() && raw_by_seq_.begin()->first < cut) return;
+    if (!pending_.empty() && *pending_.begin() < cut) return;
+    cuts_.erase(cuts_.begin());
+  }
 }
 
 std::vector<BlockTail::Record> BlockTail::TakeBlock(uint64_t block_bytes) {
   absl::MutexLock lock(&mu_);
   std::vector<Record> taken;
-  if (bytes_ < block_bytes || raw_by_seq_.empty()) return taken;
-  const uint64_t limit = pending_.empty() ? UINT64_MAX : *pending_.begin();
-  uint64_t ready = 0;  // Payload before the oldest pending seq.
+  DropPassedCutsLocked();
+  if ((bytes_ < block_bytes && cuts_.empty()) || raw_by_seq_.empty()) return taken;
+  const uint64_t pending = pending_.empty() ? UINT64_MAX : *pending_.begin();
+  const auto cut = cuts_.upper_bound(raw_by_seq_.begin()->first);
+  const uint64_t limit = cut == cuts_.end() ? pending : std::min(pending, *cut);
+  // Everything before the cut has landed: nothing will join those records.
+  const bool closed = cut != cuts_.end() && *cut <= pending;
+  uint64_t ready = 0;  // Payload before the limit.
   for (auto it = raw_by_seq_.begin();
        it != raw_by_seq_.end() && it->first < limit && ready < block_bytes; ++it) {
     ready += it->second;
   }
-  if (ready < block_bytes) return taken;
+  if (ready == 0 || (ready < block_bytes && !closed)) return taken;
   uint64_t sum = 0;
   auto it = raw_by_seq_.begin();
   while (it != raw_by_seq_.end() && it->first < limit &&

@@ -8,6 +8,11 @@
 // inside the seq range of a block sealed before it, and indexed blocks (found by their
 // ranges, ADR 0016) never overlap.
 //
+// An append that sealed its own records straight into blocks (ADR 0021) lands with a
+// *cut* at its first seq: no block takes records from both sides of a cut, so the
+// tail's records before it are sealed as a short block once every seq before it has
+// landed, and its records after those blocks wait for the next ones.
+//
 // Thread safety: all methods may be called concurrently. seal_mutex() is held by
 // whoever rewrites the pool's stored records (the sealer, re-compression), so a seal
 // never works from a value that changes under it.
@@ -41,11 +46,15 @@ class BlockTail {
   // first. Every reservation must be landed.
   uint64_t Reserve(std::atomic<uint64_t>& next_seq, uint64_t count) ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the reservation starting at `first`: adds `written` (its records to pack; none
-  // if the write failed) and clears its pending mark, in one step.
-  void Land(uint64_t first, const std::vector<Record>& written) ABSL_LOCKS_EXCLUDED(mu_);
-  // When the records before the oldest pending seq hold at least `block_bytes` of
-  // payload: removes and returns the oldest of them whose payloads add up to at most
-  // `block_bytes` (at least one). Otherwise returns nothing.
+  // if the write failed) and clears its pending mark, in one step. With `cut` (the
+  // append sealed blocks of its own), also puts a cut at `first`.
+  void Land(uint64_t first, const std::vector<Record>& written, bool cut = false)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // When the records before the oldest pending seq (and before the first cut after the
+  // oldest record) hold at least `block_bytes` of payload: removes and returns the
+  // oldest of them whose payloads add up to at most `block_bytes` (at least one). When
+  // they hold less but that cut comes first and every seq before it has landed: all of
+  // them (a short block). Otherwise returns nothing.
   std::vector<Record> TakeBlock(uint64_t block_bytes) ABSL_LOCKS_EXCLUDED(mu_);
   // Puts back records a failed seal took.
   void Restore(const std::vector<Record>& records) ABSL_LOCKS_EXCLUDED(mu_);
@@ -62,6 +71,9 @@ class BlockTail {
   std::map<uint64_t, uint64_t> raw_by_seq_ ABSL_GUARDED_BY(mu_);
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
   std::set<uint64_t> pending_ ABSL_GUARDED_BY(mu_);  // First seqs of reservations.
+  std::set<uint64_t> cuts_ ABSL_GUARDED_BY(mu_);
+  // Drops the cuts that no record or reservation lies before any more.
+  void DropPassedCutsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Mutex seal_mu_;
 };
 

@@ -77,6 +77,39 @@ TEST(BlockTailTest, TakesNothingPastThePendingSeqUntilItLands) {
   EXPECT_EQ(Seqs(tail.TakeBlock(900)), (std::vector<uint64_t>{3, 6}));
 }
 
+// An append that sealed blocks of its own (seqs 3..10 below, its blocks 3..8) lands
+// with a cut: no block takes records from both sides of it, so the records before it
+// are sealed short once nothing before it is pending, and the append's leftover (9,
+// 10) waits for a block's worth of its own.
+TEST(BlockTailTest, NoBlockCrossesACutAndTheRecordsBeforeItSealShort) {
+  BlockTail tail;
+  std::atomic<uint64_t> next_seq{1};
+  const uint64_t before = tail.Reserve(next_seq, 2);   // 1, 2
+  const uint64_t direct = tail.Reserve(next_seq, 8);   // 3..10
+  tail.Land(direct, {{9, 400}, {10, 400}}, /*cut=*/true);
+  EXPECT_TRUE(tail.TakeBlock(1000).empty());  // 1, 2 still pending.
+  tail.Land(before, {{1, 300}, {2, 300}});
+  // 1 + 2 + 9 would be a block's worth, but 9 lies past the cut: 1, 2 go alone.
+  EXPECT_EQ(Seqs(tail.TakeBlock(1000)), (std::vector<uint64_t>{1, 2}));
+  EXPECT_TRUE(tail.TakeBlock(1000).empty());  // 800 bytes after the cut: not a block.
+  const uint64_t later = tail.Reserve(next_seq, 1);  // 11
+  tail.Land(later, {{later, 200}});
+  EXPECT_EQ(Seqs(tail.TakeBlock(1000)), (std::vector<uint64_t>{9, 10, 11}));
+  EXPECT_EQ(tail.records(), 0u);
+  EXPECT_EQ(tail.bytes(), 0u);
+}
+
+// A cut with nothing before it holds nothing back.
+TEST(BlockTailTest, ACutWithNothingBeforeItIsDropped) {
+  BlockTail tail;
+  std::atomic<uint64_t> next_seq{1};
+  const uint64_t direct = tail.Reserve(next_seq, 4);
+  tail.Land(direct, {{4, 300}}, /*cut=*/true);
+  EXPECT_TRUE(tail.TakeBlock(1000).empty());  // Not a short block: nothing before it.
+  tail.Add({5, 800});
+  EXPECT_EQ(Seqs(tail.TakeBlock(1000)), (std::vector<uint64_t>{4}));
+}
+
 TEST(BlockTailTest, ConcurrentAddsAndTakesLoseNothing) {
   BlockTail tail;
   std::vector<std::thread> writers;

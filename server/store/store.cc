@@ -15,6 +15,7 @@
 #include <map>
 #include <system_error>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
@@ -428,7 +429,8 @@ absl::Status Store::PutCategory(uint32_t pool_id, uint32_t index,
 }
 
 absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,
-                                 const RequestWrite* request, const LogPosition* applied) {
+                                 const RequestWrite* request, const LogPosition* applied,
+                                 absl::Span<const BlockWrite> blocks) {
   rocksdb::WriteBatch batch;
   if (applied != nullptr) RETURN_IF_ERROR(BatchLogPosition(*applied, &batch));
   if (request != nullptr) {
@@ -436,17 +438,35 @@ absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,
     RETURN_IF_ERROR(FromRocks(batch.Put(requests_, key, request->entry.SerializeAsString()),
                               "batching a request id"));
   }
-  std::map<std::string, PoolCounters> deltas;  // Counter key -> delta.
+  // Counter deltas by pool and by dictionary id; keys are built once per call.
+  absl::flat_hash_map<uint32_t, PoolCounters> pools;
+  absl::flat_hash_map<uint32_t, PoolCounters> dictionaries;
   for (const RecordWrite& record : records) {
+    if (record.in_block) continue;
     RETURN_IF_ERROR(FromRocks(
         batch.Put(records_, RecordKey(record.pool_id, record.seq), ToSlice(record.value)),
         "batching a record"));
     const PoolCounters one{1, record.raw_bytes, record.value.size()};
-    deltas[CounterKey(record.pool_id)] += one;
-    if (record.dictionary_id != 0) deltas[DictionaryCounterKey(record.dictionary_id)] += one;
+    pools[record.pool_id] += one;
+    if (record.dictionary_id != 0) dictionaries[record.dictionary_id] += one;
   }
-  for (const auto& [key, delta] : deltas) {
-    RETURN_IF_ERROR(FromRocks(batch.Merge(counters_, key, EncodePoolCounters(delta)),
+  for (const BlockWrite& block : blocks) {
+    RETURN_IF_ERROR(FromRocks(
+        batch.Put(blocks_, IndexedBlockKey(block.pool_id, block.first_seq, block.last_seq),
+                  ToSlice(block.value)),
+        "batching a block"));
+    const PoolCounters counted{block.records, block.raw_bytes, block.value.size()};
+    pools[block.pool_id] += counted;
+    if (block.dictionary_id != 0) dictionaries[block.dictionary_id] += counted;
+  }
+  for (const auto& [pool_id, delta] : pools) {
+    RETURN_IF_ERROR(FromRocks(
+        batch.Merge(counters_, CounterKey(pool_id), EncodePoolCounters(delta)),
+        "batching counters"));
+  }
+  for (const auto& [dictionary_id, delta] : dictionaries) {
+    RETURN_IF_ERROR(FromRocks(batch.Merge(counters_, DictionaryCounterKey(dictionary_id),
+                                          EncodePoolCounters(delta)),
                               "batching counters"));
   }
   RETURN_IF_ERROR(BatchAppendTimes(records, &batch));

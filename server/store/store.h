@@ -67,6 +67,22 @@ struct RecordWrite {
   std::string value;
   uint32_t dictionary_id = 0;
   int64_t append_unix_ms = 0;
+  // Block mode: the record is written inside one of the call's BlockWrites (ADR 0021):
+  // no value of its own, counted with its block; its seq and time still count.
+  bool in_block = false;
+};
+
+// Block mode: an indexed block (ADR 0016) an append writes straight from its records
+// (ADR 0021), keyed (pool_id, first_seq, last_seq); its `records` records of
+// `raw_bytes` payload are counted with it.
+struct BlockWrite {
+  uint32_t pool_id = 0;
+  uint64_t first_seq = 0;
+  uint64_t last_seq = 0;
+  uint64_t records = 0;
+  uint64_t raw_bytes = 0;
+  std::string value;
+  uint32_t dictionary_id = 0;
 };
 
 // A stored record (or, with `block`, a stored block of `records` records) re-encoded:
@@ -210,10 +226,12 @@ class Store {
   // Writes all records and their pools' and dictionaries' counter deltas in one
   // atomic batch, with one append-time entry per pool whose records carry a time;
   // with `request`, also the request id's entry (requests family); with `applied`
-  // (cluster mode), also that partition's applied offset.
+  // (cluster mode), also that partition's applied offset; with `blocks`, those blocks
+  // (their records are among `records`, marked in_block).
   absl::Status WriteRecords(absl::Span<const RecordWrite> records,
                             const RequestWrite* request = nullptr,
-                            const LogPosition* applied = nullptr);
+                            const LogPosition* applied = nullptr,
+                            absl::Span<const BlockWrite> blocks = {});
   // Cluster mode: records `applied` alone (a log message that holds no records here).
   absl::Status PutLogPosition(const LogPosition& applied);
   // Cluster mode: every partition's applied offset (store_log_positions.cc).
@@ -303,7 +321,10 @@ class Store {
   absl::StatusOr<std::vector<storage::DeletedPool>> LoadDeletedPools() const;
   absl::Status DeletePoolData(uint32_t pool_id);
   absl::Status EndPoolDelete(const storage::DeletedPool& tombstone, bool remove_entry);
-  absl::Status CompactPool(uint32_t pool_id);
+  // `rewrite_bottom`: also rewrite the bottommost files of the range (drops what range
+  // deletions left there); false: only compact newer data down into them, which drops
+  // the values it replaces (after a re-compression) at a fraction of the cost.
+  absl::Status CompactPool(uint32_t pool_id, bool rewrite_bottom = true);
 
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;

@@ -107,17 +107,19 @@ absl::Status Store::EndPoolDelete(const storage::DeletedPool& tombstone, bool re
   return Write(&batch, "removing a deleted pool's catalog entry");
 }
 
-absl::Status Store::CompactPool(uint32_t pool_id) {
+absl::Status Store::CompactPool(uint32_t pool_id, bool rewrite_bottom) {
   const std::string begin_key = PoolRangeBegin(pool_id);
   const std::string end_key = PoolRangeEnd(pool_id);
   const rocksdb::Slice begin = ToSlice(begin_key);
   const rocksdb::Slice end = ToSlice(end_key);
   rocksdb::CompactRangeOptions options;
   // Files wholly inside the range are dropped without being rewritten.
-  options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  if (rewrite_bottom) {
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  }
   for (rocksdb::ColumnFamilyHandle* family : {records_, blocks_, times_}) {
     RETURN_IF_ERROR(FromRocks(db_->CompactRange(options, family, &begin, &end),
-                              absl::StrCat("compacting deleted ", family->GetName())));
+                              absl::StrCat("compacting ", family->GetName())));
   }
   return absl::OkStatus();
 }

@@ -1,0 +1,72 @@
+#include "server/engine/encode_workers.h"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+
+namespace dictlog::engine {
+namespace {
+
+TEST(EncodeWorkersTest, RunsEveryIndexOnce) {
+  EncodeWorkers workers(3);
+  EXPECT_EQ(workers.threads(), 3u);
+  std::vector<std::atomic<int>> runs(1000);
+  workers.ParallelFor(runs.size(), [&](size_t i) { runs[i].fetch_add(1); });
+  for (size_t i = 0; i < runs.size(); ++i) ASSERT_EQ(runs[i].load(), 1) << i;
+  workers.ParallelFor(0, [&](size_t) { ADD_FAILURE() << "no index"; });
+}
+
+// The caller's first index waits until a helper has run one: the loop can end only
+// if a helper joined it.
+TEST(EncodeWorkersTest, AHelperWorksBesideTheCaller) {
+  EncodeWorkers workers(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  absl::Notification helped;
+  std::atomic<int> by_caller{0};
+  workers.ParallelFor(2, [&](size_t) {
+    if (std::this_thread::get_id() == caller) {
+      by_caller.fetch_add(1);
+      helped.WaitForNotification();
+    } else {
+      helped.Notify();
+    }
+  });
+  EXPECT_EQ(by_caller.load(), 1);
+  EXPECT_EQ(workers.HelperTasksForTest(), 1u);
+}
+
+TEST(EncodeWorkersTest, OneThreadIsTheCallerAlone) {
+  EncodeWorkers workers(1);
+  const std::thread::id caller = std::this_thread::get_id();
+  int elsewhere = 0;
+  workers.ParallelFor(100, [&](size_t) { elsewhere += std::this_thread::get_id() != caller; });
+  EXPECT_EQ(elsewhere, 0);
+  EXPECT_EQ(workers.HelperTasksForTest(), 0u);
+}
+
+// Callers at once, more than helpers: each loop still runs every index once and
+// returns (a caller never waits for a busy helper).
+TEST(EncodeWorkersTest, ConcurrentCallersEachFinish) {
+  EncodeWorkers workers(2);
+  constexpr int kCallers = 6;
+  std::vector<std::vector<std::atomic<int>>> runs(kCallers);
+  for (auto& r : runs) r = std::vector<std::atomic<int>>(500);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < 20; ++round) {
+        workers.ParallelFor(runs[c].size(), [&](size_t i) { runs[c][i].fetch_add(1); });
+      }
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  for (int c = 0; c < kCallers; ++c) {
+    for (size_t i = 0; i < runs[c].size(); ++i) ASSERT_EQ(runs[c][i].load(), 20);
+  }
+}
+
+}  // namespace
+}  // namespace dictlog::engine
