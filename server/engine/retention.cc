@@ -333,8 +333,7 @@ absl::Status Retention::MaybeCompact(const pool::Pool& pool, const Expired& expi
     ++it->second.passes;
   }
   if (it == uncompacted_.end()) return absl::OkStatus();
-  const bool drained = expired.records < options_.max_records_per_pass;
-  if (!drained && it->second.passes < kCompactAfterPasses) return absl::OkStatus();
+  if (expired.behind && it->second.passes < kCompactAfterPasses) return absl::OkStatus();
   const uint64_t end_seq = it->second.end_seq;
   uncompacted_.erase(it);
   if (pool.deleted()) return absl::OkStatus();  // Its delete compacts everything.
@@ -348,6 +347,7 @@ absl::Status Retention::MaybeCompact(const pool::Pool& pool, const Expired& expi
 absl::StatusOr<Retention::Expired> Retention::ExpirePool(pool::Pool& pool, absl::Time now) {
   const v1::PoolOptions options = pool.options();
   store::Expiry expiry;
+  bool behind = false;
   {
     absl::MutexLock gate(write_gate_);  // No write of any pool meanwhile.
     if (pool.deleted()) return Expired();  // Deleted since the pass listed it.
@@ -365,6 +365,7 @@ absl::StatusOr<Retention::Expired> Retention::ExpirePool(pool::Pool& pool, absl:
       n = std::max(n, SizedOut(c, counters.stored_bytes - options.max_bytes()));
     }
     if (n == 0) return Expired();
+    behind = n == c.records.size() && n >= options_.max_records_per_pass;
     uint64_t end = c.records[n - 1].seq + 1;
     if (pool.block_mode()) {
       ASSIGN_OR_RETURN(end, BlockAlignedEnd(*store_, pool, end));
@@ -391,7 +392,7 @@ absl::StatusOr<Retention::Expired> Retention::ExpirePool(pool::Pool& pool, absl:
     e.records += expiry.pool_counters.records;
     e.stored_bytes += expiry.pool_counters.stored_bytes;
   }
-  return Expired{expiry.pool_counters.records, expiry.end_seq};
+  return Expired{expiry.pool_counters.records, expiry.end_seq, behind};
 }
 
 }  // namespace dictlog::engine

@@ -8,8 +8,9 @@
 // dictionary those records named decreased by exactly what goes, and the pool's new
 // low-water mark (PoolRecord.retained_from_seq) in the catalog. Reads of ids below the
 // mark are NOT_FOUND "expired". Then it compacts the expired ranges so the disk space
-// comes back: once a pool's backlog is drained (a pass expired fewer than
-// max_records_per_pass of it), or after kCompactAfterPasses full passes of it. A
+// comes back: once a pool's backlog is drained (a pass found fewer than
+// max_records_per_pass of it due; a block-aligned cut that expires fewer is not
+// drained), or after kCompactAfterPasses full passes of it. A
 // compaction rewrites the table files that straddle the range's end, so compacting
 // after every pass of a long backlog would rewrite the pool's remaining files once per
 // pass (quadratic in the backlog); compacting the run's whole range once is linear.
@@ -84,6 +85,9 @@ class Retention {
   struct Expired {
     uint64_t records = 0;
     uint64_t end_seq = 0;  // Every seq below it is gone (with records > 0).
+    // The pass stopped at its record limit with every record it looked at expiring:
+    // more may be due (a block-aligned cut may still expire fewer than the limit).
+    bool behind = false;
   };
   // The records of `pool` this pass expires, all written; not compacted yet.
   absl::StatusOr<Expired> ExpirePool(pool::Pool& pool, absl::Time now);
