@@ -103,13 +103,21 @@ class LocalDecodeE2eTest : public ::testing::Test {
         ASSERT_EQ(Bytes((*cold)[k]), Bytes((*server)[k])) << some[k];
         ASSERT_EQ(Bytes((*unpacked)[k]), Bytes((*server)[k])) << some[k];
       }
-      // Frames are what travels (not payloads); packed, the very same frames.
+      // Frames are what travels (not payloads); packed, the very same frames. The
+      // auto trainer may re-encode a record between two calls (pools whose first
+      // dictionary came after their appends): a frame that differs must then equal
+      // the packed form asked again after the per-result call.
       auto raw = client_->MultiGetFrames(some);
       auto raw_per_result = client_->MultiGetFrames(some, per_result);
-      ASSERT_TRUE(raw.ok() && raw_per_result.ok()) << raw.status();
+      auto raw_after = client_->MultiGetFrames(some);
+      ASSERT_TRUE(raw.ok() && raw_per_result.ok() && raw_after.ok()) << raw.status();
       ASSERT_EQ(raw->size(), raw_per_result->size());
+      ASSERT_EQ(raw_after->size(), raw_per_result->size());
       for (size_t k = 0; k < some.size(); ++k) {
-        ASSERT_EQ(FrameBytes((*raw)[k]), FrameBytes((*raw_per_result)[k])) << some[k];
+        const std::string unpacked_frame = FrameBytes((*raw_per_result)[k]);
+        if (FrameBytes((*raw)[k]) != unpacked_frame) {
+          ASSERT_EQ(FrameBytes((*raw_after)[k]), unpacked_frame) << some[k];
+        }
         frames += (*raw)[k].ok() && (*raw)[k]->content_case() == v1::RecordFrame::kFrame;
       }
     }
