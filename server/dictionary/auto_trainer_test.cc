@@ -88,7 +88,7 @@ TEST_F(AutoTrainerTest, QuickFirstDictionaryThenFullSearch) {
   EXPECT_EQ(engine_->AutoTrainingStats().quick_first, 1u);
   ASSERT_EQ(Dictionaries("alpha").size(), 1u);
 
-  AppendBatch("alpha", 2000, 4);
+  AppendBatch("alpha", 2500, 4);  // Past twice the raw bytes of the first training.
   ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
   const AutoTrainerStats stats = engine_->AutoTrainingStats();
   EXPECT_EQ(stats.quick_first, 1u);  // The second training searched every candidate.
