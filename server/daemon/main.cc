@@ -112,11 +112,12 @@ ABSL_FLAG(int64_t, auto_train_first_bytes, 16384,
 ABSL_FLAG(int, auto_train_threads, 2,
           "automatic trainings at once, each of a different pool (at most the machine's "
           "cores); each holds its sample (--sample_budget_multiple x the dictionary size)");
-ABSL_FLAG(bool, auto_train_quick_first, true,
+ABSL_FLAG(bool, auto_train_quick_first, false,
           "a pool with no dictionary that already holds --auto_train_min_multiple x the "
           "dictionary size gets its first dictionary from one candidate (fastCover d=8 at "
           "the largest size) instead of up to nine; the full candidate search follows "
-          "once its raw bytes have doubled");
+          "once its raw bytes have doubled (measured: sooner first dictionaries, but a "
+          "second re-encode of the pool; off by default, ADR 0023)");
 ABSL_FLAG(int64_t, drift_window_bytes, 32768,
           "drift signal: the ratio of each pool's last this many payload bytes of appends "
           "with its active dictionary, against the ratio the dictionary was activated "

@@ -88,8 +88,8 @@ struct AutoTrainerOptions {
   // is 2 (at most the machine's cores). 0 counts as 1.
   size_t threads = 1;
   // A first dictionary queued at full size is trained from one candidate, the full
-  // search following at the pool's next doubling (above). Default false; dictlogd's
-  // --auto_train_quick_first is true.
+  // search following at the pool's next doubling (above). Default false (dictlogd's
+  // --auto_train_quick_first too: ADR 0023).
   bool quick_first = false;
 };
 
