@@ -109,6 +109,15 @@ ABSL_FLAG(int64_t, auto_train_first_bytes, 16384,
           "once it holds this many raw bytes, and trains it again at each doubling "
           "until --auto_train_min_multiple x the dictionary size; 0: first training "
           "only at --auto_train_min_multiple x");
+ABSL_FLAG(int, auto_train_threads, 2,
+          "automatic trainings at once, each of a different pool (at most the machine's "
+          "cores); each holds its sample (--sample_budget_multiple x the dictionary size)");
+ABSL_FLAG(bool, auto_train_quick_first, false,
+          "a pool with no dictionary that already holds --auto_train_min_multiple x the "
+          "dictionary size gets its first dictionary from one candidate (fastCover d=8 at "
+          "the largest size) instead of up to nine; the full candidate search follows "
+          "once its raw bytes have doubled (measured: sooner first dictionaries, but a "
+          "second re-encode of the pool; off by default, ADR 0023)");
 ABSL_FLAG(int64_t, drift_window_bytes, 32768,
           "drift signal: the ratio of each pool's last this many payload bytes of appends "
           "with its active dictionary, against the ratio the dictionary was activated "
@@ -320,6 +329,10 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   options.auto_trainer.min_bytes_multiple = absl::GetFlag(FLAGS_auto_train_min_multiple);
   options.auto_trainer.first_min_bytes =
       static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_auto_train_first_bytes)));
+  options.auto_trainer.threads = static_cast<size_t>(std::max(
+      1, std::min<int>(absl::GetFlag(FLAGS_auto_train_threads),
+                       static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))));
+  options.auto_trainer.quick_first = absl::GetFlag(FLAGS_auto_train_quick_first);
   options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
   options.drift_window_bytes =
       static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_drift_window_bytes)));

@@ -14,15 +14,18 @@ AutoTrainer::AutoTrainer(DictionaryManager* manager, const DriftTracker* drift,
     : manager_(manager),
       drift_(drift),
       options_(options),
-      on_activated_(std::move(on_activated)),
-      thread_([this] { Run(); }) {}
+      on_activated_(std::move(on_activated)) {
+  for (size_t i = 0; i < std::max<size_t>(1, options_.threads); ++i) {
+    threads_.emplace_back([this] { Run(); });
+  }
+}
 
 AutoTrainer::~AutoTrainer() {
   {
     absl::MutexLock lock(&mu_);
     stop_ = true;
   }
-  thread_.join();
+  for (std::thread& thread : threads_) thread.join();
 }
 
 uint64_t AutoTrainer::FullPoint(const pool::Pool& pool) const {
@@ -63,6 +66,7 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   queued.drift = state.drifted;
   queued.sample_bytes = state.drifted ? since : 0;
   queued.drift_trigger = state.drift_pending;
+  queued.quick = options_.quick_first && !has_dictionary && queued.full;
   state.next = has_dictionary && queued.full ? UINT64_MAX : state.origin + 2 * since;
   if (state.drift_pending) {
     state.drift_pending = false;
@@ -126,7 +130,9 @@ void AutoTrainer::MarkDrift(const pool::Pool& pool, uint64_t raw, uint64_t back,
 
 bool AutoTrainer::WaitIdle(absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
-  auto idle = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return queue_.empty() && !busy_; };
+  auto idle = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return queue_.empty() && running_.empty();
+  };
   return mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
 }
 
@@ -134,7 +140,8 @@ AutoTrainerStats AutoTrainer::Stats() const {
   absl::MutexLock lock(&mu_);
   AutoTrainerStats stats = done_;
   stats.queued = queue_.size();
-  stats.training = busy_;
+  stats.training = !running_.empty();
+  stats.running = running_.size();
   return stats;
 }
 
@@ -150,19 +157,25 @@ uint64_t AutoTrainer::DriftReactivations(uint32_t pool_id) const {
   return it == pools_.end() ? 0 : it->second.drift_reactivations;
 }
 
+std::deque<AutoTrainer::Queued>::iterator AutoTrainer::NextRunnable() {
+  return std::find_if(queue_.begin(), queue_.end(),
+                      [this](const Queued& q) { return !running_.contains(q.pool); });
+}
+
 void AutoTrainer::Run() {
   while (true) {
     Queued queued;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-        return stop_ || !queue_.empty();
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stop_ || NextRunnable() != queue_.end();
       };
       mu_.Await(absl::Condition(&ready));
       if (stop_) return;
-      queued = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
+      auto next = NextRunnable();
+      queued = std::move(*next);
+      queue_.erase(next);
+      running_.insert(queued.pool);
     }
     TrainOne(queued);
   }
@@ -206,17 +219,18 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
                    [&](const Queued& q) { return q.pool == queued.pool; })) {
     in_flight_.erase(queued.pool);
   }
-  busy_ = false;
+  running_.erase(queued.pool);
 }
 
 void AutoTrainer::TrainOne(const Queued& queued) {
   if (queued.reactivate) return ReactivateOne(queued);
   const std::string& pool = queued.pool;
   absl::StatusOr<v1::TrainDictionaryResponse> result = manager_->Train(
-      pool, 0, /*activate=*/true, queued.drift ? "drift" : "auto", queued.sample_bytes);
+      pool, 0, /*activate=*/true, queued.drift ? "drift" : "auto", queued.sample_bytes,
+      queued.quick ? CandidateSearch::kQuick : CandidateSearch::kFull);
   if (result.ok()) {
-    std::fprintf(stderr, "dictlogd: pool '%s': trained dictionary %u (%s)\n",
-                 pool.c_str(), result->dictionary().id(),
+    std::fprintf(stderr, "dictlogd: pool '%s': trained %sdictionary %u (%s)\n",
+                 pool.c_str(), queued.quick ? "quick first " : "", result->dictionary().id(),
                  result->activation_note().c_str());
   } else {
     std::fprintf(stderr, "dictlogd: pool '%s': automatic training failed: %s\n",
@@ -233,7 +247,9 @@ void AutoTrainer::Record(const Queued& queued,
   const bool activated = result.ok() && result->activated();
   absl::MutexLock lock(&mu_);
   PoolState& state = pools_[queued.pool_id];
-  if (activated && queued.full) state.next = UINT64_MAX;  // Trained at full size: grown.
+  // Trained at full size: grown; a quick first one keeps the next doubling (Notify set
+  // it) for the full search.
+  if (activated && queued.full && !queued.quick) state.next = UINT64_MAX;
   if (activated) {  // New data, new dictionary: a drift back may be tried at once.
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;
@@ -250,6 +266,7 @@ void AutoTrainer::Record(const Queued& queued,
       state.drift_backoff *= 2;
     }
   }
+  if (queued.quick && result.ok()) ++done_.quick_first;
   if (!result.ok()) {
     ++done_.failed;
   } else if (activated) {
@@ -258,7 +275,7 @@ void AutoTrainer::Record(const Queued& queued,
     ++done_.not_activated;
   }
   in_flight_.erase(queued.pool);
-  busy_ = false;
+  running_.erase(queued.pool);
 }
 
 }  // namespace dictlog::dictionary

@@ -2,14 +2,28 @@
 // when the pool's data drifts. After appends, the engine tells it which pools grew; a
 // pool without a dictionary that holds at least first_min_bytes (or, with that 0,
 // min_bytes_multiple x its dictionary size), and min_records records, is queued, and
-// one background thread trains (sized to the data: dictionary_sizing.h) and, if the
-// gain is enough, activates a dictionary for it. A pool is queued again each time its
+// a background thread trains (sized to the data: dictionary_sizing.h) and, if the
+// gain is enough, activates a dictionary for it. `threads` threads train at once
+// (dictlogd: 2, at most the machine's cores), each a different pool, the queue's
+// oldest first: a pool that reaches its training point does not wait for every pool
+// queued before it. Each training holds its sample (at most the manager's sample
+// budget, 1.6 MB for a 16 KiB dictionary) and the trainer's working memory, so memory
+// grows with `threads`, not with the pools queued. A pool is queued again each time its
 // raw bytes have doubled since, until it has been queued with a dictionary at
 // min_bytes_multiple x its dictionary size or more, or a first dictionary queued there
 // (both try the full size) has been activated (so with first_min_bytes 16 KiB and a
 // 16 KiB dictionary: at 16, 32, 64 and 128 KiB; a pool that jumps from 16 KiB to 1 MB:
 // once more, at 1 MB); a pool without a dictionary is tried at each doubling, as
 // before.
+//
+// Quick first dictionary (quick_first): a pool with no dictionary queued at full size
+// or more (e.g. its first append was a large batch) is trained from one candidate
+// (CandidateSearch::kQuick) instead of up to nine, so its appends get a dictionary
+// (and its earlier records their re-encode) seconds sooner; once that is activated,
+// the pool is queued again when its raw bytes have doubled since, for the full
+// candidate search (gated like any growth). Pools queued below full size get the full
+// search from the start (their samples are small, so it is cheap). A restart in
+// between forgets the full search still due.
 //
 // Drift (docs/dictionaries.md): a pool whose growth is done is checked after each
 // append: when its DriftTracker signal is degraded by at least its
@@ -39,8 +53,9 @@
 // re-encodes the records stored before a first or grown dictionary; after drift, its
 // upkeep policy decides).
 //
-// Thread safety: Notify and WaitIdle may be called from any thread. The destructor
-// lets a training in progress finish, then stops the thread.
+// Thread safety: Notify and WaitIdle may be called from any thread. `on_activated`
+// runs on the training threads, concurrently for different pools when threads > 1.
+// The destructor lets the trainings in progress finish, then stops the threads.
 #ifndef DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_
 #define DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_
 
@@ -48,6 +63,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -68,17 +84,26 @@ struct AutoTrainerOptions {
   // min_bytes_multiple x the dictionary size. 0 (the default here; dictlogd's
   // --auto_train_first_bytes is 16384): only at min_bytes_multiple x.
   uint64_t first_min_bytes = 0;
+  // Trainings at once (different pools). Default 1; dictlogd's --auto_train_threads
+  // is 2 (at most the machine's cores). 0 counts as 1.
+  size_t threads = 1;
+  // A first dictionary queued at full size is trained from one candidate, the full
+  // search following at the pool's next doubling (above). Default false (dictlogd's
+  // --auto_train_quick_first too: ADR 0023).
+  bool quick_first = false;
 };
 
 // What automatic training has done since start-up.
 struct AutoTrainerStats {
   uint64_t queued = 0;         // Pools waiting to be trained.
   bool training = false;       // A training is running.
+  uint64_t running = 0;        // Trainings running now (at most `threads`).
   uint64_t activated = 0;      // Trainings whose dictionary was activated.
   uint64_t not_activated = 0;  // Trainings whose gain was too small.
   uint64_t failed = 0;         // Trainings that failed (e.g. too little data).
   uint64_t drift_retrains = 0;  // Trainings that drift started (all pools).
   uint64_t drift_reactivations = 0;  // Earlier dictionaries activated again (all pools).
+  uint64_t quick_first = 0;    // Quick first dictionaries trained (quick_first).
 };
 
 // An activation by automatic training.
@@ -125,6 +150,7 @@ class AutoTrainer {
     bool drift = false;          // Since a drift.
     bool drift_trigger = false;  // The retraining the drift itself started.
     bool reactivate = false;     // Not a training: ReactivateBest.
+    bool quick = false;          // A quick first dictionary (CandidateSearch::kQuick).
     // A reactivation's: where the degraded data began, and the first training point
     // from there (a growth on drifted data restarts there if one is activated).
     uint64_t restart_origin = 0;
@@ -153,6 +179,8 @@ class AutoTrainer {
   };
 
   void Run();
+  // The oldest queued entry whose pool is not training now; queue_.end() if none.
+  std::deque<Queued>::iterator NextRunnable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The training (or reactivation) of `queued`, and what it did to the pool's state.
   void TrainOne(const Queued& queued);
   void ReactivateOne(const Queued& queued) ABSL_LOCKS_EXCLUDED(mu_);
@@ -182,10 +210,11 @@ class AutoTrainer {
   absl::flat_hash_map<uint32_t, PoolState> pools_ ABSL_GUARDED_BY(mu_);  // By pool id.
   // Pools queued or training: never queued twice.
   absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
-  bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  // Pools whose training (or reactivation) runs now: one thread each.
+  absl::flat_hash_set<std::string> running_ ABSL_GUARDED_BY(mu_);
   AutoTrainerStats done_ ABSL_GUARDED_BY(mu_);  // Only the counts.
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace dictlog::dictionary

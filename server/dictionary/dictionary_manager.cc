@@ -54,8 +54,8 @@ v1::DictionaryEvaluation ToProto(const trainer::TrainResult& result, uint32_t ba
 absl::StatusOr<trainer::TrainResult> TrainSized(const std::vector<std::string>& sample,
                                                 const trainer::TrainOptions& options,
                                                 absl::string_view baseline,
-                                                std::string* note) {
-  ASSIGN_OR_RETURN(SizedTrainResult sized, TrainBestSize(sample, options, baseline));
+                                                CandidateSearch search, std::string* note) {
+  ASSIGN_OR_RETURN(SizedTrainResult sized, TrainBestSize(sample, options, baseline, search));
   *note = "tried:";
   for (size_t i = 0; i < sized.tried.size(); ++i) {
     absl::StrAppendFormat(note, "%s %s %.2fx%s", i == 0 ? "" : ",",
@@ -197,7 +197,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Add(
 
 absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
     absl::string_view pool_name, uint32_t dictionary_bytes, bool activate,
-    absl::string_view source, size_t sample_bytes) {
+    absl::string_view source, size_t sample_bytes, CandidateSearch search) {
   std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
   if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
   const storage::PoolRecord pool_record = pool->record();
@@ -227,7 +227,7 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   }
   std::string sizes_note;
   absl::StatusOr<trainer::TrainResult> result =
-      sized ? TrainSized(sample, train_options, baseline_bytes, &sizes_note)
+      sized ? TrainSized(sample, train_options, baseline_bytes, search, &sizes_note)
             : trainer::TrainAndEvaluate(sample, train_options, baseline_bytes);
   if (!result.ok()) {
     return absl::Status(result.status().code(),

@@ -32,6 +32,7 @@
 #include "proto/dictlog.pb.h"
 #include "server/dictionary/dictionary_cache.h"
 #include "server/dictionary/dictionary_mode.h"
+#include "server/dictionary/dictionary_sizing.h"
 #include "server/pool/pool_registry.h"
 #include "server/store/store.h"
 
@@ -84,13 +85,13 @@ class DictionaryManager {
   // `activate`, activates it if its gain reaches activation_min_gain. `source` is
   // recorded ("auto", "drift", "train"). `sample_bytes` (0: the sample budget) limits
   // the sample to the pool's newest records of about that many payload bytes (drift:
-  // only the data since it changed). NOT_FOUND for an unknown pool;
+  // only the data since it changed). `search` (sized trainings only): how many
+  // candidates to try (dictionary_sizing.h). NOT_FOUND for an unknown pool;
   // FAILED_PRECONDITION if the pool (or the sample) holds too little data.
-  absl::StatusOr<v1::TrainDictionaryResponse> Train(absl::string_view pool,
-                                                    uint32_t dictionary_bytes,
-                                                    bool activate, absl::string_view source,
-                                                    size_t sample_bytes = 0)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::TrainDictionaryResponse> Train(
+      absl::string_view pool, uint32_t dictionary_bytes, bool activate,
+      absl::string_view source, size_t sample_bytes = 0,
+      CandidateSearch search = CandidateSearch::kFull) ABSL_LOCKS_EXCLUDED(mu_);
   // Drift back (docs/dictionaries.md, "Drift"): compresses the pool's newest records of
   // about `sample_bytes` payload bytes with its active dictionary and with up to
   // kMaxReactivationCandidates of its earlier dictionaries (the newest ids; retired

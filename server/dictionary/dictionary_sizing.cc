@@ -23,10 +23,12 @@ std::vector<size_t> CandidateSizes(size_t sample_bytes, size_t configured_bytes)
   return sizes;
 }
 
-std::vector<Candidate> Candidates(size_t sample_bytes, size_t configured_bytes) {
+std::vector<Candidate> Candidates(size_t sample_bytes, size_t configured_bytes,
+                                  CandidateSearch search) {
   std::vector<Candidate> out;
   for (size_t bytes : CandidateSizes(sample_bytes, configured_bytes)) {
     out.push_back({bytes, Algorithm::kFastCover, 8});
+    if (search == CandidateSearch::kQuick) break;
     out.push_back({bytes, Algorithm::kFastCover, 6});
     if (sample_bytes <= kMaxCoverSampleBytes) out.push_back({bytes, Algorithm::kCover, 8});
   }
@@ -40,11 +42,12 @@ std::string CandidateName(const Candidate& c) {
 
 absl::StatusOr<SizedTrainResult> TrainBestSize(const std::vector<std::string>& records,
                                                const trainer::TrainOptions& options,
-                                               absl::string_view baseline) {
+                                               absl::string_view baseline,
+                                               CandidateSearch search) {
   size_t bytes = 0;
   for (const std::string& r : records) bytes += r.size();
   SizedTrainResult out;
-  out.tried = Candidates(bytes, options.dictionary_bytes);
+  out.tried = Candidates(bytes, options.dictionary_bytes, search);
   bool have_best = false;
   for (size_t i = 0; i < out.tried.size(); ++i) {
     trainer::TrainOptions sized = options;

@@ -43,9 +43,17 @@ struct Candidate {
   unsigned d = 8;
 };
 
+// How many candidates a training tries. kFull: the search below. kQuick: only the
+// largest supported size with fastCover d=8 (one training, a sixth to a ninth of
+// kFull's time): automatic training's first dictionary of a pool that already holds
+// full size, whose full search follows at the pool's next doubling (auto_trainer.h).
+enum class CandidateSearch { kFull, kQuick };
+
 // Every CandidateSizes size with fastCover d=8 (the trainer's default) and d=6, and,
 // on samples up to kMaxCoverSampleBytes, COVER d=8: at most 9 trainings, in that order.
-std::vector<Candidate> Candidates(size_t sample_bytes, size_t configured_bytes);
+// kQuick: the first of them only.
+std::vector<Candidate> Candidates(size_t sample_bytes, size_t configured_bytes,
+                                  CandidateSearch search = CandidateSearch::kFull);
 
 // "4096/fastcover-d8".
 std::string CandidateName(const Candidate& candidate);
@@ -58,14 +66,15 @@ struct SizedTrainResult {
   double train_seconds = 0;            // Wall time of all the trainings.
 };
 
-// Trains every Candidates(bytes of `records`, options.dictionary_bytes) with
+// Trains every Candidates(bytes of `records`, options.dictionary_bytes, search) with
 // trainer::TrainAndEvaluate (the same held-out records for all, so the ratios compare)
 // and returns the one with the best held-out ratio; the earlier candidate wins ties.
 // With no supported size, or when every candidate fails, the error of training at the
 // configured size (FAILED_PRECONDITION saying how much data is needed).
 absl::StatusOr<SizedTrainResult> TrainBestSize(const std::vector<std::string>& records,
                                                const trainer::TrainOptions& options,
-                                               absl::string_view baseline);
+                                               absl::string_view baseline,
+                                               CandidateSearch search = CandidateSearch::kFull);
 
 }  // namespace dictlog::dictionary
 

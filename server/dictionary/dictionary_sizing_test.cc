@@ -40,6 +40,16 @@ TEST(CandidatesTest, CoverOnlyOnSmallSamples) {
   }
 }
 
+// kQuick: the first candidate of the full search only (the largest size, fastCover d=8).
+TEST(CandidatesTest, QuickSearchIsTheFirstCandidateOnly) {
+  for (size_t sample : {size_t{32} << 10, size_t{1} << 20}) {
+    const std::vector<Candidate> quick = Candidates(sample, 16 << 10, CandidateSearch::kQuick);
+    ASSERT_EQ(quick.size(), 1u);
+    EXPECT_EQ(CandidateName(quick[0]), CandidateName(Candidates(sample, 16 << 10)[0]));
+  }
+  EXPECT_THAT(Candidates(1024, 16 << 10, CandidateSearch::kQuick), IsEmpty());
+}
+
 TEST(CandidateSizesTest, TooLittleDataTriesNothing) {
   EXPECT_THAT(CandidateSizes(5 * 1024 - 1, 16 << 10), IsEmpty());
   EXPECT_THAT(CandidateSizes(0, 16 << 10), IsEmpty());

@@ -1,0 +1,133 @@
+// AutoTrainer's scheduling (issue 19): pools train concurrently, each on its own
+// thread, and a pool that already holds full size gets a quick first dictionary
+// followed by the full candidate search at its next doubling. Driven through LogEngine
+// (real RocksDB, real zstd training); waits on conditions, no sleeps.
+#include "server/dictionary/auto_trainer.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
+#include "codec/test_dictionary.h"
+#include "common/test_dir.h"
+#include "gtest/gtest.h"
+#include "server/engine/log_engine.h"
+
+namespace dictlog::dictionary {
+namespace {
+
+class AutoTrainerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.store.path = FreshTestDir();
+    options_.auto_trainer.first_min_bytes = 16384;  // dictlogd's defaults.
+    options_.auto_trainer.min_bytes_multiple = 8;   // Full size at 128 KiB.
+    options_.default_pool_options.set_dictionary_bytes(16384);
+  }
+
+  void Open() {
+    auto engine = engine::LogEngine::Open(options_);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  }
+
+  // One append of `count` records (~240 KB for 2,000: past full size at once).
+  void AppendBatch(const std::string& category, int count, uint32_t seed) {
+    const std::vector<std::string> lines = codec::SyntheticLogLines(count, seed);
+    std::vector<engine::AppendInput> records;
+    for (const std::string& line : lines) records.push_back({category, line});
+    auto ids = engine_->Append(records);
+    ASSERT_TRUE(ids.ok()) << ids.status();
+  }
+
+  std::vector<v1::DictionaryInfo> Dictionaries(const std::string& pool) {
+    v1::ListDictionariesRequest request;
+    request.set_pool(pool);
+    auto list = engine_->ListDictionaries(request);
+    EXPECT_TRUE(list.ok()) << list.status();
+    return {list->dictionaries().begin(), list->dictionaries().end()};
+  }
+
+  engine::EngineOptions options_;
+  std::unique_ptr<engine::LogEngine> engine_;
+};
+
+// Two pools queued together train at the same time: each training, once its
+// dictionary is stored, waits until the other one has stored its own too. With one
+// training thread the first would wait for the second in vain.
+TEST_F(AutoTrainerTest, TwoPoolsTrainConcurrently) {
+  options_.auto_trainer.threads = 2;
+  Open();
+  absl::Mutex mu;
+  int stored = 0;
+  int met = 0;
+  engine_->DictionaryManagerForTest().SetAfterStoreHookForTest([&](uint32_t) {
+    absl::MutexLock lock(&mu);
+    ++stored;
+    auto both = [&]() { return stored >= 2; };
+    if (mu.AwaitWithTimeout(absl::Condition(&both), absl::Seconds(60))) ++met;
+  });
+  AppendBatch("alpha", 2000, 1);
+  AppendBatch("beta", 2000, 2);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(stored, 2);
+  EXPECT_EQ(met, 2) << "a training waited for the other in vain: not concurrent";
+  EXPECT_EQ(engine_->AutoTrainingStats().activated, 2u);
+}
+
+// A pool whose first append already holds full size: its first dictionary comes from
+// one candidate; once its raw bytes have doubled it is trained again with every
+// candidate (without quick_first, the full-size first training was the last).
+TEST_F(AutoTrainerTest, QuickFirstDictionaryThenFullSearch) {
+  options_.auto_trainer.quick_first = true;
+  Open();
+  AppendBatch("alpha", 2000, 3);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  EXPECT_EQ(engine_->AutoTrainingStats().quick_first, 1u);
+  ASSERT_EQ(Dictionaries("alpha").size(), 1u);
+
+  AppendBatch("alpha", 2500, 4);  // Past twice the raw bytes of the first training.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  const AutoTrainerStats stats = engine_->AutoTrainingStats();
+  EXPECT_EQ(stats.quick_first, 1u);  // The second training searched every candidate.
+  EXPECT_EQ(stats.activated + stats.not_activated, 2u);
+  EXPECT_EQ(Dictionaries("alpha").size(), 2u);
+
+  AppendBatch("alpha", 8000, 5);  // Full search done: no more growth.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  EXPECT_EQ(Dictionaries("alpha").size(), 2u);
+}
+
+// Pools first queued below full size get the full search from the start.
+TEST_F(AutoTrainerTest, QuickFirstOnlyAtFullSize) {
+  options_.auto_trainer.quick_first = true;
+  Open();
+  AppendBatch("alpha", 200, 6);  // ~24 KB: the early first training.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  EXPECT_EQ(engine_->AutoTrainingStats().quick_first, 0u);
+  EXPECT_GE(engine_->AutoTrainingStats().activated + engine_->AutoTrainingStats().not_activated,
+            1u);
+}
+
+// The manager's kQuick training tries exactly one candidate (its note lists them).
+TEST_F(AutoTrainerTest, QuickSearchTriesOneCandidate) {
+  options_.auto_train = false;
+  Open();
+  AppendBatch("alpha", 2000, 7);
+  auto quick = engine_->DictionaryManagerForTest().Train("alpha", 0, false, "train", 0,
+                                                         CandidateSearch::kQuick);
+  ASSERT_TRUE(quick.ok()) << quick.status();
+  EXPECT_TRUE(absl::StrContains(quick->activation_note(), "tried: 16384/fastcover-d8"))
+      << quick->activation_note();
+  EXPECT_FALSE(absl::StrContains(quick->activation_note(), ","))
+      << quick->activation_note();
+  auto full = engine_->DictionaryManagerForTest().Train("alpha", 0, false, "train");
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_TRUE(absl::StrContains(full->activation_note(), "16384/fastcover-d6"))
+      << full->activation_note();
+}
+
+}  // namespace
+}  // namespace dictlog::dictionary
