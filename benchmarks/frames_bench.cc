@@ -48,6 +48,8 @@ ABSL_FLAG(int, threads, 8, "client threads, each one MultiGet in flight");
 ABSL_FLAG(int, batch, 64, "ids per MultiGet");
 ABSL_FLAG(std::string, work_dir, "", "the server's data directory (default: a temp one)");
 ABSL_FLAG(std::string, csv, "", "also write the results as CSV to this file");
+ABSL_FLAG(absl::Duration, dictionary_wait, absl::Minutes(10),
+          "before timing, wait at most this long for every pool's first dictionary");
 ABSL_FLAG(std::string, modes, "record,block",
           "storage modes to load and time, comma-separated: record, block or both");
 
@@ -71,21 +73,26 @@ struct Server {
 // Waits until no pool has a re-compression running (the first dictionary of a pool
 // re-encodes what it stored before, in the background): it would use the server's
 // CPU during the measurement.
-// Waits (up to 10 minutes) until every pool has an active dictionary: the automatic
-// trainer trains pools one at a time, and training or re-compressing during a timed
-// case would be counted as that case's server CPU.
+// Waits (up to --dictionary_wait) until every pool has an active dictionary: the
+// automatic trainer trains pools one at a time, and training or re-compressing during a
+// timed case would be counted as that case's server CPU.
 void WaitForDictionaries(const client::Client& client) {
-  const absl::Time deadline = absl::Now() + absl::Minutes(10);
+  const absl::Time start = absl::Now();
+  const absl::Time deadline = start + absl::GetFlag(FLAGS_dictionary_wait);
   while (absl::Now() < deadline) {
     auto pools = client.ListPools();
     size_t without = 0;
     for (const v1::PoolInfo& pool : pools.value_or(std::vector<v1::PoolInfo>{})) {
       without += pool.active_dictionary_id() == 0;
     }
-    if (pools.ok() && without == 0) return;
+    if (pools.ok() && without == 0) {
+      std::printf("every pool has a dictionary after %.0f s more\n",
+                  absl::ToDoubleSeconds(absl::Now() - start));
+      return;
+    }
     absl::SleepFor(absl::Milliseconds(500));
   }
-  std::printf("frames_bench: some pools have no dictionary after 10 minutes\n");
+  std::printf("frames_bench: some pools have no dictionary after --dictionary_wait\n");
 }
 
 void WaitForRecompression(const client::Client& client) {
