@@ -107,9 +107,10 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
   for (size_t i = 0; i < refs.size(); ++i) order.push_back({{refs[i].pool_id, refs[i].seq}, i});
   if (!std::is_sorted(order.begin(), order.end())) std::sort(order.begin(), order.end());
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), times_));
-  // The entry at or before the last key looked up (any pool), and whether the iterator
-  // stands on the entry after it (invalid: none).
-  std::optional<TimeEntry> found;
+  // The entry at or before the last key looked up (any pool; `have` false: none), and
+  // whether the iterator stands on the entry after it (invalid: none).
+  TimeEntry found;
+  bool have = false;
   bool positioned = false;
   for (const auto& [key_parts, i] : order) {
     const std::string key = RecordKey(key_parts.first, key_parts.second);
@@ -124,16 +125,17 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
       ++steps;
     }
     if (!positioned || (it->Valid() && it->key().compare(target) <= 0)) {
-      found.reset();
+      have = false;
       it->SeekForPrev(target);
       positioned = it->Valid();
       if (positioned) {
         ASSIGN_OR_RETURN(found, EntryAt(*it));
+        have = true;
         it->Next();
       }
     }
     RETURN_IF_ERROR(FromRocks(it->status(), "reading append times"));
-    if (found.has_value() && found->pool_id == key_parts.first) times[i] = found->unix_ms;
+    if (have && found.pool_id == key_parts.first) times[i] = found.unix_ms;
   }
   return times;
 }
