@@ -7,7 +7,7 @@ runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 csv="$TEST_TMPDIR/frames_bench.csv"
 "$runfiles/benchmarks/frames_bench" --dictlogd="$runfiles/server/daemon/dictlogd" \
   --dir="$runfiles/../loghub" --copies=1 --duration=1s --threads=2 \
-  --work_dir="$TEST_TMPDIR/data" --csv="$csv"
+  --work_dir="$TEST_TMPDIR/data" --csv="$csv" --dictionary_wait=30s
 fail() { echo "frames_bench_test: $*" >&2; exit 1; }
 [[ $(wc -l <"$csv") -eq 7 ]] || fail "expected a header and six rows in $csv"
 for c in "record,server" "record,client" "record,client-packed" "block,server" \

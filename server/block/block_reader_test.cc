@@ -1,5 +1,7 @@
 #include "server/block/block_reader.h"
 
+#include <map>
+
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "codec/block_format.h"
@@ -93,6 +95,45 @@ TEST_F(BlockReaderTest, DecodesSinglesAndEntriesInRequestOrder) {
     const bool second_entry = order[i] == 2 || order[i] == 6;
     EXPECT_EQ(records[i]->category_index, second_entry ? 2u : 0u) << order[i];
   }
+}
+
+// Counts the frames decoded with each dictionary: DecodeBatch asks FindMany for one
+// id per frame it decodes.
+class CountingLookup : public codec::DictionaryLookup {
+ public:
+  explicit CountingLookup(const codec::DictionaryLookup& inner) : inner_(inner) {}
+  std::shared_ptr<const codec::DecoderDictionary> Find(uint32_t id) const override {
+    ++frames_[id];
+    return inner_.Find(id);
+  }
+  void FindMany(absl::Span<const uint32_t> ids,
+                absl::FunctionRef<void(Dictionaries)> use) const override {
+    for (uint32_t id : ids) ++frames_[id];
+    inner_.FindMany(ids, use);
+  }
+  int frames(uint32_t id) const { return frames_[id]; }
+
+ private:
+  const codec::DictionaryLookup& inner_;
+  mutable std::map<uint32_t, int> frames_;
+};
+
+TEST_F(BlockReaderTest, EachBlockIsDecompressedOncePerCall) {
+  const std::vector<uint64_t> order = {1, 2, 3, 3, 2, 1, 4};  // Block 1..3 and a single.
+  std::vector<store::RecordRef> refs;
+  for (uint64_t seq : order) refs.push_back({kPool, seq});
+  std::vector<absl::StatusOr<std::string>> stored = store_->MultiGetRecords(refs);
+  std::vector<std::string> values;
+  for (auto& value : stored) values.push_back(value.ok() ? *value : "");
+  std::vector<absl::string_view> views(values.begin(), values.end());
+  CountingLookup counting(dictionaries_);
+  std::vector<absl::StatusOr<codec::DecodedRecord>> records =
+      DecodeStored(*store_, counting, refs, views);
+  for (size_t i = 0; i < order.size(); ++i) {
+    ASSERT_TRUE(records[i].ok()) << order[i] << ": " << records[i].status();
+    EXPECT_EQ(records[i]->payload, lines_[order[i] - 1]) << order[i];
+  }
+  EXPECT_EQ(counting.frames(kDictId), 1);  // The only frame with the dictionary.
 }
 
 TEST_F(BlockReaderTest, EntryValuesReallyPointIntoBlocks) {

@@ -4,6 +4,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -98,33 +99,43 @@ absl::Status Store::BatchAppendTimes(absl::Span<const RecordWrite> records,
 
 absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
     absl::Span<const RecordRef> refs) const {
-  std::vector<std::optional<int64_t>> times;
-  times.reserve(refs.size());
+  std::vector<std::optional<int64_t>> times(refs.size());
+  // In key order (a Scan's refs already are; a MultiGet's are sorted): the iterator then
+  // moves forward only, and steps to the next entry instead of seeking when it is near.
+  std::vector<std::pair<std::pair<uint32_t, uint64_t>, size_t>> order;
+  order.reserve(refs.size());
+  for (size_t i = 0; i < refs.size(); ++i) order.push_back({{refs[i].pool_id, refs[i].seq}, i});
+  if (!std::is_sorted(order.begin(), order.end())) std::sort(order.begin(), order.end());
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), times_));
-  // The entry last found and the key of the one after it (refs in seq order, as a
-  // Scan's, reuse it without a seek).
-  std::optional<TimeEntry> found;
-  std::string next_key;
-  for (const RecordRef& ref : refs) {
-    const std::string key = RecordKey(ref.pool_id, ref.seq);
-    const bool reuse = found.has_value() && found->pool_id == ref.pool_id &&
-                       found->first_seq <= ref.seq &&
-                       (next_key.empty() || key < next_key);
-    if (!reuse) {
-      found.reset();
-      next_key.clear();
-      it->SeekForPrev(key);
-      if (it->Valid()) {
-        ASSIGN_OR_RETURN(TimeEntry entry, EntryAt(*it));
-        if (entry.pool_id == ref.pool_id) found = entry;
-        it->Next();
-        if (it->Valid()) next_key = it->key().ToString();
-      }
-      RETURN_IF_ERROR(FromRocks(it->status(), "reading append times"));
+  // The entry at or before the last key looked up (any pool; `have` false: none), and
+  // whether the iterator stands on the entry after it (invalid: none).
+  TimeEntry found;
+  bool have = false;
+  bool positioned = false;
+  for (const auto& [key_parts, i] : order) {
+    const std::string key = RecordKey(key_parts.first, key_parts.second);
+    const rocksdb::Slice target(key);
+    // Entries between one key and the next are stepped over up to this many; past
+    // that a seek is cheaper.
+    constexpr int kMostSteps = 8;
+    int steps = 0;
+    while (positioned && it->Valid() && it->key().compare(target) <= 0 && steps < kMostSteps) {
+      ASSIGN_OR_RETURN(found, EntryAt(*it));
+      it->Next();
+      ++steps;
     }
-    times.push_back(found.has_value() && found->pool_id == ref.pool_id
-                        ? std::optional<int64_t>(found->unix_ms)
-                        : std::nullopt);
+    if (!positioned || (it->Valid() && it->key().compare(target) <= 0)) {
+      have = false;
+      it->SeekForPrev(target);
+      positioned = it->Valid();
+      if (positioned) {
+        ASSIGN_OR_RETURN(found, EntryAt(*it));
+        have = true;
+        it->Next();
+      }
+    }
+    RETURN_IF_ERROR(FromRocks(it->status(), "reading append times"));
+    if (have && found.pool_id == key_parts.first) times[i] = found.unix_ms;
   }
   return times;
 }

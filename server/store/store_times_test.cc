@@ -1,6 +1,11 @@
 // The append-time index (store_times.cc): one entry per pool and write, found at or
 // before a record's seq, absent for records written without a time.
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+
+#include <algorithm>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "common/test_dir.h"
@@ -98,6 +103,26 @@ TEST_F(StoreTimesTest, FirstSeqAtOrAfterTimeSeeksToTheFirstCoveredSeq) {
   EXPECT_EQ(first(100000), std::optional<uint64_t>(6 + 10 * 99));
   EXPECT_EQ(first(100001), std::nullopt);
   EXPECT_EQ(store_->FirstSeqAtOrAfterTime(3, 0).value(), std::nullopt);  // No pool 3.
+}
+
+TEST_F(StoreTimesTest, RefsInRandomOrderSeekOnlyForDistantEntries) {
+  // 20 writes of 10 records: 20 entries. 200 refs in random order (as MultiGet's ids)
+  // are answered in key order, stepping over near entries instead of seeking per ref.
+  for (int call = 0; call < 20; ++call) Write(1, 1 + 10 * call, 10, 1000 * (call + 1));
+  std::vector<RecordRef> refs;
+  for (uint64_t seq = 1; seq <= 200; ++seq) refs.push_back({1, seq});
+  std::shuffle(refs.begin(), refs.end(), std::mt19937(7));
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->Reset();
+  const Times times = TimesOf(refs);
+  const uint64_t seeks = rocksdb::get_perf_context()->seek_on_memtable_count;
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  ASSERT_EQ(times.size(), refs.size());
+  for (size_t i = 0; i < refs.size(); ++i) {
+    EXPECT_EQ(times[i], std::optional<int64_t>(1000 * ((refs[i].seq - 1) / 10 + 1)))
+        << refs[i].seq;
+  }
+  EXPECT_LE(seeks, 2u);  // Before: a SeekForPrev per ref not after the previous one.
 }
 
 }  // namespace
