@@ -544,8 +544,9 @@ class KubernetesClusterTest(unittest.TestCase):
         return {e["name"]: e for e in container.get("env", [])}
 
     def expanded(self, value, pod="dictlogd-0"):
-        """$(VAR) of the dictlogd container's env: the pod's name or 127.0.0.1."""
-        fields = {"metadata.name": pod, "status.podIP": "127.0.0.1"}
+        """$(VAR) of the dictlogd container's env: the pod's name, namespace or IP."""
+        fields = {"metadata.name": pod, "metadata.namespace": "test",
+                  "status.podIP": "127.0.0.1"}
         env = self.env(self.container)
 
         def variable(match):
