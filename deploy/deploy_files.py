@@ -244,11 +244,11 @@ def systemd_seconds(value):
     return total
 
 
-def load_k8s_documents():
+def load_k8s_documents(pattern="deploy/k8s/*.yaml"):
     documents = []
-    paths = sorted(glob.glob(os.path.join(ROOT, "deploy/k8s/*.yaml")))
+    paths = sorted(glob.glob(os.path.join(ROOT, pattern)))
     if not paths:
-        raise AssertionError("no deploy/k8s/*.yaml in the test's data")
+        raise AssertionError(f"no {pattern} in the test's data")
     for path in paths:
         with open(path) as f:
             documents += [d for d in yaml.safe_load_all(f) if d is not None]
@@ -420,3 +420,120 @@ class Dictlogd(_DictlogdProcess):
         """stdout of `dictlog --server=<this one> args...`; raises if it fails."""
         return subprocess.run([DICTLOG, f"--server={self.address}", *args], input=input,
                               capture_output=True, text=True, check=True).stdout
+
+
+# --- A Kafka broker run by the image's entry point ---------------------------------
+
+KAFKA_LIB = os.path.join(ROOT, "deploy/local-cluster/kafka/lib")
+KAFKA_SH = os.path.join(ROOT, "deploy/kafka/kafka.sh")
+
+
+def free_ports(count):
+    """`count` free loopback ports (the kernel's choice; released before use)."""
+    import socket
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def parse_properties(text):
+    """{key: value} of a Java properties text (key=value lines; a later key wins)."""
+    values = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line and line[0] not in "#!":
+            key, _, value = line.partition("=")
+            values[key.strip()] = value.strip()
+    return values
+
+
+class KafkaBroker:
+    """One KRaft broker+controller on 127.0.0.1, run as the Kafka pods run it:
+    deploy/kafka/kafka.sh `format` (twice: a formatted volume is left as it is), then
+    `serve`, with a ConfigMap's files in a temp config dir. The shared
+    server.properties is followed by `overrides` (loopback listeners, a single voter,
+    ...: later lines win). A context manager: on entry it waits up to 90 s until the
+    broker has started (address set) or exits; on exit it stops the broker by its pid
+    (TERM, then KILL) and removes the directory."""
+
+    def __init__(self, files, overrides):
+        self._work = tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR"))
+        self._files, self._overrides = files, overrides
+        self.address, self.formats = None, []
+        self._process = None
+
+    def _env(self):
+        root = self._work.name
+        return {**os.environ, "POD_NAME": "kafka-0", "POD_NAMESPACE": "test",
+                "KAFKA_CONFIG": root + "/config", "KAFKA_STATE": root + "/state",
+                "KAFKA_LIB": KAFKA_LIB,
+                "KAFKA_HEAP_OPTS": "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"}
+
+    def __enter__(self):
+        root = self._work.name
+        port, controller = free_ports(2)
+        overrides = dict(self._overrides)
+        overrides.update({
+            "controller.quorum.voters": f"0@127.0.0.1:{controller}",
+            "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "log.dirs": root + "/state/data"})
+        self.overridden = set(overrides)
+        os.makedirs(root + "/config")
+        os.makedirs(root + "/state")
+        for name, contents in self._files.items():
+            if name == "server.properties":
+                contents += "\n" + "".join(f"{k}={v}\n" for k, v in overrides.items())
+            with open(os.path.join(root, "config", name), "w") as f:
+                f.write(contents)
+        for _ in range(2):
+            self.formats.append(subprocess.run(["/bin/sh", KAFKA_SH, "format"],
+                                               env=self._env(), capture_output=True,
+                                               text=True, timeout=120))
+            if self.formats[-1].returncode != 0:
+                return self
+        self._log = open(os.path.join(root, "server.log"), "w+")
+        self._process = subprocess.Popen(["/bin/sh", KAFKA_SH, "serve"], env=self._env(),
+                                         stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and self._process.poll() is None:
+            if "Kafka Server started" in self.log():
+                self.address = f"127.0.0.1:{port}"
+                break
+            time.sleep(0.2)
+        return self
+
+    def log(self):
+        if self._process is None:
+            return "\n".join(f.stdout + f.stderr for f in self.formats)
+        self._log.seek(0)
+        return self._log.read()
+
+    def config_values(self):
+        """{key: value} of the broker's "KafkaConfig values:" dump at start: every key
+        a 4.4 broker defines, with the value it took ([a, b] lists as a,b)."""
+        match = re.search(r"KafkaConfig values: *\n((?:\t.*\n)+)", self.log())
+        if not match:
+            raise AssertionError("the broker logged no KafkaConfig values")
+        values = {}
+        for line in match.group(1).splitlines():
+            key, _, value = line.strip().partition(" =")
+            values[key] = re.sub(r"^\[(.*)\]$", r"\1", value.strip()).replace(", ", ",")
+        return values
+
+    def __exit__(self, *unused):
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.terminate()
+                try:
+                    self._process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+            self._log.close()
+        self._work.cleanup()

@@ -14,6 +14,14 @@ StatefulSet's and the unit's flags are run by the real dictlogd with test certif
 and tokens in place of the mounted Secrets / credentials, and the StatefulSet's exec
 probes (`dictlog health` with TLS) must pass against it, plaintext calls and
 token-less scrapes must fail. The memory limit must cover the caches and gRPC quota.
+The cluster manifests (deploy/k8s/cluster) are checked the same way and against a real
+Kafka 4.4 broker: one KRaft node started by the Kafka image's entry point
+(deploy/kafka/kafka.sh) from the ConfigMap's properties with loopback listeners, which
+must apply every property (its "KafkaConfig values" dump); then the dictlogd
+StatefulSet's flags are run by the real dictlogd against it (--kafka_bootstrap
+replaced, --kafka_replication_factor=1 for the single broker). Three brokers would not
+start within the test's minute on a loaded 2-core machine: the 3-node quorum is
+checked by reading the manifests (voters, DNS names, replicas).
 Run: bazel test //deploy:all
 """
 import json
@@ -22,14 +30,16 @@ import re
 import shlex
 import subprocess
 import tempfile
+import time
 import unittest
 
 from deploy.deploy_files import (
-    DICTLOG, DICTLOGD, Dictlogd, Served, config_pools, config_routes,
-    dependency_closure, dockerfile_stages, drain_grace, flag_or_default, flag_values,
-    image_argv, installed_packages, instructions, labels_match, linked_library_paths,
-    listen_host_port, load_k8s_documents, make_pki, makefile_packages, memory_quantity,
-    owning_packages, parse_unit, read, stage_packages, systemd_seconds)
+    DICTLOG, DICTLOGD, KAFKA_LIB, Dictlogd, KafkaBroker, Served, config_pools,
+    config_routes, dependency_closure, dockerfile_stages, drain_grace, flag_or_default,
+    flag_values, image_argv, installed_packages, instructions, labels_match,
+    linked_library_paths, listen_host_port, load_k8s_documents, make_pki,
+    makefile_packages, makefile_text, memory_quantity, owning_packages,
+    parse_properties, parse_unit, read, stage_packages, systemd_seconds)
 
 # Packages the Makefile installs for tests only; the image build does not need them
 # (librdkafka-dev, maven and the JRE: the local Kafka cluster's test and kafka_check,
@@ -40,6 +50,14 @@ TEST_ONLY_PACKAGES = {"python3-yaml", "python3-grpcio", "python3-protobuf",
 # Memory beyond the configured caches and the gRPC quota: RocksDB's memtables (2 x 64
 # MiB for each busy column family) and the process itself.
 MEMORY_OVERHEAD = 384 << 20
+# librdkafka's consumer pre-fetches at most queued.max.messages.kbytes (64 MiB) per
+# partition; the producer copies each call's message while it waits for acks=all (at
+# most the gRPC quota's worth of calls).
+KAFKA_PREFETCH_PER_PARTITION = 64 << 20
+# A JVM's memory beyond its heap: metaspace, thread stacks, direct buffers.
+JVM_OVERHEAD = 512 << 20
+# Written by Kafka's StorageTool into every volume; 16 bytes, URL-safe base64.
+CLUSTER_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{21}")
 TEST_TOKEN = "deploy-test-admin-token-0123456789"
 METRICS_TOKEN = "deploy-test-metrics-token-0123456789"
 
@@ -498,6 +516,232 @@ class KubernetesTest(unittest.TestCase):
             self.assertIsNone(server.address, "served with a broken config")
             self.assertNotEqual(server.stop(5), 0)
 
+
+class KubernetesClusterTest(unittest.TestCase):
+    """deploy/k8s/cluster: Kafka and dictlogd StatefulSets for cluster mode."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.documents = load_k8s_documents("deploy/k8s/cluster/*.yaml")
+        cls.named = {(d["kind"], d["metadata"]["name"]): d for d in cls.documents}
+        cls.kafka = cls.named[("StatefulSet", "kafka")]
+        cls.dictlogd = cls.named[("StatefulSet", "dictlogd")]
+        cls.container = cls.dictlogd["spec"]["template"]["spec"]["containers"][0]
+        stages = dockerfile_stages(read("deploy/Dockerfile"))
+        entrypoint, cmd = image_argv(stages[-1])
+        cls.flags = flag_values(cls.container.get("command", entrypoint) +
+                                cls.container.get("args", cmd))
+        config = cls.named[("ConfigMap", "kafka-config")]["data"]
+        cls.kafka_files = config
+        cls.properties = parse_properties(config["server.properties"])
+
+    def pod_dns_names(self, statefulset):
+        spec = statefulset["spec"]
+        return [f"{statefulset['metadata']['name']}-{i}.{spec['serviceName']}"
+                for i in range(spec["replicas"])]
+
+    def env(self, container):
+        return {e["name"]: e for e in container.get("env", [])}
+
+    def expanded(self, value, pod="dictlogd-0"):
+        """$(VAR) of the dictlogd container's env: the pod's name, namespace or IP."""
+        fields = {"metadata.name": pod, "metadata.namespace": "test",
+                  "status.podIP": "127.0.0.1"}
+        env = self.env(self.container)
+
+        def variable(match):
+            source = env[match.group(1)]
+            path = source.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+            return fields[path] if path else source["value"]
+        return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", variable, value)
+
+    def test_cluster_nodes_are_the_statefulsets_pods(self):
+        spec = self.dictlogd["spec"]
+        self.assertGreaterEqual(spec["replicas"], 3)
+        name = self.dictlogd["metadata"]["name"]
+        nodes = self.flags["cluster_nodes"].split(",")
+        self.assertEqual(nodes, [f"{name}-{i}" for i in range(spec["replicas"])],
+                         "--cluster_nodes lists every pod in ordinal order")
+        self.assertEqual(self.flags["node_name"], "$(POD_NAME)")
+        self.assertEqual(self.env(self.container)["POD_NAME"]["valueFrom"]["fieldRef"]
+                         ["fieldPath"], "metadata.name")
+        for i in range(spec["replicas"]):
+            self.assertIn(self.expanded("$(POD_NAME)", f"{name}-{i}"), nodes)
+
+    def test_bootstrap_is_every_kafka_pod(self):
+        ports = {p["name"]: p["containerPort"]
+                 for p in self.kafka["spec"]["template"]["spec"]["containers"][0]["ports"]}
+        expected = [f"{name}:{ports['broker']}" for name in self.pod_dns_names(self.kafka)]
+        self.assertEqual(self.flags["kafka_bootstrap"].split(","), expected)
+        replication = int(flag_or_default(self.flags, "kafka_replication_factor"))
+        self.assertEqual(replication, self.kafka["spec"]["replicas"])
+        self.assertGreater(replication, int(self.properties["min.insync.replicas"]),
+                           "one broker may be down while appends go on")
+
+    def test_kafka_quorum_is_the_pods_by_dns(self):
+        spec = self.kafka["spec"]
+        self.assertEqual(spec["replicas"], 3)
+        self.assertEqual(spec.get("podManagementPolicy"), "Parallel",
+                         "the voters must start together to elect a leader")
+        headless = self.named[("Service", spec["serviceName"])]["spec"]
+        self.assertEqual(headless.get("clusterIP"), "None")
+        self.assertIs(headless.get("publishNotReadyAddresses"), True,
+                      "voters resolve each other before they are ready")
+        voters = [f"{i}@{name}:9093"
+                  for i, name in enumerate(self.pod_dns_names(self.kafka))]
+        self.assertEqual(self.properties["controller.quorum.voters"].split(","), voters)
+        self.assertEqual(self.properties["process.roles"], "broker,controller")
+        self.assertIn("CONTROLLER://:9093", self.properties["listeners"])
+        self.assertRegex(self.kafka_files["cluster.id"].strip(), CLUSTER_ID)
+
+    def test_kafka_settings_that_acks_all_relies_on(self):
+        self.assertEqual(self.properties["min.insync.replicas"], "2")
+        self.assertEqual(self.properties["unclean.leader.election.enable"], "false")
+        self.assertEqual(self.properties["default.replication.factor"], "3")
+        self.assertEqual(self.properties["auto.create.topics.enable"], "false")
+        self.assertEqual(self.properties["log.retention.ms"], "-1",
+                         "a rebuilt node replays dictlog.records from offset 0")
+
+    def test_kafka_pods_format_once_then_serve(self):
+        pod = self.kafka["spec"]["template"]["spec"]
+        (init,), (main,) = pod["initContainers"], pod["containers"]
+        self.assertEqual(init.get("args"), ["format"])
+        self.assertEqual(main.get("args"), ["serve"])
+        for container in (init, main):
+            self.assertEqual(container["image"], main["image"])
+            mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+            claims = {t["metadata"]["name"] for t in self.kafka["spec"]["volumeClaimTemplates"]}
+            self.assertIn(mounts.get("/var/lib/kafka"), claims, "state on the PVC")
+            config = next(v for v in pod["volumes"] if v["name"] == mounts["/etc/kafka"])
+            self.assertEqual(config["configMap"]["name"], "kafka-config")
+            env = self.env(container)
+            self.assertEqual(env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"],
+                             "metadata.name")
+
+    def test_kafka_image(self):
+        stages = dockerfile_stages(read("deploy/Dockerfile.kafka"))
+        for from_line, _ in stages:
+            self.assertRegex(from_line.split()[0], r"^debian:bookworm(-slim)?$", from_line)
+        runtime = stages[-1]
+        self.assertEqual(stage_packages(runtime), {"openjdk-17-jre-headless"})
+        fetch = " ".join(instructions(stages[0], "RUN"))
+        make = re.search(r"mvn [^&\n]*dependency:copy-dependencies", makefile_text())
+        self.assertTrue(make, "the Makefile's kafka target runs mvn")
+        self.assertIn(make.group(0).replace("$(KAFKA_POM)",
+                                            "deploy/local-cluster/kafka/pom.xml"), fetch)
+        entrypoint, cmd = image_argv(runtime)
+        self.assertEqual(entrypoint, ["/bin/sh", "/usr/local/bin/kafka.sh"])
+        copies = " ".join(instructions(runtime, "COPY"))
+        self.assertIn("deploy/kafka/kafka.sh /usr/local/bin/kafka.sh", copies)
+        user = instructions(runtime, "USER")[-1].split(":")[0]
+        context = self.kafka["spec"]["template"]["spec"]["securityContext"]
+        self.assertIs(context.get("runAsNonRoot"), True)
+        self.assertEqual(context["runAsUser"], int(user), "same uid as the image")
+
+    def test_disruption_budgets_and_anti_affinity(self):
+        for statefulset in (self.kafka, self.dictlogd):
+            name = statefulset["metadata"]["name"]
+            labels = statefulset["spec"]["template"]["metadata"]["labels"]
+            budgets = [d for d in self.documents if d["kind"] == "PodDisruptionBudget" and
+                       labels_match(d["spec"]["selector"]["matchLabels"], labels)]
+            self.assertEqual(len(budgets), 1, f"{name}: one PodDisruptionBudget")
+            self.assertEqual(budgets[0]["spec"].get("maxUnavailable"), 1, name)
+            terms = (statefulset["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]
+                     ["requiredDuringSchedulingIgnoredDuringExecution"])
+            self.assertTrue(any(t["topologyKey"] == "kubernetes.io/hostname" and
+                                labels_match(t["labelSelector"]["matchLabels"], labels)
+                                for t in terms), f"{name}: one pod per node")
+
+    def test_memory_limits_cover_caches_and_heaps(self):
+        resources = self.container["resources"]
+        grpc = int(flag_or_default(self.flags, "grpc_memory_bytes"))
+        partitions = int(flag_or_default(self.flags, "kafka_partitions"))
+        needed = (2 * grpc + partitions * KAFKA_PREFETCH_PER_PARTITION +
+                  (int(flag_or_default(self.flags, "block_cache_mb")) << 20) +
+                  int(flag_or_default(self.flags, "dictionary_cache_bytes")) +
+                  MEMORY_OVERHEAD)
+        self.assertGreaterEqual(memory_quantity(resources["limits"]["memory"]), needed)
+        pod = self.kafka["spec"]["template"]["spec"]
+        for container in pod["initContainers"] + pod["containers"]:
+            heap = re.search(r"-Xmx(\d+)([mg])",
+                             self.env(container)["KAFKA_HEAP_OPTS"]["value"])
+            self.assertTrue(heap, "KAFKA_HEAP_OPTS sets -Xmx")
+            heap_bytes = int(heap.group(1)) << (20 if heap.group(2) == "m" else 30)
+            limit = memory_quantity(container["resources"]["limits"]["memory"])
+            self.assertGreaterEqual(limit, heap_bytes + JVM_OVERHEAD, container["name"])
+
+    def test_dictlogd_secure_by_default_and_services(self):
+        check_secure_by_default(self, self.flags)
+        labels = self.dictlogd["spec"]["template"]["metadata"]["labels"]
+        headless = self.named[("Service", self.dictlogd["spec"]["serviceName"])]["spec"]
+        self.assertEqual(headless.get("clusterIP"), "None")
+        client = self.named[("Service", "dictlogd")]["spec"]
+        self.assertNotEqual(client.get("clusterIP"), "None")
+        for spec in (headless, client):
+            self.assertTrue(labels_match(spec["selector"], labels))
+
+    def config_file(self):
+        """(file name, contents) of dictlogd's --config, from the cluster ConfigMap."""
+        pod = self.dictlogd["spec"]["template"]["spec"]
+        path = self.flags["config"]
+        mount = next(m for m in self.container["volumeMounts"]
+                     if path.startswith(m["mountPath"].rstrip("/") + "/"))
+        volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+        data = self.named[("ConfigMap", volume["configMap"]["name"])]["data"]
+        return os.path.basename(path), data[os.path.relpath(path, mount["mountPath"])]
+
+    def test_broker_applies_the_properties_and_dictlogd_serves_with_the_flags(self):
+        if not os.path.isdir(KAFKA_LIB):
+            self.fail(f"no Kafka jars in {KAFKA_LIB}: run `make kafka`")
+        # One broker: copies and in-sync replicas of the internal topics as it can.
+        single = {"default.replication.factor": "1", "offsets.topic.replication.factor": "1",
+                  "transaction.state.log.replication.factor": "1",
+                  "transaction.state.log.min.isr": "1"}
+        with KafkaBroker(self.kafka_files, single) as broker:
+            self.assertEqual([f.returncode for f in broker.formats], [0, 0], broker.log())
+            self.assertIn("already formatted", broker.formats[1].stdout +
+                          broker.formats[1].stderr, "the second format left the volume")
+            self.assertTrue(broker.address, "the broker did not start:\n" + broker.log())
+            applied = broker.config_values()
+            for key, value in self.properties.items():
+                self.assertTrue(key in applied, f"{key} is not a Kafka 4.4 broker setting")
+                if key not in broker.overridden:
+                    self.assertEqual(applied[key], value.replace(", ", ","), key)
+            self.run_dictlogd_against(broker.address)
+
+    def run_dictlogd_against(self, bootstrap):
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as pki:
+            material = make_pki(pki, ["dictlogd"])
+        secrets = {"/etc/dictlog/tls/tls.crt": material["tls.crt"],
+                   "/etc/dictlog/tls/tls.key": material["tls.key"],
+                   "/etc/dictlog/tls/ca.crt": material["ca.crt"],
+                   "/etc/dictlog/tokens/tokens": f"{TEST_TOKEN} admin\n",
+                   "/etc/dictlog/tokens/metrics": METRICS_TOKEN, "/token": TEST_TOKEN,
+                   "/record": "a probe record\n"}
+        name, contents = self.config_file()
+        secrets[self.flags["config"]] = contents
+        flags = {k: self.expanded(v) for k, v in self.flags.items()}
+        flags.update(kafka_bootstrap=bootstrap, kafka_replication_factor="1")
+        with Served(flags, secrets) as server:
+            self.assertTrue(server.address, "dictlogd did not serve:\n" + server.log())
+            for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+                result = server.run(self.container[probe]["exec"]["command"])
+                self.assertEqual(result.stdout, "SERVING\n", f"{probe}: {result.stderr}")
+            cli = ["dictlog", "--server=x", "--tls_ca=/etc/dictlog/tls/ca.crt",
+                   "--tls_server_name=dictlogd", "--token_file=/token"]
+            ids = server.run(cli + ["append", "--category=nginx", "/record"])
+            self.assertEqual(ids.returncode, 0, ids.stderr + server.log())
+            self.assertTrue(ids.stdout.startswith("web/"), ids.stdout)
+            # Acknowledged, maybe not applied yet: UNAVAILABLE until it is.
+            deadline = time.monotonic() + 30
+            got = server.run(cli + ["get", ids.stdout.split()[0]])
+            while "UNAVAILABLE" in got.stderr and time.monotonic() < deadline:
+                got = server.run(cli + ["get", ids.stdout.split()[0]])
+            self.assertEqual(got.returncode, 0, got.stderr + server.log())
+            self.assertIn("a probe record", got.stdout)
+            refused = server.run(cli + ["pool", "create", "fresh"])
+            self.assertIn("FAILED_PRECONDITION", refused.stderr)
+            self.assertEqual(server.stop(drain_grace(self.flags) + 30), 0)
 
 if __name__ == "__main__":
     unittest.main()

@@ -75,6 +75,21 @@ TEST(ClusterLogTest, OneMessagePerCallAndSeqsFromItsOffset) {
   EXPECT_EQ(pool.partition(), partition);
 }
 
+// A token's principal is binary (auth::PrincipalOf): the message must still parse on
+// the nodes that apply it, with the principal as it was.
+TEST(ClusterLogTest, BinaryPrincipalTravelsAsItIs) {
+  FakeKafka kafka;
+  ClusterLog log({.partitions = 1}, kafka.Fn());
+  const std::vector<engine::AppendInput> records = {{"web", "a"}};
+  engine::LogAppend append = AppendOf(records, {"web"});
+  const std::string principal("\xff\x00\x80\xfe binary", 11);
+  append.principal = principal;
+  ASSERT_TRUE(log.Append(append).ok());
+  ClusterBatch batch;
+  ASSERT_TRUE(batch.ParseFromString(kafka.log[{kRecordsTopic, 0}][0].value));
+  EXPECT_EQ(batch.principal(), principal);
+}
+
 TEST(ClusterLogTest, BatchAcrossPartitionsIsRefusedBeforeProducing) {
   FakeKafka kafka;
   ClusterLog log({.partitions = 64}, kafka.Fn());

@@ -14,6 +14,20 @@
 #include "server/pool/names.h"
 
 namespace dictlog::engine {
+namespace {
+
+// `refused` (LogEngine::RefusedInCluster's answer) for a pool admin call `what`, with
+// what to do instead: every node must hold the same pools, so they come from the config.
+absl::Status PoolAdminRefused(absl::Status refused, absl::string_view what) {
+  if (refused.ok()) return refused;
+  return absl::FailedPreconditionError(absl::StrCat(
+      what, " is not available in cluster mode: it would change this node's pools "
+      "alone. Declare pools and routes in the --config file, the same on every node "
+      "(each node creates them at start; a pool is recorded in dictlog.meta when "
+      "first used; docs/cluster.md)"));
+}
+
+}  // namespace
 
 absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) const {
   const uint64_t read_at = manager_->RetiredGeneration();
@@ -190,12 +204,14 @@ absl::StatusOr<v1::PoolInfo> LogEngine::GetPool(absl::string_view name) const {
 
 absl::StatusOr<v1::PoolInfo> LogEngine::CreatePool(absl::string_view name,
                                                    const v1::PoolOptions& options) {
+  RETURN_IF_ERROR(PoolAdminRefused(RefusedInCluster("CreatePool"), "CreatePool"));
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, names_.CreatePool(name, options));
   return InfoOf(*pool);
 }
 
 absl::StatusOr<v1::PoolInfo> LogEngine::UpdatePool(absl::string_view name,
                                                    const v1::PoolOptions& update) {
+  RETURN_IF_ERROR(PoolAdminRefused(RefusedInCluster("UpdatePool"), "UpdatePool"));
   ASSIGN_OR_RETURN(std::shared_ptr<pool::Pool> pool, registry_->Update(name, update));
   return InfoOf(*pool);
 }

@@ -252,6 +252,39 @@ TEST_F(LogEngineClusterTest, BlockModeIsRefused) {
   EXPECT_EQ(LogEngine::Open(options_).status().code(), StatusCode::kInvalidArgument);
 }
 
+// Pool admin would change one node's pools alone: refused before anything changes,
+// with a message naming the way that works (pools in the --config file).
+TEST_F(LogEngineClusterTest, PoolAdminCallsAreRefusedAndChangeNothing) {
+  v1::PoolOptions declared;
+  declared.set_compression_level(9);
+  declared.set_max_age_seconds(3600);
+  options_.pools = {{"web", declared}};
+  Reopen();
+  ASSERT_TRUE(engine_->Append({{"web", "kept"}}).ok());
+  Apply(0);
+
+  v1::PoolOptions options;
+  options.set_compression_level(1);
+  absl::Status created = engine_->CreatePool("fresh", options).status();
+  EXPECT_EQ(created.code(), StatusCode::kFailedPrecondition) << created;
+  EXPECT_NE(created.message().find("--config"), absl::string_view::npos) << created;
+  absl::Status updated = engine_->UpdatePool("web", options).status();
+  EXPECT_EQ(updated.code(), StatusCode::kFailedPrecondition) << updated;
+  EXPECT_NE(updated.message().find("--config"), absl::string_view::npos) << updated;
+  absl::Status deleted = engine_->DeletePool("web").status();
+  EXPECT_EQ(deleted.code(), StatusCode::kFailedPrecondition) << deleted;
+  EXPECT_NE(deleted.message().find("retention"), absl::string_view::npos) << deleted;
+
+  EXPECT_TRUE(absl::IsNotFound(engine_->GetPool("fresh").status()));
+  absl::StatusOr<v1::PoolInfo> web = engine_->GetPool("web");
+  ASSERT_TRUE(web.ok()) << web.status();
+  EXPECT_EQ(web->options().compression_level(), 9);
+  EXPECT_EQ(web->options().max_age_seconds(), 3600u);
+  absl::StatusOr<v1::Record> record = engine_->Get("web/1");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload(), "kept");
+}
+
 // A node: its own store and log view, applying the messages of the one log.
 struct Node {
   FakeLog log;

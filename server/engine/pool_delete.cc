@@ -8,6 +8,13 @@
 namespace dictlog::engine {
 
 absl::StatusOr<v1::DeletePoolResponse> LogEngine::DeletePool(absl::string_view name) {
+  if (!RefusedInCluster("DeletePool").ok()) {  // Its own message: what happens instead.
+    return absl::FailedPreconditionError(
+        "DeletePool is not available in cluster mode: it would delete the pool on this "
+        "node alone (a replicated delete is planned). A pool's records go through "
+        "retention (max_age_seconds, max_bytes of the pool's options in the --config "
+        "file; docs/cluster.md)");
+  }
   RETURN_IF_ERROR(pool::ValidateName(name, "pool name"));
   std::shared_ptr<pool::Pool> pool;
   storage::DeletedPool tombstone;
