@@ -255,10 +255,19 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
                           [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
                             auto reader = stub->Scan(peer, *request);
                             v1::ScanResponse message;
+                            bool wrote = false;
                             while (reader->Read(&message)) {
                               if (!writer->Write(message)) peer->TryCancel();
+                              wrote = true;
                             }
-                            return reader->Finish();
+                            grpc::Status status = reader->Finish();
+                            if (!status.ok() && wrote) {  // Not from the start again.
+                              status = grpc::Status(grpc::StatusCode::ABORTED,
+                                                    "the replica's scan ended early (" +
+                                                        status.error_message() +
+                                                        "); resume after the last id");
+                            }
+                            return status;
                           })) {
     return *routed;
   }

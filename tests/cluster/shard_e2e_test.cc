@@ -6,7 +6,9 @@
 // the pool's partition); a `dictlog-route: direct` read on a non-holder gets
 // FAILED_PRECONDITION with a NotServedHere naming the holders; a node killed with
 // SIGKILL shows as not live within 10 s while the others still answer every record,
-// and serves again once restarted and caught up.
+// and serves again once restarted and caught up. Last, one node restarted with
+// --cluster_replicas=3 writes a new assignment (epoch + 1) that the others follow: each
+// builds the partitions it did not hold from the log, then serves them.
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -17,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "client/client.h"
 #include "gtest/gtest.h"
@@ -134,6 +138,21 @@ std::string NonHolder(const v1::ShardMap& map, int32_t partition) {
     if (!holders.count(node)) return node;
   }
   return "";
+}
+
+// Waits until cluster.sh status says `name` stopped.
+bool WaitStopped(const std::string& name) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (absl::Now() < deadline) {
+    absl::StatusOr<std::string> status = testing::RunCommand(absl::StrCat(
+        testing::RunfilePath("deploy/local-cluster/cluster.sh"), " status --dir='",
+        cluster->dir(), "'"));
+    for (absl::string_view line : absl::StrSplit(status.ok() ? *status : "", '\n')) {
+      if (absl::StartsWith(line, name + " ") && absl::EndsWith(line, " stopped")) return true;
+    }
+    absl::SleepFor(absl::Milliseconds(100));  // polls a condition
+  }
+  return false;
 }
 
 struct Category {
@@ -324,6 +343,42 @@ TEST(ShardE2eTest, AKilledNodeIsNotLiveAndTheOtherReplicaAnswers) {
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_TRUE(AllServing(*map)) << map->DebugString();
   CheckNode(*ClientOf("dictlogd-2"), categories[1]);
+}
+
+// Runs last: it changes the cluster's assignment.
+TEST(ShardE2eTest, ANewAssignmentIsFollowedAndNewPartitionsAreBuiltThenServed) {
+  ASSERT_TRUE(cluster != nullptr);
+  const std::vector<Category>& categories = Loghub();
+  ASSERT_EQ(categories.size(), 10u);
+  absl::StatusOr<v1::ShardMap> before = WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_TRUE(cluster->Kill("dictlogd-3", "TERM").ok());
+  ASSERT_TRUE(WaitStopped("dictlogd-3"));
+  // cluster.sh start reads DICTLOGD_FLAGS again; the later flag wins.
+  setenv("DICTLOGD_FLAGS",
+         absl::StrCat("--kafka_partitions=", kPartitions,
+                      " --cluster_announce_interval_ms=500 --cluster_replicas=3")
+             .c_str(),
+         1);
+  absl::Status started = cluster->Start("dictlogd-3");
+  ASSERT_TRUE(started.ok()) << started;
+  auto everywhere = [&](const v1::ShardMap& map) {
+    if (map.epoch() != before->epoch() + 1 || map.assignments_size() != kPartitions) return false;
+    for (const v1::PartitionReplicas& p : map.assignments()) {
+      if (ServingReplicas(p) != 3) return false;
+    }
+    return true;
+  };
+  for (const std::string& node : kNodes) {  // Nodes 1 and 2 follow the log's.
+    absl::StatusOr<v1::ShardMap> map = WaitForMap(node, absl::Seconds(90), everywhere);
+    ASSERT_TRUE(map.ok()) << map.status();
+    ASSERT_TRUE(everywhere(*map)) << node << ": " << map->DebugString();
+  }
+  for (const std::string& node : kNodes) {
+    SCOPED_TRACE(node);
+    std::unique_ptr<client::Client> reader = ClientOf(node);
+    for (const Category& category : categories) CheckNode(*reader, category);
+  }
 }
 
 }  // namespace
