@@ -69,6 +69,42 @@ void SetResult(absl::StatusOr<Result> result, Out* out) {
   }
 }
 
+// Bytes a result adds to a response (payloads, frames), for the response budget.
+size_t ResultBytes(const v1::MultiGetResult& result) {
+  return result.record().payload().size();
+}
+size_t ResultBytes(const v1::MultiGetFramesResult& result) {
+  return result.record().payload().size() + result.record().frame().size();
+}
+
+// The engine's response budget over a merged response: past `budget` bytes, the first
+// result that does not fit and every later one are RESOURCE_EXHAUSTED (as
+// LogEngine::MultiGet answers them).
+template <typename Out>
+void CapResponse(size_t budget, std::vector<Out>* merged) {
+  size_t bytes = 0;
+  bool over = false;
+  for (Out& out : *merged) {
+    if (!over && out.has_record()) {
+      bytes += ResultBytes(out);
+      over = bytes > budget;
+    }
+    if (over) {
+      SetError(absl::ResourceExhaustedError(
+                   "the response reached --max_response_bytes; ask for this id again"),
+               out.mutable_error());
+    }
+  }
+}
+
+// Whether the results received so far exceed `budget` (no more parts are forwarded).
+template <typename Out>
+bool OverBudget(size_t budget, const std::vector<Out>& merged) {
+  size_t bytes = 0;
+  for (const Out& out : merged) bytes += out.has_record() ? ResultBytes(out) : 0;
+  return bytes > budget;
+}
+
 // The ids at `indices`.
 std::vector<std::string> Pick(const std::vector<std::string>& ids,
                               const std::vector<size_t>& indices) {
@@ -173,7 +209,9 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
-  if (router_ != nullptr && router_->enabled()) {
+  // Over max_multiget_ids: the engine refuses the whole call before reading anything.
+  if (router_ != nullptr && router_->enabled() &&
+      ids.size() <= engine_->options().max_multiget_ids) {
     const ReadRouter::Split split = router_->SplitIds(ids);
     if (!split.elsewhere.empty()) {
       if (ReadRouter::Direct(*context)) return router_->NotServedHere(split.elsewhere[0].first);
@@ -202,7 +240,8 @@ grpc::Status LogStoreService::MultiGetFrames(grpc::ServerContext* context,
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
-  if (router_ != nullptr && router_->enabled()) {
+  if (router_ != nullptr && router_->enabled() &&
+      ids.size() <= engine_->options().max_multiget_ids) {
     const ReadRouter::Split split = router_->SplitIds(ids);
     if (!split.elsewhere.empty()) {
       if (ReadRouter::Direct(*context)) return router_->NotServedHere(split.elsewhere[0].first);
@@ -397,9 +436,20 @@ grpc::Status LogStoreService::MultiGetAcross(grpc::ServerContext* context,
     }
   }
   for (const auto& [placement, indices] : split.elsewhere) {
+    if (OverBudget(engine_->options().max_response_bytes, merged)) break;  // Capped below.
     ForwardPart(*router_, context, placement, "MultiGet", ids, indices,
                 &v1::LogStore::Stub::MultiGet, &merged);
   }
+  for (const auto& [placement, indices] : split.elsewhere) {  // Not forwarded: over budget.
+    for (size_t i : indices) {
+      if (!merged[i].has_record() && !merged[i].has_error()) {
+        SetError(absl::ResourceExhaustedError(
+                     "the response reached --max_response_bytes; ask for this id again"),
+                 merged[i].mutable_error());
+      }
+    }
+  }
+  CapResponse(engine_->options().max_response_bytes, &merged);
   for (v1::MultiGetResult& result : merged) *response->add_results() = std::move(result);
   return grpc::Status::OK;
 }
@@ -421,9 +471,20 @@ grpc::Status LogStoreService::MultiGetFramesAcross(grpc::ServerContext* context,
     }
   }
   for (const auto& [placement, indices] : split.elsewhere) {  // Peers answer per result.
+    if (OverBudget(engine_->options().max_response_bytes, merged)) break;  // Capped below.
     ForwardPart(*router_, context, placement, "MultiGetFrames", ids, indices,
                 &v1::LogStore::Stub::MultiGetFrames, &merged);
   }
+  for (const auto& [placement, indices] : split.elsewhere) {  // Not forwarded: over budget.
+    for (size_t i : indices) {
+      if (!merged[i].has_record() && !merged[i].has_error()) {
+        SetError(absl::ResourceExhaustedError(
+                     "the response reached --max_response_bytes; ask for this id again"),
+                 merged[i].mutable_error());
+      }
+    }
+  }
+  CapResponse(engine_->options().max_response_bytes, &merged);
   if (!request.packed()) {
     for (v1::MultiGetFramesResult& result : merged) *response->add_results() = std::move(result);
     return grpc::Status::OK;

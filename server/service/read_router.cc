@@ -11,6 +11,7 @@
 namespace dictlog::service {
 namespace {
 
+constexpr int kMaxPeerResponseBytes = 128 << 20;
 constexpr char kNotServedHereType[] = "type.googleapis.com/dictlog.v1.NotServedHere";
 
 // Peers answering these may be followed by the next replica.
@@ -99,7 +100,11 @@ grpc::Status ReadRouter::NotServedHere(const cluster::Placement& placement) cons
 std::shared_ptr<grpc::Channel> ReadRouter::ChannelTo(const std::string& address) const {
   absl::MutexLock lock(&mu_);
   std::shared_ptr<grpc::Channel>& channel = channels_[address];
-  if (channel == nullptr) channel = grpc::CreateChannel(address, credentials_);
+  if (channel == nullptr) {  // Peers answer up to --max_response_bytes (64 MiB) and ids.
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(kMaxPeerResponseBytes);
+    channel = grpc::CreateCustomChannel(address, credentials_, args);
+  }
   return channel;
 }
 

@@ -80,6 +80,7 @@ class ReadRouterTest : public ::testing::Test {
   void StartNode(const std::string& name, Node* node) {
     engine::EngineOptions options;
     options.store.path = FreshTestDir("_" + name);
+    if (name == "a") options.max_response_bytes = ResponseBudgetOfA();
     auto engine = engine::LogEngine::Open(options);
     ASSERT_TRUE(engine.ok()) << engine.status();
     node->engine = std::move(*engine);
@@ -98,6 +99,8 @@ class ReadRouterTest : public ::testing::Test {
     node->server = std::move(*started);
     node->address = "127.0.0.1:" + std::to_string(node->server->port());
   }
+
+  virtual size_t ResponseBudgetOfA() const { return 64 << 20; }
 
   static std::string Append(const Node& node, const std::string& category,
                             const std::string& payload) {
@@ -223,6 +226,24 @@ TEST_F(ReadRouterTest, ForwardedCallsCarryTheCallersToken) {
   auto context = Authorized();  // b checks the same token again.
   ASSERT_TRUE(stub_->Get(context.get(), request, &response).ok());
   EXPECT_EQ(response.record().payload(), "one 0");
+}
+
+class ReadRouterBudgetTest : public ReadRouterTest {
+ protected:
+  size_t ResponseBudgetOfA() const override { return 15; }
+};
+
+TEST_F(ReadRouterBudgetTest, MergedResponseKeepsTheResponseBudget) {
+  auto context = Authorized();
+  v1::MultiGetRequest request;  // Payloads of 5, 6, 5 and 6 bytes.
+  for (const std::string& id : {ids1_[0], ids0_[0], ids1_[1], ids0_[1]}) request.add_ids(id);
+  v1::MultiGetResponse response;
+  ASSERT_TRUE(stub_->MultiGet(context.get(), request, &response).ok());
+  ASSERT_EQ(response.results_size(), 4);
+  EXPECT_EQ(response.results(0).record().payload(), "one 0");
+  EXPECT_EQ(response.results(1).record().payload(), "zero 0");
+  EXPECT_EQ(response.results(2).error().code(), grpc::StatusCode::RESOURCE_EXHAUSTED);  // 16 > 15
+  EXPECT_EQ(response.results(3).error().code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
 }
 
 TEST_F(ReadRouterTest, NoLiveReplicaIsUnavailableNotNotFound) {
