@@ -4,9 +4,10 @@
 # on free loopback ports, all state under --dir. Everything it starts it records by pid
 # in DIR/NODE/pid and stops by that pid only. The jars come from `make kafka`.
 #
-#   cluster.sh up     --dir=DIR [--brokers=3] [--nodes=0] [--timeout=180]
+#   cluster.sh up     --dir=DIR [--brokers=3] [--nodes=0] [--replicas=2] [--timeout=180]
 #                     formats and starts the brokers, then --nodes dictlogd nodes in
-#                     cluster mode against them (--cluster_nodes=dictlogd-1,...), waits
+#                     cluster mode against them (--cluster_nodes=dictlogd-1,...,
+#                     --cluster_replicas=REPLICAS, --advertise_address=its own), waits
 #                     until each serves, prints one line per process:
 #                     `kafka-N 127.0.0.1:PORT`, `dictlogd-N 127.0.0.1:PORT`
 #   cluster.sh kill   --dir=DIR --node=NAME [--signal=KILL|TERM|STOP|CONT]
@@ -25,16 +26,17 @@ kafka_lib="${KAFKA_LIB:-$here/kafka/lib}"
 jvm_opts="${KAFKA_JVM_OPTS:--Xmx384m -Xms64m -XX:+UseSerialGC}"
 dictlogd="${DICTLOGD:-$here/../../bin/dictlogd}"
 
-usage() { sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 command="${1:-}"; [[ -n "$command" ]] || usage; shift
-dir="" brokers=3 nodes=0 node="" signal=KILL timeout=""
+dir="" brokers=3 nodes=0 replicas=2 node="" signal=KILL timeout=""
 for arg in "$@"; do
   case "$arg" in
     --dir=*) dir="${arg#*=}" ;;
     --brokers=*) brokers="${arg#*=}" ;;
     --nodes=*) nodes="${arg#*=}" ;;
+    --replicas=*) replicas="${arg#*=}" ;;
     --node=*) node="${arg#*=}" ;;
     --signal=*) signal="${arg#*=}" ;;
     --timeout=*) timeout="${arg#*=}" ;;
@@ -140,6 +142,8 @@ start_dictlogd() {  # NAME
   "$dictlogd" --listen="$(cat "$node_dir/address")" --data_dir="$node_dir/data" \
     --kafka_bootstrap="$(cat "$node_dir/bootstrap")" --node_name="$1" \
     --cluster_nodes="$(cat "$dir/cluster_nodes" 2>/dev/null)" \
+    --cluster_replicas="$(cat "$dir/cluster_replicas" 2>/dev/null || echo 2)" \
+    --advertise_address="$(cat "$node_dir/address")" \
     --kafka_replication_factor=$(( brokers_of_cluster < 3 ? brokers_of_cluster : 3 )) \
     ${DICTLOGD_FLAGS:-} >>"$node_dir/console.log" 2>&1 </dev/null &
   echo $! >"$node_dir/pid"
@@ -212,6 +216,8 @@ cmd_up() {
   mapfile -t node_ports < <(free_ports "$nodes")
   # Every node's name, the same list for all: one node per pool trains (docs/cluster.md).
   for (( n = 1; n <= nodes; n++ )); do echo "dictlogd-$n"; done | paste -sd, >"$dir/cluster_nodes"
+  # Copies of each partition among them (0: every node holds every partition).
+  echo "$replicas" >"$dir/cluster_replicas"
   for (( n = 1; n <= nodes; n++ )); do
     write_dictlogd_config "$n" "${node_ports[$(( n - 1 ))]}" "$bootstrap"
     start_node "dictlogd-$n"

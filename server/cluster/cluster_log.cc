@@ -125,6 +125,11 @@ absl::StatusOr<engine::AppliedDictionary> ClusterLog::AppendDictionary(
 }
 
 bool ClusterLog::TrainsHere(absl::string_view pool) const {
+  if (options_.trains_partition) {
+    const std::optional<bool> verdict =
+        options_.trains_partition(PartitionOf(pool, options_.partitions));
+    if (verdict.has_value()) return *verdict;
+  }
   if (options_.nodes.empty()) return true;
   const int32_t n = static_cast<int32_t>(options_.nodes.size());
   return options_.nodes[PartitionOf(pool, n)] == options_.node_name;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,10 @@ struct ClusterLogOptions {
   // trains every pool; the log still decides which activation wins).
   std::string node_name;
   std::vector<std::string> nodes;
+  // With partitions assigned to some nodes (ADR 0022): whether this node trains the
+  // pools of a partition (its first replica, which holds the records); nullopt, or
+  // unset: the rule above.
+  std::function<std::optional<bool>(int32_t partition)> trains_partition;
 };
 
 class ClusterLog : public engine::ReplicatedLog {

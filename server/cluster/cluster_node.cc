@@ -1,9 +1,11 @@
 #include "server/cluster/cluster_node.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "server/cluster/dictionary_ids.h"
 #include "server/cluster/topics.h"
@@ -22,6 +24,14 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Connect(
     return absl::InvalidArgumentError(absl::StrCat(
         "at most ", kMaxPartitionsWithIds, " Kafka partitions (each one's dictionaries "
         "take their ids from a class of the two-byte ids), not ", options.partitions));
+  }
+  if (options.advertise_address.empty()) {
+    return absl::InvalidArgumentError(
+        "cluster mode needs the address clients reach this node at (--advertise_address)");
+  }
+  if (options.replicas < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cluster_replicas must be 0 or more, not ", options.replicas));
   }
   if (options.partitions < 1 || options.replication_factor < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -49,6 +59,17 @@ ClusterNode::ClusterNode(ClusterOptions options, std::unique_ptr<Producer> produ
   log.dictionary_wait = std::max(options_.delivery_timeout, absl::Seconds(10));
   log.node_name = options_.node_name;
   log.nodes = options_.nodes;
+  DirectoryOptions directory;
+  directory.node_name = options_.node_name;
+  directory.address = options_.advertise_address;
+  directory.partitions = options_.partitions;
+  directory.nodes = options_.nodes;
+  directory.replicas = options_.replicas;
+  directory.announce_interval = options_.announce_interval;
+  directory_ = std::make_unique<ShardDirectory>(directory);
+  log.trains_partition = [directory = directory_.get()](int32_t partition) {
+    return directory->FirstReplicaHere(partition);
+  };
   log_ = std::make_unique<ClusterLog>(
       log, [producer = producer_.get()](const std::string& topic, int32_t partition,
                                         absl::string_view key, absl::string_view value) {
@@ -59,14 +80,51 @@ ClusterNode::ClusterNode(ClusterOptions options, std::unique_ptr<Producer> produ
 ClusterNode::~ClusterNode() { StopMaterializer(); }
 
 absl::Status ClusterNode::StartMaterializer(engine::LogEngine* engine) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Materializer> started,
-                   Materializer::Start(options_.bootstrap, engine, log_.get()));
+  Producer* producer = producer_.get();
+  ASSIGN_OR_RETURN(
+      watcher_,
+      MetaWatcher::Start(
+          options_.bootstrap, directory_.get(),
+          [producer](const std::string& topic, int32_t partition, absl::string_view key,
+                     absl::string_view value) {
+            return producer->Produce(topic, partition, key, value);
+          },
+          options_.announce_interval, options_.topic_timeout, [this] { Reassign(); }));
   absl::MutexLock lock(&mu_);
-  materializer_ = std::move(started);
+  engine_ = engine;
+  return StartMaterializerLocked();
+}
+
+absl::Status ClusterNode::StartMaterializerLocked() {
+  held_ = directory_->Held();
+  std::printf("dictlogd: node %s applies partitions [%s] of %d (assignment epoch %llu)\n",
+              options_.node_name.c_str(), absl::StrJoin(held_, ",").c_str(),
+              options_.partitions,
+              static_cast<unsigned long long>(directory_->Current().epoch()));
+  std::fflush(stdout);
+  ASSIGN_OR_RETURN(materializer_, Materializer::Start(options_.bootstrap, engine_, log_.get(),
+                                                      held_, directory_.get()));
   return absl::OkStatus();
 }
 
+void ClusterNode::Reassign() {
+  absl::MutexLock lock(&mu_);
+  if (stopped_ || engine_ == nullptr || directory_->Held() == held_) return;
+  materializer_.reset();  // Partitions no longer held stop here; their data stays.
+  directory_->SetLocal({});
+  const absl::Status status = StartMaterializerLocked();
+  if (!status.ok()) {
+    std::fprintf(stderr, "dictlogd: restarting the materializer: %s\n",
+                 status.ToString().c_str());
+  }
+}
+
 void ClusterNode::StopMaterializer() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopped_ = true;
+  }
+  watcher_.reset();  // Announces the stop; its thread may wait for mu_ in Reassign.
   absl::MutexLock lock(&mu_);
   materializer_.reset();
   log_->StopWaiting();  // Nothing is applied any more: do not wait for it.

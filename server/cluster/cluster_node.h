@@ -1,11 +1,15 @@
 // ClusterNode: what one dictlogd needs for cluster mode (docs/cluster.md): on
 // Connect, the topics dictlog.records and dictlog.meta are created or verified and
 // the idempotent producer opened; its ReplicatedLog goes into EngineOptions; once the
-// engine is open, StartMaterializer applies the log into it. server/daemon owns it.
+// engine is open, StartMaterializer reads dictlog.meta (the assignment, writing the
+// flags' if the log's differs; announcements: MetaWatcher) and applies the partitions
+// this node holds into the engine; when the log's assignment changes, the
+// materializer is restarted on the new set. directory() is the shard map the read
+// handlers route with. server/daemon owns it.
 //
 // Thread safety: Connect, StartMaterializer, StopMaterializer and the destructor from
-// one thread; log() is used by the engine, MaterializerStatistics by scrapes, from
-// any thread.
+// one thread; log() and directory() are used by the engine and the services,
+// MaterializerStatistics by scrapes, from any thread.
 #ifndef DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
 #define DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
 
@@ -18,6 +22,8 @@
 #include "absl/time/time.h"
 #include "server/cluster/cluster_log.h"
 #include "server/cluster/materializer.h"
+#include "server/cluster/meta_watcher.h"
+#include "server/cluster/shard_directory.h"
 #include "server/cluster/producer.h"
 #include "server/engine/log_engine.h"
 
@@ -43,6 +49,13 @@ struct ClusterOptions {
   // dictionaries automatically is picked from it (ClusterLogOptions::nodes). Default
   // empty: this node trains every pool.
   std::vector<std::string> nodes;
+  // Copies of each partition among `nodes` (assignment.h); 0: every node holds every
+  // partition. Default 2.
+  int replicas = 2;
+  // HOST:PORT clients and peers reach this node at (announced). Required.
+  std::string advertise_address;
+  // How often this node announces itself in dictlog.meta. Default 1 s.
+  absl::Duration announce_interval = absl::Seconds(1);
 };
 
 class ClusterNode {
@@ -57,6 +70,8 @@ class ClusterNode {
 
   // For EngineOptions::replicated_log; lives as long as this.
   engine::ReplicatedLog* log() { return log_.get(); }
+  // The shard map (the read handlers route with it); lives as long as this.
+  const ShardDirectory* directory() const { return directory_.get(); }
   // `engine` is borrowed: call StopMaterializer before it goes.
   absl::Status StartMaterializer(engine::LogEngine* engine) ABSL_LOCKS_EXCLUDED(mu_);
   void StopMaterializer() ABSL_LOCKS_EXCLUDED(mu_);
@@ -65,11 +80,19 @@ class ClusterNode {
 
  private:
   ClusterNode(ClusterOptions options, std::unique_ptr<Producer> producer);
+  // The watcher saw a new assignment: applies the partitions it gives this node.
+  void Reassign() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status StartMaterializerLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const ClusterOptions options_;
   std::unique_ptr<Producer> producer_;
   std::unique_ptr<ClusterLog> log_;  // Borrows producer_.
+  std::unique_ptr<ShardDirectory> directory_;
+  std::unique_ptr<MetaWatcher> watcher_;  // Set and reset by the owner's thread only.
   mutable absl::Mutex mu_;
+  engine::LogEngine* engine_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<int32_t> held_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Materializer> materializer_ ABSL_GUARDED_BY(mu_);  // Borrows log_.
 };
 

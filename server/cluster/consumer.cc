@@ -48,6 +48,18 @@ int64_t Consumer::HighWatermark(int32_t partition) const {
   return err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : -1;
 }
 
+absl::StatusOr<int64_t> Consumer::QueryEnd(int32_t partition, absl::Duration timeout) const {
+  int64_t low = -1;
+  int64_t high = -1;
+  const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+      handle_.get(), topic_.c_str(), partition, &low, &high,
+      static_cast<int>(absl::ToInt64Milliseconds(timeout)));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return KafkaStatus(err, absl::StrCat("the end of ", topic_, "/", partition));
+  }
+  return high;
+}
+
 Consumer::~Consumer() { rd_kafka_consumer_close(handle_.get()); }
 
 absl::StatusOr<std::vector<LogMessage>> Consumer::Poll(absl::Duration timeout,

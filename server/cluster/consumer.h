@@ -53,6 +53,9 @@ class Consumer {
   // from its leader (no request is made); -1 if not known yet. May be called from any
   // thread, also while another polls.
   int64_t HighWatermark(int32_t partition) const;
+  // The offset the next message of `partition` will get, asked of its leader now
+  // (waits up to `timeout`); the brokers' error otherwise. Any thread.
+  absl::StatusOr<int64_t> QueryEnd(int32_t partition, absl::Duration timeout) const;
 
  private:
   Consumer(KafkaHandle handle, std::string topic)

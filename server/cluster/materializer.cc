@@ -66,23 +66,57 @@ bool Permanent(const absl::Status& status) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Materializer>> Materializer::Start(
-    const std::string& bootstrap, engine::LogEngine* engine, ClusterLog* log) {
+    const std::string& bootstrap, engine::LogEngine* engine, ClusterLog* log,
+    std::vector<int32_t> held, ShardDirectory* directory) {
   ASSIGN_OR_RETURN(const std::vector<store::LogPosition> stored, engine->LogPositions());
-  std::vector<PartitionStart> starts(log->partitions());
-  for (int32_t p = 0; p < log->partitions(); ++p) starts[p] = {p, kFromBeginning};
+  std::vector<PartitionStart> all(log->partitions());
+  for (int32_t p = 0; p < log->partitions(); ++p) all[p] = {p, kFromBeginning};
   for (const store::LogPosition& position : stored) {
-    if (position.partition >= starts.size()) continue;  // the topic shrank: not read
-    starts[position.partition].offset = position.offset + 1;
+    if (position.partition >= all.size()) continue;  // the topic shrank: not read
+    all[position.partition].offset = position.offset + 1;
     log->MarkApplied(static_cast<int32_t>(position.partition), position.offset);
+  }
+  std::vector<PartitionStart> starts;
+  for (int32_t p : held) {
+    if (p >= 0 && p < log->partitions()) starts.push_back(all[p]);
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Consumer> consumer,
                    Consumer::Open(bootstrap, kRecordsTopic, starts));
-  return std::unique_ptr<Materializer>(new Materializer(std::move(consumer), engine, log));
+  return std::unique_ptr<Materializer>(
+      new Materializer(std::move(consumer), engine, log, std::move(held), directory));
 }
 
 Materializer::Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine* engine,
-                           ClusterLog* log)
-    : consumer_(std::move(consumer)), engine_(engine), log_(log), thread_([this] { Run(); }) {}
+                           ClusterLog* log, std::vector<int32_t> held,
+                           ShardDirectory* directory)
+    : consumer_(std::move(consumer)),
+      engine_(engine),
+      log_(log),
+      held_(std::move(held)),
+      directory_(directory),
+      targets_(held_.size(), -1),
+      serving_(held_.size(), false),
+      thread_([this] { Run(); }) {}
+
+void Materializer::Report() {
+  std::vector<NodePartition> progress;
+  for (size_t i = 0; i < held_.size(); ++i) {
+    const int32_t p = held_[i];
+    if (targets_[i] < 0) {  // The end when this materializer started: catch up to it.
+      absl::StatusOr<int64_t> end = consumer_->QueryEnd(p, kPollWait);
+      if (end.ok()) targets_[i] = *end;
+    }
+    const int64_t next = log_->Applied(p) + 1;
+    if (targets_[i] >= 0 && next >= targets_[i]) serving_[i] = true;
+    NodePartition& out = progress.emplace_back();
+    out.set_partition(p);
+    out.set_applied_offset(next);
+    const int64_t end = consumer_->HighWatermark(p);
+    out.set_end_offset(end >= 0 ? end : targets_[i]);
+    out.set_serving(serving_[i]);
+  }
+  if (directory_ != nullptr) directory_->SetLocal(std::move(progress));
+}
 
 MaterializerStats Materializer::Stats() const {
   MaterializerStats stats{applied_.load(), skipped_.load(), dictionaries_.load(), {}};
@@ -99,6 +133,7 @@ Materializer::~Materializer() {
 
 void Materializer::Run() {
   while (!stop_.HasBeenNotified()) {
+    Report();
     absl::StatusOr<std::vector<LogMessage>> messages =
         consumer_->Poll(kPollWait, kMaxMessagesPerPoll);
     if (!messages.ok()) {

@@ -13,6 +13,11 @@
 // dictionary gets is resolved against the dictionaries this node applied before it
 // (dictionary_ids.h), so every node decides the same.
 //
+// It applies only the partitions it is given (those this node holds, ADR 0022) and
+// reports its progress on each to the ShardDirectory: a partition is `serving` once
+// applied up to the partition's end as queried when this materializer started (a
+// newly held partition is built from its stored offset, or the start, first).
+//
 // Thread safety: Start and the destructor from one thread; the thread is its own;
 // Stats from any thread.
 #ifndef DICTLOG_SERVER_CLUSTER_MATERIALIZER_H_
@@ -30,6 +35,7 @@
 #include "server/cluster/cluster.pb.h"
 #include "server/cluster/cluster_log.h"
 #include "server/cluster/consumer.h"
+#include "server/cluster/shard_directory.h"
 #include "server/engine/log_engine.h"
 
 namespace dictlog::cluster {
@@ -51,9 +57,12 @@ class Materializer {
  public:
   // Reads the stored offsets, tells `log` about them and starts the thread. `engine`
   // and `log` are borrowed and must outlive this.
+  // `held`: the partitions to apply; `directory` (may be null) hears the progress.
   static absl::StatusOr<std::unique_ptr<Materializer>> Start(const std::string& bootstrap,
                                                              engine::LogEngine* engine,
-                                                             ClusterLog* log);
+                                                             ClusterLog* log,
+                                                             std::vector<int32_t> held,
+                                                             ShardDirectory* directory);
   ~Materializer();  // Stops the thread (after the message it is applying).
 
   Materializer(const Materializer&) = delete;
@@ -64,8 +73,11 @@ class Materializer {
 
  private:
   Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine* engine,
-               ClusterLog* log);
+               ClusterLog* log, std::vector<int32_t> held, ShardDirectory* directory);
   void Run();
+  // Tells the directory where each held partition stands (serving once caught up to
+  // its end as of the start; asks for that end again while unknown).
+  void Report();
   // Applies one message, retrying store errors; false only when stopping.
   bool Apply(const LogMessage& message);
   absl::Status ApplyOne(const LogMessage& message);
@@ -78,6 +90,12 @@ class Materializer {
   std::atomic<uint64_t> applied_{0};
   std::atomic<uint64_t> skipped_{0};
   std::atomic<uint64_t> dictionaries_{0};
+  const std::vector<int32_t> held_;
+  ShardDirectory* const directory_;
+  // Per held_ entry (thread only): the end to catch up to (-1: not known yet), and
+  // whether it has been reached (then it stays serving).
+  std::vector<int64_t> targets_;
+  std::vector<bool> serving_;
   absl::Notification stop_;
   std::thread thread_;  // Last: started once the rest is set.
 };

@@ -31,6 +31,7 @@
 #include "absl/time/clock.h"
 #include "server/cluster/cluster_node.h"
 #include "server/cluster/partitioning.h"
+#include "server/cluster/shard_directory.h"
 #include "server/engine/log_engine.h"
 #include "server/metrics/http_endpoint.h"
 #include "server/metrics/rpc_metrics.h"
@@ -212,7 +213,20 @@ ABSL_FLAG(std::string, node_name, "dictlogd",
 ABSL_FLAG(std::vector<std::string>, cluster_nodes, {},
           "cluster mode: every node's --node_name, comma-separated, the same list on every "
           "node; each pool's dictionaries are trained automatically by one node picked from "
-          "it by the pool's name (docs/cluster.md). Empty: every node trains every pool");
+          "it by the pool's name (docs/cluster.md), and partition p is held by the "
+          "--cluster_replicas nodes from position p on. Empty: this node alone (it trains "
+          "and holds everything)");
+ABSL_FLAG(int, cluster_replicas, 2,
+          "cluster mode: nodes of --cluster_nodes holding a copy of each partition of "
+          "dictlog.records (partition p: nodes[(p + k) mod n], k < replicas); the others "
+          "forward reads of it. 0: every node holds every partition");
+ABSL_FLAG(std::string, advertise_address, "",
+          "cluster mode: HOST:PORT clients and peer nodes reach this node at (announced in "
+          "dictlog.meta, listed by GetShardMap); empty: --listen, which must then name a "
+          "host (not 0.0.0.0 or [::]) and a port other than 0");
+ABSL_FLAG(int64_t, cluster_announce_interval_ms, 1000,
+          "cluster mode: how often this node announces itself (address, progress per "
+          "partition) in dictlog.meta; a node silent for 3 intervals is not live");
 ABSL_FLAG(int, kafka_partitions, 8,
           "cluster mode: partitions of topic dictlog.records when dictlogd creates it "
           "(an existing topic must have as many; at most 4096); a pool's records live on "
@@ -423,9 +437,20 @@ std::string ClusterMetricsText(const cluster::ClusterNode& node) {
   const cluster::MaterializerStats stats = node.MaterializerStatistics();
   metrics::ClusterMetrics out{stats.applied_messages, stats.skipped_messages,
                               stats.dictionary_messages, {}};
+  const cluster::ShardDirectory& shards = *node.directory();
+  const std::vector<int32_t> held = shards.Held();
   for (const cluster::PartitionProgress& p : stats.partitions) {
-    out.partitions.push_back({p.partition, p.applied_offset, p.high_watermark});
+    int serving = -1;
+    if (std::find(held.begin(), held.end(), p.partition) != held.end()) {
+      serving = shards.Place(p.partition).here ? 1 : 0;
+    }
+    out.partitions.push_back({p.partition, p.applied_offset, p.high_watermark, serving});
   }
+  out.assignment_epoch = shards.Current().epoch();
+  out.assignment_mismatch = !shards.FlagsMatch();
+  const cluster::RoutingCounters counters = shards.Counters();
+  out.forwarded = counters.forwarded;
+  out.not_served_here = counters.not_served_here;
   metrics::TextWriter text;
   metrics::RenderClusterMetrics(out, &text);
   return text.text();
@@ -471,6 +496,24 @@ absl::Status IsolateScopesFromFlags(const auth::Authorizer* authorizer,
   return absl::OkStatus();
 }
 
+// --advertise_address, or --listen when it names a host and a port.
+absl::StatusOr<std::string> AdvertiseAddress() {
+  if (!absl::GetFlag(FLAGS_advertise_address).empty()) {
+    return absl::GetFlag(FLAGS_advertise_address);
+  }
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  const size_t colon = listen.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "" : listen.substr(colon + 1);
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::" || host == "*" ||
+      port.empty() || port == "0" || absl::StartsWith(listen, "unix")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster mode needs --advertise_address (HOST:PORT peers and clients reach this "
+        "node at): --listen=", listen, " does not name one"));
+  }
+  return listen;
+}
+
 // Cluster mode from the --kafka_* flags: the topics created or verified and the
 // producer open; null in single-node mode (--kafka_bootstrap empty).
 absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> ClusterFromFlags(
@@ -495,6 +538,13 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> ClusterFromFlags(
   }
   cluster.delivery_timeout = absl::Milliseconds(delivery_ms);
   cluster.apply_wait = absl::Milliseconds(wait_ms);
+  cluster.replicas = absl::GetFlag(FLAGS_cluster_replicas);
+  const int64_t announce_ms = absl::GetFlag(FLAGS_cluster_announce_interval_ms);
+  RETURN_IF_ERROR(CheckFlags({{"cluster_announce_interval_ms", double(announce_ms)}}));
+  RETURN_IF_ERROR(
+      CheckFlags({{"cluster_replicas", double(cluster.replicas)}}, /*allow_zero=*/true));
+  cluster.announce_interval = absl::Milliseconds(announce_ms);
+  ASSIGN_OR_RETURN(cluster.advertise_address, AdvertiseAddress());
   std::printf("dictlogd: cluster mode: node %s, Kafka %s; creating or checking the topics\n",
               cluster.node_name.c_str(), cluster.bootstrap.c_str());
   std::fflush(stdout);
@@ -536,6 +586,7 @@ absl::Status Serve(const sigset_t& signals) {
                   {"grpc_idle_threads", double(server_options.idle_threads)}}));
   server_options.tls = std::move(tls);
   server_options.authorizer = authorizer.get();
+  if (cluster_node != nullptr) server_options.shards = cluster_node->directory();
   // Calls are timed and counted only when someone can scrape them.
   if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
     server_options.rpc_metrics = &rpc_metrics;

@@ -275,6 +275,8 @@ class LogEngine {
   // them may see the pool's frame sizes). INVALID_ARGUMENT for a malformed id,
   // NOT_FOUND for an absent pool.
   absl::StatusOr<std::vector<std::string>> PoolCategoriesOf(absl::string_view id) const;
+  // The pool `category` routes to (--route rules; cluster mode routes Scan with it).
+  std::string PoolOfCategory(absl::string_view category) const { return router_.Route(category); }
   // The same for pool `name`. NOT_FOUND for an absent pool.
   absl::StatusOr<std::vector<std::string>> PoolCategories(absl::string_view name) const;
 

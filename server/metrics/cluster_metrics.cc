@@ -29,6 +29,31 @@ void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
     out->Sample("dictlog_cluster_lag_messages", {{"partition", std::to_string(p.partition)}},
                 static_cast<double>(std::max<int64_t>(0, p.high_watermark - 1 - p.applied_offset)));
   }
+  out->Family("dictlog_cluster_partition_serving", "gauge",
+              "1 for a partition this node holds and serves (caught up), 0 while it builds it.");
+  for (const ClusterMetrics::Partition& p : metrics.partitions) {
+    if (p.serving < 0) continue;
+    out->Sample("dictlog_cluster_partition_serving",
+                {{"partition", std::to_string(p.partition)}}, p.serving);
+  }
+  out->Family("dictlog_cluster_assignment_epoch", "gauge",
+              "The epoch of the assignment of partitions to nodes this node follows.");
+  out->Sample("dictlog_cluster_assignment_epoch", {},
+              static_cast<double>(metrics.assignment_epoch));
+  out->Family("dictlog_cluster_assignment_mismatch", "gauge",
+              "1 if this node's --cluster_nodes/--cluster_replicas differ from the log's "
+              "assignment (it follows the log's).");
+  out->Sample("dictlog_cluster_assignment_mismatch", {}, metrics.assignment_mismatch ? 1 : 0);
+  out->Family("dictlog_cluster_forwarded_total", "counter",
+              "Reads of partitions not served here, forwarded to a replica, by method.");
+  for (const auto& [method, count] : metrics.forwarded) {
+    out->Sample("dictlog_cluster_forwarded_total", {{"method", method}},
+                static_cast<double>(count));
+  }
+  out->Family("dictlog_cluster_not_served_here_total", "counter",
+              "dictlog-route: direct reads answered FAILED_PRECONDITION (NotServedHere).");
+  out->Sample("dictlog_cluster_not_served_here_total", {},
+              static_cast<double>(metrics.not_served_here));
 }
 
 }  // namespace dictlog::metrics

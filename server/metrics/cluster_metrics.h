@@ -1,7 +1,9 @@
 // RenderClusterMetrics: cluster mode's materializer as Prometheus families
 // (docs/cluster.md, docs/operations.md): messages applied and skipped, dictionary
 // messages, and per partition of dictlog.records the last applied offset and the lag
-// behind the partition's end. The daemon fills ClusterMetrics from its ClusterNode at
+// behind the partition's end; routing (ADR 0022): the assignment's epoch, whether this
+// node's flags agree with it, per held partition whether it serves, reads forwarded
+// (by method) and answered NotServedHere. The daemon fills ClusterMetrics from its ClusterNode at
 // scrape time (server/metrics does not depend on server/cluster).
 //
 // Thread safety: a pure function of its arguments.
@@ -9,6 +11,8 @@
 #define DICTLOG_SERVER_METRICS_CLUSTER_METRICS_H_
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "server/metrics/text_writer.h"
@@ -23,8 +27,13 @@ struct ClusterMetrics {
     int32_t partition = 0;
     int64_t applied_offset = -1;  // -1: nothing applied.
     int64_t high_watermark = -1;  // The partition's next offset; -1: not known yet.
+    int serving = -1;  // 1 or 0 for a partition this node holds; -1: not held here.
   };
   std::vector<Partition> partitions;
+  uint64_t assignment_epoch = 0;
+  bool assignment_mismatch = false;  // This node's flags differ from the log's assignment.
+  std::map<std::string, uint64_t> forwarded;  // Reads forwarded to a peer, by method.
+  uint64_t not_served_here = 0;
 };
 
 void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out);

@@ -29,5 +29,25 @@ TEST(ClusterMetricsTest, CountersOffsetsAndLagPerPartition) {
   EXPECT_EQ(text.find("dictlog_cluster_lag_messages{partition=\"2\"}"), std::string::npos);
 }
 
+TEST(ClusterMetricsTest, RoutingFamilies) {
+  ClusterMetrics metrics;
+  metrics.partitions = {{0, 4, 5, 1}, {1, -1, 9, 0}, {2, -1, -1, -1}};
+  metrics.assignment_epoch = 3;
+  metrics.assignment_mismatch = true;
+  metrics.forwarded = {{"Get", 2}, {"MultiGet", 5}};
+  metrics.not_served_here = 7;
+  TextWriter out;
+  RenderClusterMetrics(metrics, &out);
+  const std::string& text = out.text();
+  EXPECT_TRUE(Has(text, "dictlog_cluster_partition_serving{partition=\"0\"} 1")) << text;
+  EXPECT_TRUE(Has(text, "dictlog_cluster_partition_serving{partition=\"1\"} 0"));
+  EXPECT_EQ(text.find("dictlog_cluster_partition_serving{partition=\"2\"}"), std::string::npos);
+  EXPECT_TRUE(Has(text, "dictlog_cluster_assignment_epoch 3"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_assignment_mismatch 1"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_forwarded_total{method=\"Get\"} 2"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_forwarded_total{method=\"MultiGet\"} 5"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_not_served_here_total 7"));
+}
+
 }  // namespace
 }  // namespace dictlog::metrics

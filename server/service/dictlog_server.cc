@@ -12,9 +12,11 @@
 
 namespace dictlog::service {
 
-DictlogServer::DictlogServer(engine::LogEngine* engine,
-                             const auth::Authorizer* authorizer)
-    : engine_(engine), log_store_(&engine_, authorizer), admin_(&engine_, authorizer) {}
+DictlogServer::DictlogServer(engine::LogEngine* engine, const ServerOptions& options)
+    : engine_(engine),
+      router_(options.shards, MakePeerCredentials(options.tls)),
+      log_store_(&engine_, options.authorizer, &router_),
+      admin_(&engine_, options.authorizer) {}
 
 DictlogServer::~DictlogServer() {
   if (server_ != nullptr) Shutdown(absl::ZeroDuration());
@@ -51,7 +53,7 @@ void ConfigureFrontEnd(const ServerOptions& options, grpc::ServerBuilder* builde
 
 absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
     engine::LogEngine* engine, const ServerOptions& options) {
-  std::unique_ptr<DictlogServer> server(new DictlogServer(engine, options.authorizer));
+  std::unique_ptr<DictlogServer> server(new DictlogServer(engine, options));
   grpc::ServerBuilder builder;
   ConfigureFrontEnd(options, &builder, &server->port_);
   builder.RegisterService(&server->log_store_);

@@ -25,6 +25,7 @@
 #include "server/service/admin_service.h"
 #include "server/service/engine_slot.h"
 #include "server/service/log_store_service.h"
+#include "server/service/read_router.h"
 #include "server/transport/transport.h"
 
 namespace dictlog::service {
@@ -57,6 +58,9 @@ struct ServerOptions {
   // If set (borrowed, must outlive the server), every call is timed and counted into
   // it. Default none.
   metrics::RpcMetrics* rpc_metrics = nullptr;
+  // Cluster mode: the shard map reads are routed with (borrowed, must outlive the
+  // server; read_router.h). Default none: single node, every read served here.
+  const cluster::ShardDirectory* shards = nullptr;
 };
 
 // The gRPC front end every dictlog server shares (dictlogd, and the comparison's
@@ -97,9 +101,10 @@ class DictlogServer {
   void Wait();
 
  private:
-  DictlogServer(engine::LogEngine* engine, const auth::Authorizer* authorizer);
+  DictlogServer(engine::LogEngine* engine, const ServerOptions& options);
 
   EngineSlot engine_;
+  const ReadRouter router_;
   absl::Mutex mu_;  // Orders SetEngine's SERVING and Shutdown's NOT_SERVING.
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   LogStoreService log_store_;

@@ -88,6 +88,17 @@ TEST_F(DictlogServerTest, AppendGetAndMultiGetOverTheWire) {
   EXPECT_EQ(results.results(2).error().code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+TEST_F(DictlogServerTest, SingleNodeShardMapHasNoPartitions) {
+  grpc::ClientContext context;
+  v1::ShardMap map;
+  map.set_partitions(7);  // Overwritten by the answer.
+  const grpc::Status status = store_->GetShardMap(&context, {}, &map);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(map.partitions(), 0u);  // Not sharded: every call goes to this node.
+  EXPECT_EQ(map.nodes_size(), 0);
+  EXPECT_EQ(map.assignments_size(), 0);
+}
+
 TEST_F(DictlogServerTest, InputRulesMapToExactCodesAndStoreNothing) {
   EXPECT_EQ(Append("", "x").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(Append(std::string(129, 'c'), "x").error_code(),

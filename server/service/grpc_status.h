@@ -6,10 +6,13 @@
 #include <grpcpp/support/status.h>
 
 #include "absl/status/status.h"
+#include "proto/dictlog.pb.h"
 
 namespace dictlog::service {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
+// With `details` in the trailer grpc-status-details-bin (docs/api.md "GetShardMap").
+grpc::Status ToGrpcStatus(const absl::Status& status, const v1::RpcStatus& details);
 
 }  // namespace dictlog::service
 

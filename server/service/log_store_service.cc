@@ -52,6 +52,97 @@ void SetError(const absl::Status& status, v1::RecordError* error) {
   error->set_message(std::string(status.message()));
 }
 
+// A forwarded call's failure as the error of each of its ids.
+void SetError(const grpc::Status& status, v1::RecordError* error) {
+  error->set_code(static_cast<int>(status.error_code()));
+  error->set_message(status.error_message());
+}
+
+// One result of a MultiGet or MultiGetFrames response (Out: v1::MultiGetResult or
+// v1::MultiGetFramesResult).
+template <typename Out, typename Result>
+void SetResult(absl::StatusOr<Result> result, Out* out) {
+  if (result.ok()) {
+    *out->mutable_record() = *std::move(result);
+  } else {
+    SetError(result.status(), out->mutable_error());
+  }
+}
+
+// Bytes a result adds to a response (payloads, frames), for the response budget.
+size_t ResultBytes(const v1::MultiGetResult& result) {
+  return result.record().payload().size();
+}
+size_t ResultBytes(const v1::MultiGetFramesResult& result) {
+  return result.record().payload().size() + result.record().frame().size();
+}
+
+// The engine's response budget over a merged response: past `budget` bytes, the first
+// result that does not fit and every later one are RESOURCE_EXHAUSTED (as
+// LogEngine::MultiGet answers them).
+template <typename Out>
+void CapResponse(size_t budget, std::vector<Out>* merged) {
+  size_t bytes = 0;
+  bool over = false;
+  for (Out& out : *merged) {
+    if (!over && out.has_record()) {
+      bytes += ResultBytes(out);
+      over = bytes > budget;
+    }
+    if (over) {
+      SetError(absl::ResourceExhaustedError(
+                   "the response reached --max_response_bytes; ask for this id again"),
+               out.mutable_error());
+    }
+  }
+}
+
+// Whether the results received so far exceed `budget` (no more parts are forwarded).
+template <typename Out>
+bool OverBudget(size_t budget, const std::vector<Out>& merged) {
+  size_t bytes = 0;
+  for (const Out& out : merged) bytes += out.has_record() ? ResultBytes(out) : 0;
+  return bytes > budget;
+}
+
+// The ids at `indices`.
+std::vector<std::string> Pick(const std::vector<std::string>& ids,
+                              const std::vector<size_t>& indices) {
+  std::vector<std::string> picked;
+  picked.reserve(indices.size());
+  for (size_t i : indices) picked.push_back(ids[i]);
+  return picked;
+}
+
+// Forwards the ids at `indices` (one partition) and puts the answers into `merged`
+// (a forwarding failure becomes each id's error).
+template <typename Request, typename Response, typename Out>
+void ForwardPart(const ReadRouter& router, grpc::ServerContext* context,
+                 const cluster::Placement& placement, absl::string_view method,
+                 const std::vector<std::string>& ids, const std::vector<size_t>& indices,
+                 grpc::Status (v1::LogStore::Stub::*rpc)(grpc::ClientContext*, const Request&,
+                                                          Response*),
+                 std::vector<Out>* merged) {
+  Request part;
+  for (size_t i : indices) part.add_ids(ids[i]);
+  Response answer;
+  grpc::Status status = router.Forward(
+      *context, placement, method, [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
+        return (stub->*rpc)(peer, part, &answer);
+      });
+  if (status.ok() && answer.results_size() != static_cast<int>(indices.size())) {
+    status = grpc::Status(grpc::StatusCode::INTERNAL, "a peer answered another id count");
+  }
+  for (size_t k = 0; k < indices.size(); ++k) {
+    Out& out = (*merged)[indices[k]];
+    if (status.ok()) {
+      out = std::move(*answer.mutable_results(static_cast<int>(k)));
+    } else {
+      SetError(status, out.mutable_error());
+    }
+  }
+}
+
 }  // namespace
 
 grpc::Status LogStoreService::Append(grpc::ServerContext* context,
@@ -97,6 +188,12 @@ grpc::Status LogStoreService::Get(grpc::ServerContext* context,
   absl::StatusOr<const auth::Grant*> grant = auth_.Check(*context, Role::kReader, "Get");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
+  if (auto routed = Route(context, router_ == nullptr ? -1 : router_->PartitionOfId(request->id()),
+                          "Get", [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
+                            return stub->Get(peer, *request, response);
+                          })) {
+    return *routed;
+  }
   absl::StatusOr<v1::Record> record =
       VisibleRecord(**grant, request->id(), engine_->Get(request->id()));
   if (!record.ok()) return ToGrpcStatus(record.status());
@@ -112,6 +209,15 @@ grpc::Status LogStoreService::MultiGet(grpc::ServerContext* context,
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
+  // Over max_multiget_ids: the engine refuses the whole call before reading anything.
+  if (router_ != nullptr && router_->enabled() &&
+      ids.size() <= engine_->options().max_multiget_ids) {
+    const ReadRouter::Split split = router_->SplitIds(ids);
+    if (!split.elsewhere.empty()) {
+      if (ReadRouter::Direct(*context)) return router_->NotServedHere(split.elsewhere[0].first);
+      return MultiGetAcross(context, **grant, ids, split, response);
+    }
+  }
   auto results = engine_->MultiGet(ids, CallInterrupt(context));
   if (!results.ok()) return ToGrpcStatus(results.status());
   HideForbidden(**grant, ids, VisibleRecord, &*results);
@@ -134,6 +240,14 @@ grpc::Status LogStoreService::MultiGetFrames(grpc::ServerContext* context,
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
   std::vector<std::string> ids(request->ids().begin(), request->ids().end());
+  if (router_ != nullptr && router_->enabled() &&
+      ids.size() <= engine_->options().max_multiget_ids) {
+    const ReadRouter::Split split = router_->SplitIds(ids);
+    if (!split.elsewhere.empty()) {
+      if (ReadRouter::Direct(*context)) return router_->NotServedHere(split.elsewhere[0].first);
+      return MultiGetFramesAcross(context, **grant, *request, split, response);
+    }
+  }
   if (request->packed() && (*grant)->categories.empty()) {  // Nothing to hide: packed as read.
     return ToGrpcStatus(engine_->MultiGetFramesPacked(ids, nullptr, CallInterrupt(context),
                                                       response->mutable_packed()));
@@ -170,6 +284,31 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
     }
     absl::Status allowed = auth::RequireCategory(**grant, request->category());
     if (!allowed.ok()) return ToGrpcStatus(allowed);
+  }
+  const int32_t partition =
+      router_ == nullptr ? -1
+      : request->target_case() == v1::ScanRequest::kPool
+          ? router_->PartitionOfPool(request->pool())
+          : router_->PartitionOfPool(engine_->PoolOfCategory(request->category()));
+  if (auto routed = Route(context, partition, "Scan",
+                          [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
+                            auto reader = stub->Scan(peer, *request);
+                            v1::ScanResponse message;
+                            bool wrote = false;
+                            while (reader->Read(&message)) {
+                              if (!writer->Write(message)) peer->TryCancel();
+                              wrote = true;
+                            }
+                            grpc::Status status = reader->Finish();
+                            if (!status.ok() && wrote) {  // Not from the start again.
+                              status = grpc::Status(grpc::StatusCode::ABORTED,
+                                                    "the replica's scan ended early (" +
+                                                        status.error_message() +
+                                                        "); resume after the last id");
+                            }
+                            return status;
+                          })) {
+    return *routed;
   }
   engine::ScanSpec spec;
   spec.category = request->category();
@@ -245,6 +384,12 @@ grpc::Status LogStoreService::GetFrame(grpc::ServerContext* context,
       auth_.Check(*context, Role::kReader, "GetFrame");
   if (!grant.ok()) return ToGrpcStatus(grant.status());
   if (!engine_.ready()) return engine_.Check();
+  if (auto routed = Route(context, router_ == nullptr ? -1 : router_->PartitionOfId(request->id()),
+                          "GetFrame", [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
+                            return stub->GetFrame(peer, *request, response);
+                          })) {
+    return *routed;
+  }
   absl::StatusOr<v1::GetFrameResponse> frame = engine_->GetFrame(request->id());
   if (!(*grant)->categories.empty()) {
     // Asked after the read: a pool's categories only grow, so they include the frame's.
@@ -254,6 +399,109 @@ grpc::Status LogStoreService::GetFrame(grpc::ServerContext* context,
   }
   if (!frame.ok()) return ToGrpcStatus(frame.status());
   *response = *std::move(frame);
+  return grpc::Status::OK;
+}
+
+grpc::Status LogStoreService::GetShardMap(grpc::ServerContext* context,
+                                          const v1::GetShardMapRequest* /*request*/,
+                                          v1::ShardMap* response) {
+  absl::StatusOr<const auth::Grant*> grant =
+      auth_.Check(*context, Role::kReader, "GetShardMap");
+  if (!grant.ok()) return ToGrpcStatus(grant.status());
+  response->Clear();  // Single node: partitions 0, every call is served here.
+  if (router_ != nullptr && router_->enabled()) *response = router_->directory()->Map();
+  return grpc::Status::OK;
+}
+
+std::optional<grpc::Status> LogStoreService::Route(grpc::ServerContext* context,
+                                                   int32_t partition, absl::string_view method,
+                                                   const ReadRouter::PeerCall& call) const {
+  if (router_ == nullptr) return std::nullopt;
+  return router_->Route(*context, partition, method, call);
+}
+
+grpc::Status LogStoreService::MultiGetAcross(grpc::ServerContext* context,
+                                             const auth::Grant& grant,
+                                             const std::vector<std::string>& ids,
+                                             const ReadRouter::Split& split,
+                                             v1::MultiGetResponse* response) {
+  std::vector<v1::MultiGetResult> merged(ids.size());
+  if (!split.here.empty()) {
+    const std::vector<std::string> local = Pick(ids, split.here);
+    auto results = engine_->MultiGet(local, CallInterrupt(context));
+    if (!results.ok()) return ToGrpcStatus(results.status());
+    HideForbidden(grant, local, VisibleRecord, &*results);
+    for (size_t j = 0; j < local.size(); ++j) {
+      SetResult(std::move((*results)[j]), &merged[split.here[j]]);
+    }
+  }
+  for (const auto& [placement, indices] : split.elsewhere) {
+    if (OverBudget(engine_->options().max_response_bytes, merged)) break;  // Capped below.
+    ForwardPart(*router_, context, placement, "MultiGet", ids, indices,
+                &v1::LogStore::Stub::MultiGet, &merged);
+  }
+  for (const auto& [placement, indices] : split.elsewhere) {  // Not forwarded: over budget.
+    for (size_t i : indices) {
+      if (!merged[i].has_record() && !merged[i].has_error()) {
+        SetError(absl::ResourceExhaustedError(
+                     "the response reached --max_response_bytes; ask for this id again"),
+                 merged[i].mutable_error());
+      }
+    }
+  }
+  CapResponse(engine_->options().max_response_bytes, &merged);
+  for (v1::MultiGetResult& result : merged) *response->add_results() = std::move(result);
+  return grpc::Status::OK;
+}
+
+grpc::Status LogStoreService::MultiGetFramesAcross(grpc::ServerContext* context,
+                                                   const auth::Grant& grant,
+                                                   const v1::MultiGetFramesRequest& request,
+                                                   const ReadRouter::Split& split,
+                                                   v1::MultiGetFramesResponse* response) {
+  const std::vector<std::string> ids(request.ids().begin(), request.ids().end());
+  std::vector<v1::MultiGetFramesResult> merged(ids.size());
+  if (!split.here.empty()) {
+    const std::vector<std::string> local = Pick(ids, split.here);
+    auto results = engine_->MultiGetFrames(local, FramesFor(grant), CallInterrupt(context));
+    if (!results.ok()) return ToGrpcStatus(results.status());
+    HideForbidden(grant, local, VisibleFrame, &*results);
+    for (size_t j = 0; j < local.size(); ++j) {
+      SetResult(std::move((*results)[j]), &merged[split.here[j]]);
+    }
+  }
+  for (const auto& [placement, indices] : split.elsewhere) {  // Peers answer per result.
+    if (OverBudget(engine_->options().max_response_bytes, merged)) break;  // Capped below.
+    ForwardPart(*router_, context, placement, "MultiGetFrames", ids, indices,
+                &v1::LogStore::Stub::MultiGetFrames, &merged);
+  }
+  for (const auto& [placement, indices] : split.elsewhere) {  // Not forwarded: over budget.
+    for (size_t i : indices) {
+      if (!merged[i].has_record() && !merged[i].has_error()) {
+        SetError(absl::ResourceExhaustedError(
+                     "the response reached --max_response_bytes; ask for this id again"),
+                 merged[i].mutable_error());
+      }
+    }
+  }
+  CapResponse(engine_->options().max_response_bytes, &merged);
+  if (!request.packed()) {
+    for (v1::MultiGetFramesResult& result : merged) *response->add_results() = std::move(result);
+    return grpc::Status::OK;
+  }
+  std::vector<absl::StatusOr<v1::RecordFrame>> results;
+  results.reserve(merged.size());
+  for (v1::MultiGetFramesResult& result : merged) {
+    if (result.has_record()) {
+      results.push_back(std::move(*result.mutable_record()));
+    } else if (result.error().code() == 0) {
+      results.push_back(absl::InternalError("a peer answered neither a record nor an error"));
+    } else {
+      results.push_back(absl::Status(static_cast<absl::StatusCode>(result.error().code()),
+                                     result.error().message()));
+    }
+  }
+  PackFrames(results, response->mutable_packed());
   return grpc::Status::OK;
 }
 

@@ -5,26 +5,37 @@
 // appends) and, for tokens limited to categories, the categories involved: a refused
 // call writes nothing and returns no record of a category it may not see.
 //
+// In cluster mode a read of a partition this node does not serve is routed by the
+// ReadRouter (read_router.h): NotServedHere for `dictlog-route: direct` calls, else
+// forwarded; MultiGet and MultiGetFrames split by partition and merge in request order.
+//
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
 // The engine slot and the authorizer are borrowed and must outlive the service;
 // calls get UNAVAILABLE while the slot is empty (the store is opening).
 #ifndef DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 #define DICTLOG_SERVER_SERVICE_LOG_STORE_SERVICE_H_
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "proto/dictlog.grpc.pb.h"
 #include "server/auth/authorizer.h"
 #include "server/engine/log_engine.h"
 #include "server/service/call_auth.h"
 #include "server/service/engine_slot.h"
+#include "server/service/read_router.h"
 
 namespace dictlog::service {
 
 class LogStoreService final : public v1::LogStore::Service {
  public:
   // `authorizer` nullptr: no authentication.
+  // `router` nullptr: every read is served here.
   explicit LogStoreService(const EngineSlot* engine,
-                           const auth::Authorizer* authorizer = nullptr)
-      : engine_(*engine), auth_(authorizer) {}
+                           const auth::Authorizer* authorizer = nullptr,
+                           const ReadRouter* router = nullptr)
+      : engine_(*engine), auth_(authorizer), router_(router) {}
 
   grpc::Status Append(grpc::ServerContext* context, const v1::AppendRequest* request,
                       v1::AppendResponse* response) override;
@@ -49,10 +60,28 @@ class LogStoreService final : public v1::LogStore::Service {
   grpc::Status MultiGetFrames(grpc::ServerContext* context,
                               const v1::MultiGetFramesRequest* request,
                               v1::MultiGetFramesResponse* response) override;
+  // Readers may call it. A single node answers `partitions` 0 (docs/cluster.md "Shard
+  // map"); a cluster node its view of dictlog.meta.
+  grpc::Status GetShardMap(grpc::ServerContext* context, const v1::GetShardMapRequest* request,
+                           v1::ShardMap* response) override;
 
  private:
+  // MultiGet / MultiGetFrames whose ids lie (partly) on partitions not served here.
+  grpc::Status MultiGetAcross(grpc::ServerContext* context, const auth::Grant& grant,
+                              const std::vector<std::string>& ids,
+                              const ReadRouter::Split& split, v1::MultiGetResponse* response);
+  grpc::Status MultiGetFramesAcross(grpc::ServerContext* context, const auth::Grant& grant,
+                                    const v1::MultiGetFramesRequest& request,
+                                    const ReadRouter::Split& split,
+                                    v1::MultiGetFramesResponse* response);
+  // The router's answer for `partition` if it is not served here (read_router.h).
+  std::optional<grpc::Status> Route(grpc::ServerContext* context, int32_t partition,
+                                    absl::string_view method,
+                                    const ReadRouter::PeerCall& call) const;
+
   const EngineSlot& engine_;
   const CallAuth auth_;
+  const ReadRouter* const router_;
 };
 
 }  // namespace dictlog::service

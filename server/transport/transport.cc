@@ -108,4 +108,14 @@ std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const ServerTls& 
   return grpc::SslServerCredentials(options);
 }
 
+std::shared_ptr<grpc::ChannelCredentials> MakePeerCredentials(const ServerTls& tls) {
+  if (!tls.enabled()) return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions options;
+  if (!tls.client_ca_pem.empty()) {
+    options.pem_private_key = tls.private_key_pem;
+    options.pem_cert_chain = tls.cert_chain_pem;
+  }
+  return grpc::SslCredentials(options);
+}
+
 }  // namespace dictlog::service

@@ -6,6 +6,7 @@
 #ifndef DICTLOG_SERVER_TRANSPORT_TRANSPORT_H_
 #define DICTLOG_SERVER_TRANSPORT_TRANSPORT_H_
 
+#include <grpcpp/security/credentials.h>
 #include <grpcpp/security/server_credentials.h>
 
 #include <memory>
@@ -44,6 +45,11 @@ absl::Status CheckTransport(absl::string_view listen, bool tls, bool insecure);
 
 // TLS (or mTLS) credentials for `tls`, or insecure ones if it is not enabled.
 std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const ServerTls& tls);
+
+// Credentials for calls from this node to its peers (cluster mode forwards reads):
+// insecure for a plaintext server; for TLS, the system's roots and, for mutual TLS,
+// this node's own certificate and key as the client's.
+std::shared_ptr<grpc::ChannelCredentials> MakePeerCredentials(const ServerTls& tls);
 
 }  // namespace dictlog::service
 

@@ -39,8 +39,9 @@ class ClusterEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    // One partition: every pool on it, so the broker leading it is the one to kill.
-    setenv("DICTLOGD_FLAGS", "--kafka_partitions=1", 1);
+    // One partition: every pool on it, so the broker leading it is the one to kill;
+    // every node holds it (--cluster_replicas=0): each node's own store is compared.
+    setenv("DICTLOGD_FLAGS", "--kafka_partitions=1 --cluster_replicas=0", 1);
     const char* tmp = std::getenv("TEST_TMPDIR");
     auto up = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/cluster"), 3,
                                         {"--nodes=3"});

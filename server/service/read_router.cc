@@ -1,0 +1,134 @@
+#include "server/service/read_router.h"
+
+#include <grpcpp/create_channel.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "server/service/grpc_status.h"
+
+namespace dictlog::service {
+namespace {
+
+constexpr int kMaxPeerResponseBytes = 128 << 20;
+constexpr char kNotServedHereType[] = "type.googleapis.com/dictlog.v1.NotServedHere";
+
+// Peers answering these may be followed by the next replica.
+bool TryNext(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+}
+
+}  // namespace
+
+ReadRouter::ReadRouter(const cluster::ShardDirectory* directory,
+                       std::shared_ptr<grpc::ChannelCredentials> peer_credentials)
+    : directory_(directory), credentials_(std::move(peer_credentials)) {}
+
+bool ReadRouter::Direct(const grpc::ServerContext& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(kRouteHeader);
+  return it != metadata.end() && absl::string_view(it->second.data(), it->second.size()) ==
+                                     kRouteDirect;
+}
+
+int32_t ReadRouter::PartitionOfPool(absl::string_view pool) const {
+  return enabled() ? directory_->PartitionOfPool(pool) : -1;
+}
+
+int32_t ReadRouter::PartitionOfId(absl::string_view id) const {
+  const size_t slash = id.rfind('/');
+  if (!enabled() || slash == absl::string_view::npos) return -1;
+  return directory_->PartitionOfPool(id.substr(0, slash));
+}
+
+ReadRouter::Split ReadRouter::SplitIds(const std::vector<std::string>& ids) const {
+  Split split;
+  if (!enabled()) {
+    for (size_t i = 0; i < ids.size(); ++i) split.here.push_back(i);
+    return split;
+  }
+  std::vector<std::optional<cluster::Placement>> placements(directory_->partitions());
+  std::vector<int> group(directory_->partitions(), -1);  // Index into split.elsewhere.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int32_t p = PartitionOfId(ids[i]);
+    if (p < 0) {
+      split.here.push_back(i);
+      continue;
+    }
+    if (!placements[p].has_value()) placements[p] = Place(p);
+    if (placements[p]->here) {
+      split.here.push_back(i);
+      continue;
+    }
+    if (group[p] < 0) {
+      group[p] = static_cast<int>(split.elsewhere.size());
+      split.elsewhere.push_back({*placements[p], {}});
+    }
+    split.elsewhere[group[p]].second.push_back(i);
+  }
+  return split;
+}
+
+std::optional<grpc::Status> ReadRouter::Route(const grpc::ServerContext& caller,
+                                              int32_t partition, absl::string_view method,
+                                              const PeerCall& call) const {
+  if (!enabled() || partition < 0) return std::nullopt;
+  const cluster::Placement placement = Place(partition);
+  if (placement.here) return std::nullopt;
+  if (Direct(caller)) return NotServedHere(placement);
+  return Forward(caller, placement, method, call);
+}
+
+grpc::Status ReadRouter::NotServedHere(const cluster::Placement& placement) const {
+  directory_->CountNotServedHere();
+  v1::NotServedHere detail;
+  detail.set_partition(static_cast<uint32_t>(placement.partition));
+  for (const std::string& address : placement.addresses) detail.add_replica_addresses(address);
+  detail.set_epoch(placement.epoch);
+  const absl::Status status = absl::FailedPreconditionError(absl::StrCat(
+      "partition ", placement.partition, " is not served by node ", directory_->node_name(),
+      "; replicas serving it: [", absl::StrJoin(placement.addresses, ","), "]"));
+  v1::RpcStatus details;
+  v1::TypedDetail* typed = details.add_details();
+  typed->set_type_url(kNotServedHereType);
+  typed->set_value(detail.SerializeAsString());
+  return ToGrpcStatus(status, details);
+}
+
+std::shared_ptr<grpc::Channel> ReadRouter::ChannelTo(const std::string& address) const {
+  absl::MutexLock lock(&mu_);
+  std::shared_ptr<grpc::Channel>& channel = channels_[address];
+  if (channel == nullptr) {  // Peers answer up to --max_response_bytes (64 MiB) and ids.
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(kMaxPeerResponseBytes);
+    channel = grpc::CreateCustomChannel(address, credentials_, args);
+  }
+  return channel;
+}
+
+grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
+                                 const cluster::Placement& placement, absl::string_view method,
+                                 const PeerCall& call) const {
+  grpc::Status last(grpc::StatusCode::UNAVAILABLE,
+                    absl::StrCat("no live replica serves partition ", placement.partition,
+                                 " now (node ", directory_->node_name(),
+                                 " does not hold it or is still building it); retry"));
+  for (const std::string& address : placement.addresses) {
+    grpc::ClientContext context;
+    context.set_deadline(caller.deadline());
+    context.AddMetadata(kRouteHeader, kRouteDirect);
+    const auto& metadata = caller.client_metadata();
+    if (auto it = metadata.find("authorization"); it != metadata.end()) {
+      context.AddMetadata("authorization", std::string(it->second.data(), it->second.size()));
+    }
+    v1::LogStore::Stub stub(ChannelTo(address));
+    directory_->CountForwarded(method);
+    last = call(&stub, &context);
+    if (!TryNext(last)) return last;
+  }
+  return last;
+}
+
+}  // namespace dictlog::service

@@ -1,0 +1,89 @@
+// ReadRouter: where the LogStore read handlers send a read in cluster mode
+// (docs/cluster.md "Routing", ADR 0022). A read of a partition this node serves is
+// answered here; otherwise a call with the metadata `dictlog-route: direct` gets
+// FAILED_PRECONDITION with a NotServedHere in grpc-status-details-bin, and any other is
+// forwarded to a live replica serving the partition: one cached channel per peer
+// address, the caller's `authorization` metadata and remaining deadline, and
+// `dictlog-route: direct` (so at most one hop); a replica that answers UNAVAILABLE or
+// FAILED_PRECONDITION is followed by the next. No replica: UNAVAILABLE.
+//
+// Thread safety: any thread may call it concurrently. The directory is borrowed and
+// must outlive it; without one (single node) every read is served here.
+#ifndef DICTLOG_SERVER_SERVICE_READ_ROUTER_H_
+#define DICTLOG_SERVER_SERVICE_READ_ROUTER_H_
+
+#include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/server_context.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "proto/dictlog.grpc.pb.h"
+#include "server/cluster/shard_directory.h"
+
+namespace dictlog::service {
+
+inline constexpr char kRouteHeader[] = "dictlog-route";
+inline constexpr char kRouteDirect[] = "direct";
+
+class ReadRouter {
+ public:
+  // `directory` null: single node. `peer_credentials` for the channels to peers.
+  ReadRouter(const cluster::ShardDirectory* directory,
+             std::shared_ptr<grpc::ChannelCredentials> peer_credentials);
+
+  using PeerCall =
+      std::function<grpc::Status(v1::LogStore::Stub* stub, grpc::ClientContext* context)>;
+
+  bool enabled() const { return directory_ != nullptr; }
+  const cluster::ShardDirectory* directory() const { return directory_; }
+  // The call carries `dictlog-route: direct`.
+  static bool Direct(const grpc::ServerContext& context);
+  // The partition of a pool; of an id's pool ("<pool>/<seq>"), -1 if the id has no '/'
+  // (the engine rejects it) or when not enabled().
+  int32_t PartitionOfPool(absl::string_view pool) const;
+  int32_t PartitionOfId(absl::string_view id) const;
+  cluster::Placement Place(int32_t partition) const { return directory_->Place(partition); }
+
+  // The ids of one multi-id read by where they go: indices into the request.
+  struct Split {
+    std::vector<size_t> here;  // Served here (also ids the engine will reject).
+    std::vector<std::pair<cluster::Placement, std::vector<size_t>>> elsewhere;  // By partition.
+  };
+  Split SplitIds(const std::vector<std::string>& ids) const;
+
+  // nullopt when this node serves `partition` (or it is -1, or single node); else the
+  // answer: NotServedHere for a direct call, or the forwarded call's.
+  std::optional<grpc::Status> Route(const grpc::ServerContext& caller, int32_t partition,
+                                    absl::string_view method, const PeerCall& call) const;
+
+  // FAILED_PRECONDITION carrying NotServedHere{partition, addresses, epoch}; counted.
+  grpc::Status NotServedHere(const cluster::Placement& placement) const;
+
+  // Makes `call` on a replica of `placement` (in order) until one answers something
+  // other than UNAVAILABLE or FAILED_PRECONDITION; counts it under `method`.
+  grpc::Status Forward(const grpc::ServerContext& caller, const cluster::Placement& placement,
+                       absl::string_view method, const PeerCall& call) const;
+
+ private:
+  std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) const;
+
+  const cluster::ShardDirectory* const directory_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  mutable absl::Mutex mu_;
+  mutable absl::flat_hash_map<std::string, std::shared_ptr<grpc::Channel>> channels_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace dictlog::service
+
+#endif  // DICTLOG_SERVER_SERVICE_READ_ROUTER_H_
