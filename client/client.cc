@@ -52,7 +52,8 @@ std::string NewRequestId() {
 }
 
 Client::Client(const ClientOptions& options)
-    : timeout_(options.timeout),
+    : server_(options.server),
+      timeout_(options.timeout),
       append_attempts_(std::max(1, options.append_attempts)),
       retry_backoff_(options.retry_backoff),
       authorization_(options.security.token.empty()

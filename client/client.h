@@ -139,6 +139,9 @@ class Client {
  public:
   explicit Client(const ClientOptions& options);
 
+  // ClientOptions::server: the seed server every call but routed reads goes to.
+  const std::string& server() const { return server_; }
+
   // Opens the connection now and waits until it is ready, through gRPC's reconnect
   // backoff if a first attempt fails. UNAVAILABLE (with gRPC's last connectivity state)
   // if it is not ready within `timeout`. Calls do not need it: a load generator uses it
@@ -279,6 +282,7 @@ class Client {
   absl::StatusOr<absl::flat_hash_map<uint32_t, std::shared_ptr<const Ddict>>> DdictsOf(
       absl::Span<const absl::StatusOr<v1::RecordFrame>> frames) const;
 
+  std::string server_;
   absl::Duration timeout_;
   int append_attempts_;
   absl::Duration retry_backoff_;
