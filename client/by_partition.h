@@ -37,27 +37,27 @@ absl::StatusOr<std::vector<absl::StatusOr<Result>>> ByPartition(
   if (groups.size() <= 1) {
     return part(ids, groups.empty() ? int64_t{-1} : groups.begin()->first);
   }
-  struct Part_ {
+  struct Group {
     int64_t partition;
     const std::vector<size_t>* positions;
     std::vector<std::string> ids;
     Results results;
   };
-  std::vector<Part_> parts;
+  std::vector<Group> parts;
   parts.reserve(groups.size());
   for (const auto& [partition, positions] : groups) {
-    Part_& p = parts.emplace_back(Part_{partition, &positions, {}, absl::UnknownError("")});
+    Group& p = parts.emplace_back(Group{partition, &positions, {}, absl::UnknownError("")});
     p.ids.reserve(positions.size());
     for (size_t i : positions) p.ids.push_back(ids[i]);
   }
-  auto run = [&part](Part_* p) { p->results = part(p->ids, p->partition); };
+  auto run = [&part](Group* p) { p->results = part(p->ids, p->partition); };
   std::vector<std::thread> threads;
   threads.reserve(parts.size() - 1);
   for (size_t k = 1; k < parts.size(); ++k) threads.emplace_back(run, &parts[k]);
   run(&parts[0]);
   for (std::thread& thread : threads) thread.join();
   std::vector<absl::StatusOr<Result>> merged(ids.size(), absl::UnknownError(""));
-  for (Part_& p : parts) {
+  for (Group& p : parts) {
     if (!p.results.ok()) return p.results.status();
     if (p.results->size() != p.positions->size()) {
       return absl::InternalError(absl::StrCat("a part of ", p.positions->size(),

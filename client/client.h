@@ -1,7 +1,8 @@
 // Client: the C++ client of a dictlog server (dictlog.v1 LogStore and Admin).
 //
-// Thread Safety: a Client is cheap to copy (copies share one gRPC channel) and may be
-// used from many threads at once.
+// Thread Safety: a Client is cheap to copy (copies share one gRPC channel, and the
+// shard router with its map and node channels) and may be used from many threads at
+// once.
 //
 // Every call returns absl::Status / StatusOr with the server's canonical code, or
 // DEADLINE_EXCEEDED / UNAVAILABLE from the transport. Unary calls carry a deadline of

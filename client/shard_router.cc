@@ -78,7 +78,7 @@ ShardRouter::ShardRouter(std::shared_ptr<v1::LogStore::Stub> seed, FetchMap fetc
 
 ReadTarget ShardRouter::Seed() const { return ReadTarget{seed_, "", false}; }
 
-void ShardRouter::Refresh(bool force) {
+void ShardRouter::Refresh(bool after_failure) {
   {
     absl::MutexLock lock(&mu_);
     if (fetching_) {  // Coalesce: use the fetch under way.
@@ -86,7 +86,9 @@ void ShardRouter::Refresh(bool force) {
           +[](bool* fetching) { return !*fetching; }, &fetching_));
       return;
     }
-    if (!force && absl::Now() - fetched_at_ < options_.refresh_interval) return;
+    const absl::Duration fresh_for =
+        after_failure ? options_.refresh_interval : options_.ttl;
+    if (fetched_ && absl::Now() - fetched_at_ < fresh_for) return;
     fetching_ = true;
   }
   fetches_.fetch_add(1);
@@ -115,7 +117,7 @@ absl::StatusOr<std::shared_ptr<const ShardTable>> ShardRouter::Table() {
     absl::MutexLock lock(&mu_);
     stale = !fetched_ || absl::Now() - fetched_at_ >= options_.ttl;
   }
-  if (stale) Refresh(/*force=*/true);
+  if (stale) Refresh(/*after_failure=*/false);
   absl::MutexLock lock(&mu_);
   if (!map_error_.ok()) return map_error_;
   return table_;
@@ -155,7 +157,7 @@ ReadTarget ShardRouter::Pick(int64_t partition, absl::string_view avoid) {
 absl::StatusOr<ReadTarget> ShardRouter::Retarget(int64_t partition,
                                                  absl::string_view failed,
                                                  absl::Span<const std::string> hint) {
-  Refresh(/*force=*/false);
+  Refresh(/*after_failure=*/true);
   {
     absl::MutexLock lock(&mu_);
     if (!map_error_.ok()) return map_error_;

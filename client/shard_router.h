@@ -108,9 +108,11 @@ class ShardRouter {
   int64_t fetches() const { return fetches_.load(); }
 
  private:
-  // Fetches the map unless one was fetched within the refresh interval (`force`: the
-  // TTL ran out, or there is none) or another thread is fetching (then waits for it).
-  void Refresh(bool force) ABSL_LOCKS_EXCLUDED(mu_);
+  // Fetches the map unless another thread is fetching it (then waits for that fetch)
+  // or it is fresh: `after_failure` false (a read found it missing or past the TTL):
+  // fetched within the TTL; true (a read was refused or failed): fetched within the
+  // refresh interval.
+  void Refresh(bool after_failure) ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<v1::LogStore::Stub> StubFor(const std::string& address)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<const ShardTable> CurrentTable() ABSL_LOCKS_EXCLUDED(mu_);

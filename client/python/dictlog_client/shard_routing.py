@@ -168,7 +168,7 @@ class ShardRouter:
             stale = (self._fetched_at is None or
                      self._clock() - self._fetched_at >= self._ttl)
         if stale:
-            self._refresh(force=True)
+            self._refresh(after_failure=False)
         with self._lock:
             if self._error is not None:
                 raise self._error
@@ -193,7 +193,7 @@ class ShardRouter:
         """After a direct read on `failed` was refused (NotServedHere naming `hint`) or
         failed UNAVAILABLE: refreshes the map (rate limited) and picks another replica,
         else one of hint other than failed, else None (the seed, without the header)."""
-        self._refresh(force=False)
+        self._refresh(after_failure=True)
         with self._lock:
             if self._error is not None:
                 raise self._error
@@ -220,13 +220,17 @@ class ShardRouter:
                 stub = self._stubs[address] = dictlog_pb2_grpc.LogStoreStub(channel)
             return stub
 
-    def _refresh(self, force: bool) -> None:
+    def _refresh(self, after_failure: bool) -> None:
+        """Fetches the map unless another thread is (then waits for it) or it is
+        fresh: fetched within the TTL (after_failure False: a read found it missing or
+        old) or the refresh interval (True: a read was refused or failed)."""
         with self._lock:
             if self._fetching:  # Coalesce: wait for the fetch under way.
                 self._lock.wait_for(lambda: not self._fetching)
                 return
-            if (not force and self._fetched_at is not None and
-                    self._clock() - self._fetched_at < self._refresh_interval):
+            fresh_for = self._refresh_interval if after_failure else self._ttl
+            if (self._fetched_at is not None and
+                    self._clock() - self._fetched_at < fresh_for):
                 return
             self._fetching = True
         table, error, keep = None, None, False
