@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "absl/strings/str_format.h"
 #include "client/ask_again.h"
+#include "client/by_partition.h"
 #include "client/grpc_status.h"
 #include "client/packed_frames.h"
 #include "common/status_macros.h"
@@ -28,6 +29,20 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(
   return grpc::SslCredentials(options);
 }
 
+// A channel to `address` with the options of the client's connection (the seed server
+// and, with routing, every node it routes to).
+std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options,
+                                           const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options.max_receive_bytes);
+  args.SetMaxSendMessageSize(options.max_message_bytes);
+  if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (!options.security.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options.security.tls_server_name);
+  }
+  return grpc::CreateCustomChannel(address, ChannelCredentials(options.security), args);
+}
+
 }  // namespace
 
 std::string NewRequestId() {
@@ -37,24 +52,31 @@ std::string NewRequestId() {
 }
 
 Client::Client(const ClientOptions& options)
-    : timeout_(options.timeout),
+    : server_(options.server),
+      timeout_(options.timeout),
       append_attempts_(std::max(1, options.append_attempts)),
       retry_backoff_(options.retry_backoff),
       authorization_(options.security.token.empty()
                          ? ""
                          : "Bearer " + options.security.token),
       ddicts_(std::make_shared<DdictCache>(options.dictionary_cache_bytes)) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(options.max_receive_bytes);
-  args.SetMaxSendMessageSize(options.max_message_bytes);
-  if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  if (!options.security.tls_server_name.empty()) {
-    args.SetSslTargetNameOverride(options.security.tls_server_name);
-  }
-  channel_ = grpc::CreateCustomChannel(options.server, ChannelCredentials(options.security),
-                                      args);
+  channel_ = MakeChannel(options, options.server);
   store_ = v1::LogStore::NewStub(channel_);
   admin_ = v1::Admin::NewStub(channel_);
+  if (!options.routing) return;
+  // The router's map fetch must not own the Client (copies share the router): it uses
+  // its own copies of the seed stub and call settings.
+  ShardRouter::Options routing;
+  routing.ttl = options.shard_map_ttl;
+  routing.refresh_interval = options.shard_map_refresh_interval;
+  Client seed = *this;  // Without a router: GetShardMap goes to the seed.
+  router_ = std::make_shared<ShardRouter>(
+      store_, [seed] { return seed.GetShardMap(); },
+      [options](const std::string& address) {
+        return std::shared_ptr<v1::LogStore::Stub>(
+            v1::LogStore::NewStub(MakeChannel(options, address)));
+      },
+      routing);
 }
 
 absl::Status Client::WaitForConnected(absl::Duration timeout) const {
@@ -129,6 +151,16 @@ absl::StatusOr<Response> Client::Unary(Invoke invoke) const {
 }
 
 template <typename Response, typename Invoke>
+absl::StatusOr<Response> Client::Routed(int64_t partition, Invoke invoke) const {
+  Response response;
+  RETURN_IF_ERROR(RoutedCall(partition, /*deadline=*/true,
+                             [&](v1::LogStore::Stub* stub, grpc::ClientContext* context) {
+                               return invoke(stub, context, &response);
+                             }));
+  return response;
+}
+
+template <typename Response, typename Invoke>
 absl::StatusOr<Response> Client::Retried(Invoke invoke) const {
   absl::Duration backoff = retry_backoff_;
   for (int attempt = 1;; ++attempt) {
@@ -176,19 +208,25 @@ absl::StatusOr<std::vector<std::string>> Client::AppendBatch(
 absl::StatusOr<v1::Record> Client::Get(absl::string_view id) const {
   v1::GetRequest request;
   request.set_id(std::string(id));
+  ASSIGN_OR_RETURN(std::shared_ptr<const ShardTable> table, RoutingTable());
   ASSIGN_OR_RETURN(v1::GetResponse response,
-                   Unary<v1::GetResponse>([&](auto* context, auto* out) {
-                     return store_->Get(context, request, out);
-                   }));
+                   Routed<v1::GetResponse>(PartitionOfPool(*table, PoolOfId(id)),
+                                           [&](auto* stub, auto* context, auto* out) {
+                                             return stub->Get(context, request, out);
+                                           }));
   return std::move(*response.mutable_record());
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGet(
     absl::Span<const std::string> ids, const ReadOptions& options) const {
   if (options.decode_locally) return MultiGetDecodingLocally(ids, options.packed);
-  return AskAgain<v1::Record>(ids, [this](absl::Span<const std::string> some) {
-    return MultiGetOnce(some);
-  });
+  ASSIGN_OR_RETURN(std::shared_ptr<const ShardTable> table, RoutingTable());
+  return ByPartition<v1::Record>(
+      ids, *table, [this](absl::Span<const std::string> part, int64_t partition) {
+        return AskAgain<v1::Record>(part, [&](absl::Span<const std::string> some) {
+          return MultiGetOnce(some, partition);
+        });
+      });
 }
 
 namespace {
@@ -213,24 +251,27 @@ std::vector<absl::StatusOr<Record>> PerIdResults(Results* response_results) {
 }  // namespace
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> Client::MultiGetOnce(
-    absl::Span<const std::string> ids) const {
+    absl::Span<const std::string> ids, int64_t partition) const {
   v1::MultiGetRequest request;
   for (const std::string& id : ids) request.add_ids(id);
   ASSIGN_OR_RETURN(v1::MultiGetResponse response,
-                   Unary<v1::MultiGetResponse>([&](auto* context, auto* out) {
-                     return store_->MultiGet(context, request, out);
+                   Routed<v1::MultiGetResponse>(partition, [&](auto* stub, auto* context,
+                                                               auto* out) {
+                     return stub->MultiGet(context, request, out);
                    }));
   return PerIdResults<v1::Record>(response.mutable_results());
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFramesOnce(
-    absl::Span<const std::string> ids, bool packed) const {
+    absl::Span<const std::string> ids, bool packed, int64_t partition) const {
   v1::MultiGetFramesRequest request;
   for (const std::string& id : ids) request.add_ids(id);
   request.set_packed(packed);
   ASSIGN_OR_RETURN(v1::MultiGetFramesResponse response,
-                   Unary<v1::MultiGetFramesResponse>([&](auto* context, auto* out) {
-                     return store_->MultiGetFrames(context, request, out);
+                   Routed<v1::MultiGetFramesResponse>(partition, [&](auto* stub,
+                                                                     auto* context,
+                                                                     auto* out) {
+                     return stub->MultiGetFrames(context, request, out);
                    }));
   // A server that predates `packed` answers per result.
   if (response.has_packed()) return UnpackFrames(ids, response.packed());
@@ -240,20 +281,31 @@ absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFra
 absl::Status Client::ScanStream(
     const v1::ScanRequest& request,
     const std::function<absl::Status(v1::ScanResponse*)>& chunk) const {
-  grpc::ClientContext context;
-  AddToken(&context);
-  std::unique_ptr<grpc::ClientReader<v1::ScanResponse>> reader =
-      store_->Scan(&context, request);
-  v1::ScanResponse response;
-  while (reader->Read(&response)) {
-    absl::Status status = chunk(&response);
-    if (!status.ok()) {
-      context.TryCancel();
-      reader->Finish();
-      return status;
-    }
+  int64_t partition = -1;  // A scan by category goes to the seed, which routes it.
+  if (request.target_case() == v1::ScanRequest::kPool) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const ShardTable> table, RoutingTable());
+    partition = PartitionOfPool(*table, request.pool());
   }
-  return FromGrpcStatus(reader->Finish());
+  bool received = false;  // Tried again on another replica only before any response.
+  absl::Status chunk_error;
+  absl::Status status = RoutedCall(
+      partition, /*deadline=*/false,
+      [&](v1::LogStore::Stub* stub, grpc::ClientContext* context) {
+        std::unique_ptr<grpc::ClientReader<v1::ScanResponse>> reader =
+            stub->Scan(context, request);
+        v1::ScanResponse response;
+        while (reader->Read(&response)) {
+          received = true;
+          chunk_error = chunk(&response);
+          if (!chunk_error.ok()) {
+            context->TryCancel();
+            break;
+          }
+        }
+        return reader->Finish();
+      },
+      [&] { return !received; });
+  return chunk_error.ok() ? status : chunk_error;
 }
 
 void FollowCancel::Cancel() {
@@ -380,8 +432,16 @@ absl::StatusOr<v1::DeletePoolResponse> Client::DeletePool(absl::string_view name
 absl::StatusOr<v1::GetFrameResponse> Client::GetFrame(absl::string_view id) const {
   v1::GetRequest request;
   request.set_id(std::string(id));
-  return Unary<v1::GetFrameResponse>([&](auto* context, auto* out) {
-    return store_->GetFrame(context, request, out);
+  ASSIGN_OR_RETURN(std::shared_ptr<const ShardTable> table, RoutingTable());
+  return Routed<v1::GetFrameResponse>(PartitionOfPool(*table, PoolOfId(id)),
+                                      [&](auto* stub, auto* context, auto* out) {
+                                        return stub->GetFrame(context, request, out);
+                                      });
+}
+
+absl::StatusOr<v1::ShardMap> Client::GetShardMap() const {
+  return Unary<v1::ShardMap>([&](auto* context, auto* out) {
+    return store_->GetShardMap(context, v1::GetShardMapRequest(), out);
   });
 }
 

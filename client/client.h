@@ -1,7 +1,8 @@
 // Client: the C++ client of a dictlog server (dictlog.v1 LogStore and Admin).
 //
-// Thread Safety: a Client is cheap to copy (copies share one gRPC channel) and may be
-// used from many threads at once.
+// Thread Safety: a Client is cheap to copy (copies share one gRPC channel, and the
+// shard router with its map and node channels) and may be used from many threads at
+// once.
 //
 // Every call returns absl::Status / StatusOr with the server's canonical code, or
 // DEADLINE_EXCEEDED / UNAVAILABLE from the transport. Unary calls carry a deadline of
@@ -14,6 +15,15 @@
 // server stores such an append once and answers every attempt with the same ids
 // (docs/api.md "Retries"). Other calls are not retried. MultiGet asks again for the
 // ids a call answered RESOURCE_EXHAUSTED (past the server's --max_response_bytes).
+//
+// Routing (ClientOptions::routing, cluster mode; docs/api.md "Routing"): reads (Get,
+// GetFrame, MultiGet, MultiGetFrames, Scan of a pool) go to a serving replica of the
+// partition of their pool, taken round robin per call from the seed server's shard map
+// (shard_router.h), with the header `dictlog-route: direct`; MultiGet and
+// MultiGetFrames are split by partition, the parts sent in parallel and merged back in
+// request order. A replica that refuses (FAILED_PRECONDITION with NotServedHere) or
+// fails UNAVAILABLE makes the client refresh the map and try once more on another
+// replica. Writes, admin calls, Follow and Scan by category go to the seed server.
 #ifndef DICTLOG_CLIENT_CLIENT_H_
 #define DICTLOG_CLIENT_CLIENT_H_
 
@@ -28,6 +38,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "client/frame_decoder.h"
+#include "client/shard_router.h"
 #include "proto/dictlog.grpc.pb.h"
 
 namespace dictlog::client {
@@ -75,6 +86,15 @@ struct ClientOptions {
   // recently used evicted past it; shared by the client's copies). Default 64 MiB
   // (a 16 KiB dictionary takes about 40 KB decoded, a 110 KB one about 140 KB).
   size_t dictionary_cache_bytes = 64 << 20;
+  // Route reads to the replicas of their partitions when `server` answers a shard map
+  // with partitions > 0 (cluster mode). False: every call goes to `server`, which
+  // forwards reads itself. Default true.
+  bool routing = true;
+  // A shard map older than this is fetched again before the next read. Default 30 s.
+  absl::Duration shard_map_ttl = absl::Seconds(30);
+  // At most one shard map fetch per this interval after refused or failed reads
+  // (concurrent ones share a fetch). Default 1 s.
+  absl::Duration shard_map_refresh_interval = absl::Seconds(1);
 };
 
 // Options of one read.
@@ -119,6 +139,9 @@ class FollowCancel {
 class Client {
  public:
   explicit Client(const ClientOptions& options);
+
+  // ClientOptions::server: the seed server every call but routed reads goes to.
+  const std::string& server() const { return server_; }
 
   // Opens the connection now and waits until it is ready, through gRPC's reconnect
   // backoff if a first attempt fails. UNAVAILABLE (with gRPC's last connectivity state)
@@ -208,7 +231,15 @@ class Client {
   // A consistent copy of the whole store in request.dir on the server's machine.
   absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request) const;
 
+  // The server's shard map as it answers it (LogStore.GetShardMap; partitions 0 from a
+  // single node), unvalidated; UNIMPLEMENTED from a server that predates it.
+  absl::StatusOr<v1::ShardMap> GetShardMap() const;
+  // Shard map fetches the routing made (0 without routing). For tests and tools.
+  int64_t ShardMapFetches() const { return router_ == nullptr ? 0 : router_->fetches(); }
+
  private:
+  // One attempt of a routed read on the given stub and context.
+  using RawCall = std::function<grpc::Status(v1::LogStore::Stub*, grpc::ClientContext*)>;
   void SetDeadline(grpc::ClientContext* context) const;
   // Adds the bearer token, if any, to the call's metadata.
   void AddToken(grpc::ClientContext* context) const;
@@ -219,12 +250,24 @@ class Client {
   // request id).
   template <typename Response, typename Invoke>
   absl::StatusOr<Response> Retried(Invoke invoke) const;
-  // One MultiGet call: one result per id, in order.
+  // A read of `partition` (-1: the seed server) through the router
+  // (routed_reads.cc): `call` on a serving replica with `dictlog-route: direct`, once
+  // more on another after NotServedHere or UNAVAILABLE if `retryable()` (null: always).
+  // `deadline`: the call carries ClientOptions::timeout.
+  absl::Status RoutedCall(int64_t partition, bool deadline, const RawCall& call,
+                          const std::function<bool()>& retryable = nullptr) const;
+  // Routed(partition, invoke): RoutedCall of invoke(stub, context, &response).
+  template <typename Response, typename Invoke>
+  absl::StatusOr<Response> Routed(int64_t partition, Invoke invoke) const;
+  // The routing table (an unsharded one without routing) and the partition of a pool
+  // in it (-1: the seed).
+  absl::StatusOr<std::shared_ptr<const ShardTable>> RoutingTable() const;
+  // One MultiGet call to `partition`: one result per id, in order.
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetOnce(
-      absl::Span<const std::string> ids) const;
+      absl::Span<const std::string> ids, int64_t partition) const;
   // One MultiGetFrames call (`packed`: MultiGetFramesRequest.packed).
   absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> MultiGetFramesOnce(
-      absl::Span<const std::string> ids, bool packed) const;
+      absl::Span<const std::string> ids, bool packed, int64_t partition) const;
   // MultiGet with decode_locally (local_decode.cc).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGetDecodingLocally(
       absl::Span<const std::string> ids, bool packed) const;
@@ -240,6 +283,7 @@ class Client {
   absl::StatusOr<absl::flat_hash_map<uint32_t, std::shared_ptr<const Ddict>>> DdictsOf(
       absl::Span<const absl::StatusOr<v1::RecordFrame>> frames) const;
 
+  std::string server_;
   absl::Duration timeout_;
   int append_attempts_;
   absl::Duration retry_backoff_;
@@ -248,6 +292,8 @@ class Client {
   std::shared_ptr<v1::LogStore::Stub> store_;
   std::shared_ptr<v1::Admin::Stub> admin_;
   std::shared_ptr<DdictCache> ddicts_;
+  // Null without ClientOptions::routing.
+  std::shared_ptr<ShardRouter> router_;
 };
 
 }  // namespace dictlog::client

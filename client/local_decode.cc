@@ -4,6 +4,7 @@
 // server's would ("record <id>: ...").
 #include "absl/strings/str_cat.h"
 #include "client/ask_again.h"
+#include "client/by_partition.h"
 #include "client/client.h"
 #include "client/grpc_status.h"
 #include "common/status_macros.h"
@@ -51,9 +52,13 @@ absl::StatusOr<v1::Record> Decoded(v1::RecordFrame frame, const Ddicts& ddicts) 
 
 absl::StatusOr<std::vector<absl::StatusOr<v1::RecordFrame>>> Client::MultiGetFrames(
     absl::Span<const std::string> ids, const ReadOptions& options) const {
-  return AskAgain<v1::RecordFrame>(ids, [&](absl::Span<const std::string> some) {
-    return MultiGetFramesOnce(some, options.packed);
-  });
+  ASSIGN_OR_RETURN(std::shared_ptr<const ShardTable> table, RoutingTable());
+  return ByPartition<v1::RecordFrame>(
+      ids, *table, [&](absl::Span<const std::string> part, int64_t partition) {
+        return AskAgain<v1::RecordFrame>(part, [&](absl::Span<const std::string> some) {
+          return MultiGetFramesOnce(some, options.packed, partition);
+        });
+      });
 }
 
 absl::StatusOr<Ddicts> Client::DdictsOf(

@@ -75,6 +75,9 @@ class LayeringTest(unittest.TestCase):
             ("//tests/e2e:health_e2e_test", "//client:client"),
             ("//client/cli:dictlog", "//codec:codec"),
             ("//server/store:store", "//bazel/system:rocksdb"),
+            # Issue 23: the partition rule, shared by the server and the clients.
+            ("//server/cluster:partitioning", "//common:pool_partition"),
+            ("//client:client", "//common:pool_partition"),
         ]
         self.assertEqual(layering.violations(ok), [])
 

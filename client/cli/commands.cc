@@ -220,6 +220,7 @@ absl::Status RunCommand(const client::Client& client, const std::vector<std::str
   if (command == "backup") return RunBackup(client, args, options, io);
   if (command == "health") return RunHealth(client, args, options, io);
   if (command == "tail") return RunTail(client, args, options, io);
+  if (command == "shards") return RunShards(client, args, options, io);
   return Usage(absl::StrCat("unknown command '", command, "' (see --help)"));
 }
 

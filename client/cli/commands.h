@@ -103,6 +103,10 @@ absl::Status RunTail(const client::Client& client, const std::vector<std::string
 absl::Status RunHealth(const client::Client& client, const std::vector<std::string>& args,
                        const CommandOptions& options, CommandIo io);
 
+// Prints the cluster's shard map (shard_map_output.h; shards_command.cc).
+absl::Status RunShards(const client::Client& client, const std::vector<std::string>& args,
+                       const CommandOptions& options, CommandIo io);
+
 }  // namespace dictlog::cli
 
 #endif  // DICTLOG_CLIENT_CLI_COMMANDS_H_

@@ -166,6 +166,9 @@ Commands:
                                  restore: dictlogd --data_dir=DIR
   health                         print SERVING if the server's grpc.health.v1 check
                                  says so, else exit 1 (a probe; needs no token)
+  shards [--format=json]         cluster mode: the nodes (live, last announced) and
+                                 per partition its replicas (applied offset, lag,
+                                 serving); reads are routed by it (docs/cluster.md)
 
 Path flags may start with ~/ (the home directory), except backup's --out (a path on
 the server). --version prints the versions of dictlog and gRPC.

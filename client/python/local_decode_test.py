@@ -126,9 +126,9 @@ class LocalDecodeTest(unittest.TestCase):
             answers = [before, None]
             real = late._multiget_frames_once
 
-            def frames_then_real(ids, packed=True):
+            def frames_then_real(ids, packed=True, partition=-1):
                 stale = answers.pop(0)
-                return stale if stale is not None else real(ids, packed)
+                return stale if stale is not None else real(ids, packed, partition)
             late._multiget_frames_once = frames_then_real
             self.assertEqual([comparable(r) for r in late.multiget(hdfs, decode_locally=True)],
                              [comparable(r) for r in self.client.multiget(hdfs)])

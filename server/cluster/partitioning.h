@@ -15,7 +15,8 @@ inline constexpr uint64_t kMaxBatchRecords = uint64_t{1} << 16;
 // Offsets a seq can encode (seq must fit 64 bits).
 inline constexpr int64_t kMaxOffset = (int64_t{1} << 47) - 1;
 
-// FNV-1a of the pool name modulo `partitions` (> 0): the same on every node.
+// FNV-1a of the pool name modulo `partitions` (> 0): the same on every node
+// (common/pool_partition.h, shared with the clients).
 int32_t PartitionOf(absl::string_view pool, int32_t partitions);
 
 // Record `index` (0-based) of the message at `offset`: (offset << 16) + index + 1.

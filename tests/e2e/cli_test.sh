@@ -73,6 +73,9 @@ grep -q '^HDFS .* 2000 ' "$work/pools.txt" || fail "pools table lacks HDFS with 
 # of dictlog's next write (its JSON lines fill more than one write) failed the test.
 "$dictlog" --server="$server" pools --format=json >"$work/pools.json"
 grep -q '"pool":"Linux","records":2000' "$work/pools.json" || fail "pools json"
+# A single node: `shards` says every call goes to it (cluster routing, docs/cluster.md).
+"$dictlog" --server="$server" shards >"$work/shards.txt"
+grep -qx "single node: every call goes to $server" "$work/shards.txt" || fail "shards"
 for pool in "${block_pools[@]}"; do
   grep -q "^$pool .* block 2048 " "$work/pools.txt" || fail "pools table: $pool in block mode"
 done

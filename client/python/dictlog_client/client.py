@@ -15,6 +15,16 @@ and TrainDictionary are never retried. multiget() asks again for the ids the ser
 answered RESOURCE_EXHAUSTED (its per-call response budget) until every id has its
 result or a call makes no progress.
 
+Routing (cluster mode; docs/api.md "Routing"): when the server the Client was pointed
+at (the seed) answers a shard map with partitions > 0, reads (get, get_frame, multiget,
+scan of a pool) go to a serving replica of their pool's partition (round robin per
+call) with the header `dictlog-route: direct`, over one channel per node opened on
+first use with the seed's TLS options; multiget is split by partition, the parts sent
+in parallel (a thread each but the first) and merged back in request order. A replica
+that refuses (FAILED_PRECONDITION with a NotServedHere) or fails UNAVAILABLE makes the
+client refresh the map (at most once per shard_map_refresh_interval) and try once more
+on another replica. Writes, admin calls and follow go to the seed (shard_routing.py).
+
 Thread safety: a Client may be used by any number of threads at once without external
 synchronization: grpc channels and stubs are thread-safe, the dictionary cache is
 guarded by a lock (dictionary_cache.py), and each local decode uses its own zstd decompression context. An
@@ -31,7 +41,8 @@ import random
 import threading
 import time
 import uuid
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Tuple
 from typing import TypeVar, Union
 
 import grpc
@@ -39,6 +50,8 @@ import zstandard
 
 from .dictionary_cache import CacheStats, DictionaryCache
 from .errors import DictlogError, code_from_number, from_rpc_error
+from .shard_routing import ROUTE_HEADER, ShardRouter, ShardTable, not_served_here
+from .shard_routing import pool_of_id
 
 try:
     from . import dictlog_pb2, dictlog_pb2_grpc, packed_frames
@@ -131,6 +144,14 @@ class Client:
         dictionary_cache_bytes: dictionaries kept for local decoding (each costs its
             size plus about 27 KiB; least recently used evicted past it, but always
             the newest). Default 64 MiB.
+        routing: route reads to the replicas of their partitions when the server
+            answers a shard map with partitions > 0 (default True; False: every call
+            goes to target, which forwards reads itself). Node channels use the TLS
+            arguments above (also when `channel` is given).
+        shard_map_ttl: seconds after which the shard map is fetched again before the
+            next read (default 30).
+        shard_map_refresh_interval: at most one map fetch per this many seconds after
+            refused or failed reads (default 1).
     """
 
     def __init__(self, target: str = "127.0.0.1:7070", *, timeout: Optional[float] = 30.0,
@@ -141,16 +162,21 @@ class Client:
                  append_attempts: int = 3, read_attempts: int = 3,
                  retry_backoff: float = 0.1,
                  max_receive_bytes: int = _MAX_RECEIVE_BYTES,
-                 dictionary_cache_bytes: int = 64 * 1024 * 1024) -> None:
+                 dictionary_cache_bytes: int = 64 * 1024 * 1024,
+                 routing: bool = True, shard_map_ttl: float = 30.0,
+                 shard_map_refresh_interval: float = 1.0) -> None:
+        options = [("grpc.max_receive_message_length", max_receive_bytes)]
+
+        def open_channel(address: str) -> grpc.Channel:
+            if root_certificates is None and certificate_chain is None:
+                return grpc.insecure_channel(address, options=options)
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates, private_key, certificate_chain)
+            return grpc.secure_channel(address, credentials, options=options)
+
         self._owns_channel = channel is None
         if channel is None:
-            options = [("grpc.max_receive_message_length", max_receive_bytes)]
-            if root_certificates is None and certificate_chain is None:
-                channel = grpc.insecure_channel(target, options=options)
-            else:
-                credentials = grpc.ssl_channel_credentials(
-                    root_certificates, private_key, certificate_chain)
-                channel = grpc.secure_channel(target, credentials, options=options)
+            channel = open_channel(target)
         self._channel = channel
         self._timeout = timeout
         self._append_attempts = max(1, append_attempts)
@@ -162,9 +188,16 @@ class Client:
         self._dictionaries: DictionaryCache[zstandard.ZstdCompressionDict] = (
             DictionaryCache(dictionary_cache_bytes))
         self._decompressors = threading.local()
+        self._router: Optional[ShardRouter] = None
+        if routing:
+            self._router = ShardRouter(self.shard_map, open_channel, ttl=shard_map_ttl,
+                                       refresh_interval=shard_map_refresh_interval)
 
     def close(self) -> None:
-        """Closes the channel if the Client opened it. Calls after close() fail."""
+        """Closes the channel if the Client opened it, and the channels to the nodes
+        routing opened. Calls after close() fail."""
+        if self._router is not None:
+            self._router.close()
         if self._owns_channel:
             self._channel.close()
 
@@ -199,7 +232,8 @@ class Client:
             frame = self.get_frame(record_id)
             return Record(frame.id, None, self.decode_frame(frame))
         request = dictlog_pb2.GetRequest(id=record_id)
-        return _record(self._call(self._store.Get, request, self._read_retry).record)
+        partition = self._table().partition_of(pool_of_id(record_id))
+        return _record(self._read("Get", request, partition).record)
 
     def multiget(self, ids: Iterable[str], *, decode_locally: bool = False,
                  packed: bool = True) -> List[MultiGetResult]:
@@ -216,15 +250,19 @@ class Client:
         result. A packed response that does not add up raises DATA_LOSS."""
         ids = list(ids)
         if not decode_locally:
-            return self._ask_again(ids, self._multiget_once)
-        frames_once = functools.partial(self._multiget_frames_once, packed=packed)
-        frames = self._ask_again(ids, frames_once)
+            return self._by_partition(ids, lambda part, partition: self._ask_again(
+                part, functools.partial(self._multiget_once, partition=partition)))
+
+        def frames_once(part: List[str], partition: int) -> List[_FrameResult]:
+            return self._ask_again(part, functools.partial(
+                self._multiget_frames_once, packed=packed, partition=partition))
+        frames = self._by_partition(ids, frames_once)
         results = [self._decoded(f) for f in frames]
         # gc deletes only dictionaries no record references: a frame naming a deleted
         # one was re-encoded after it was read. Read those records again, once.
         stale = [i for i, r in enumerate(results) if r is _STALE]
         if stale:
-            fresh = self._ask_again([ids[i] for i in stale], frames_once)
+            fresh = self._by_partition([ids[i] for i in stale], frames_once)
             for i, frame in zip(stale, fresh):
                 results[i] = self._decoded(frame, final=True)
         return results  # type: ignore[return-value]
@@ -255,7 +293,8 @@ class Client:
     def get_frame(self, record_id: str) -> Frame:
         """The stored record as a standard zstd frame, with its dictionary id."""
         request = dictlog_pb2.GetRequest(id=record_id)
-        response = self._call(self._store.GetFrame, request, self._read_retry)
+        partition = self._table().partition_of(pool_of_id(record_id))
+        response = self._read("GetFrame", request, partition)
         return Frame(response.id, bytes(response.frame), response.dictionary_id)
 
     def decode_frame(self, frame: Frame) -> bytes:
@@ -278,6 +317,16 @@ class Client:
             decompressor = zstandard.ZstdDecompressor(
                 dict_data=self._dictionary(frame.dictionary_id))
         return _decompress_one_frame(decompressor, frame)
+
+    def shard_map(self) -> dictlog_pb2.ShardMap:
+        """The server's dictlog.v1.ShardMap as it answers it (partitions 0 from a single
+        node), unvalidated; UNIMPLEMENTED from a server that predates GetShardMap."""
+        request = dictlog_pb2.GetShardMapRequest()
+        return self._call(self._store.GetShardMap, request, self._read_retry)
+
+    def shard_map_fetches(self) -> int:
+        """Shard map fetches routing made (0 without routing)."""
+        return 0 if self._router is None else self._router.fetches
 
     # Admin --------------------------------------------------------------------------
 
@@ -311,19 +360,83 @@ class Client:
         return code in _APPEND_RETRY_CODES and attempt < self._append_attempts
 
     def _call(self, method: Callable[..., _Response], request: object,
-              retry: Callable[[grpc.StatusCode, int], bool]) -> _Response:
+              retry: Callable[[grpc.StatusCode, int], bool],
+              direct: bool = False) -> _Response:
         """Calls a unary method; after a failed attempt n (from 1), waits and tries
-        again while retry(code, n) says so. The one place gRPC errors are converted."""
+        again while retry(code, n) says so. The one place gRPC errors are converted.
+        direct: with the header `dictlog-route: direct` (a routed read)."""
+        metadata = self._metadata
+        if direct:
+            metadata = (metadata or ()) + (ROUTE_HEADER,)
         attempt = 1
         while True:
             try:
-                return method(request, timeout=self._timeout, metadata=self._metadata)
+                return method(request, timeout=self._timeout, metadata=metadata)
             except grpc.RpcError as e:
                 error = from_rpc_error(e)
             if not retry(error.code, attempt):
                 raise error
             time.sleep(backoff_seconds(self._retry_backoff, attempt))
             attempt += 1
+
+    def _table(self) -> ShardTable:
+        """The routing table (an unsharded one without routing)."""
+        return ShardTable() if self._router is None else self._router.table()
+
+    def _read(self, name: str, request: object, partition: int) -> Any:
+        """The read `name` (a LogStore method) of partition (-1: the seed): on a serving
+        replica with the direct header, once more on another after NotServedHere or
+        UNAVAILABLE (after a map refresh); on the seed with the read retries."""
+        target = None
+        if self._router is not None and partition >= 0:
+            target = self._router.pick(partition)
+        if target is None:
+            return self._call(getattr(self._store, name), request, self._read_retry)
+        try:
+            return self._call(getattr(target.stub, name), request, _no_retry, direct=True)
+        except DictlogError as e:
+            refused = not_served_here(e)
+            if refused is None and e.code != grpc.StatusCode.UNAVAILABLE:
+                raise
+            hint = list(refused.replica_addresses) if refused is not None else []
+        second = self._router.retarget(partition, target.address, hint)
+        if second is None:
+            return self._call(getattr(self._store, name), request, _no_retry)
+        return self._call(getattr(second.stub, name), request, _no_retry, direct=True)
+
+    def _by_partition(self, ids: List[str],
+                      part: Callable[[List[str], int], List[_Result]]) -> List[_Result]:
+        """part(ids of one partition, partition) for each partition of the ids (-1:
+        ids of no pool, or no routing), in parallel, merged back in request order; the
+        first failed part (in partition order) raises."""
+        table = self._table()
+        groups: Dict[int, List[int]] = {}
+        for index, record_id in enumerate(ids):
+            groups.setdefault(table.partition_of(pool_of_id(record_id)), []).append(index)
+        if len(groups) <= 1:
+            return part(ids, next(iter(groups), -1))
+        order = sorted(groups)
+        answers: Dict[int, Any] = {}
+
+        def run(partition: int) -> None:
+            try:
+                answers[partition] = part([ids[i] for i in groups[partition]], partition)
+            except BaseException as e:  # pylint: disable=broad-except  # re-raised below
+                answers[partition] = e
+        threads = [threading.Thread(target=run, args=(p,), daemon=True) for p in order[1:]]
+        for thread in threads:
+            thread.start()
+        run(order[0])
+        for thread in threads:
+            thread.join()
+        results: List[Optional[_Result]] = [None] * len(ids)
+        for partition in order:
+            answer = answers[partition]
+            if isinstance(answer, BaseException):
+                raise answer
+            for index, result in zip(groups[partition], answer):
+                results[index] = result
+        return results  # type: ignore[return-value]  # Every slot is filled.
 
     def _ask_again(self, ids: List[str], once: Callable[[List[str]], List[_Result]]
                    ) -> List[_Result]:
@@ -342,10 +455,10 @@ class Client:
             pending = left if progress else []
         return results  # type: ignore[return-value]  # Every slot is filled.
 
-    def _multiget_frames_once(self, ids: List[str], packed: bool = True
-                              ) -> List[_FrameResult]:
+    def _multiget_frames_once(self, ids: List[str], packed: bool = True,
+                              partition: int = -1) -> List[_FrameResult]:
         request = dictlog_pb2.MultiGetFramesRequest(ids=ids, packed=packed)
-        response = self._call(self._store.MultiGetFrames, request, self._read_retry)
+        response = self._read("MultiGetFrames", request, partition)
         if response.HasField("packed"):  # A server before `packed` answers per result.
             return packed_frames.unpack(ids, response.packed)
         if len(response.results) != len(ids):
@@ -405,9 +518,9 @@ class Client:
             per_thread.popitem(last=False)
         return decompressor
 
-    def _multiget_once(self, ids: List[str]) -> List[MultiGetResult]:
+    def _multiget_once(self, ids: List[str], partition: int = -1) -> List[MultiGetResult]:
         request = dictlog_pb2.MultiGetRequest(ids=ids)
-        response = self._call(self._store.MultiGet, request, self._read_retry)
+        response = self._read("MultiGet", request, partition)
         if len(response.results) != len(ids):
             raise DictlogError(
                 grpc.StatusCode.INTERNAL,
@@ -415,13 +528,47 @@ class Client:
         return [_multiget_result(r) for r in response.results]
 
     def _scan(self, request: dictlog_pb2.ScanRequest) -> Iterator[Record]:
-        call = self._store.Scan(request, metadata=self._metadata)
+        """The Scan stream; of a pool, on a serving replica of its partition, and once
+        on another if the first refuses or fails UNAVAILABLE before any record."""
+        partition = -1
+        if request.WhichOneof("target") == "pool":
+            partition = self._table().partition_of(request.pool)
+        target = self._router.pick(partition) if self._router is not None else None
+        try:
+            yield from self._scan_on(request, target)
+            return
+        except _NothingReceived as e:
+            refused = not_served_here(e.error)
+            if refused is None and e.error.code != grpc.StatusCode.UNAVAILABLE:
+                raise e.error from None
+            hint = list(refused.replica_addresses) if refused is not None else []
+        assert self._router is not None and target is not None
+        second = self._router.retarget(partition, target.address, hint)
+        try:
+            yield from self._scan_on(request, second)
+        except _NothingReceived as e:
+            raise e.error from None
+
+    def _scan_on(self, request: dictlog_pb2.ScanRequest, target: Optional[Any]
+                 ) -> Iterator[Record]:
+        """One Scan stream on target (None: the seed). A routed stream's error before
+        its first response is raised as _NothingReceived (it may go elsewhere)."""
+        if target is None:
+            call = self._store.Scan(request, metadata=self._metadata)
+        else:
+            call = target.stub.Scan(request,
+                                    metadata=(self._metadata or ()) + (ROUTE_HEADER,))
+        received = False
         try:
             for response in call:
+                received = True
                 for record in response.records:
                     yield _record(record)
         except grpc.RpcError as e:
-            raise from_rpc_error(e) from None
+            error = from_rpc_error(e)
+            if target is not None and not received:
+                raise _NothingReceived(error) from None
+            raise error from None
         finally:
             call.cancel()  # No-op once the stream has ended.
 
@@ -457,6 +604,14 @@ class Client:
                     f"{dictionary.dict_id()}")
             return dictionary, len(content) + _DICTIONARY_TABLE_BYTES
         return self._dictionaries.get(dictionary_id, fetch)
+
+
+class _NothingReceived(Exception):
+    """A routed Scan stream failed before its first response with `error`."""
+
+    def __init__(self, error: DictlogError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def backoff_seconds(initial: float, attempt: int) -> float:
