@@ -721,7 +721,11 @@ class KubernetesClusterTest(unittest.TestCase):
         name, contents = self.config_file()
         secrets[self.flags["config"]] = contents
         flags = {k: self.expanded(v) for k, v in self.flags.items()}
-        flags.update(kafka_bootstrap=bootstrap, kafka_replication_factor="1")
+        # One node of the three runs here: it holds every partition (with the
+        # manifest's --cluster_replicas=2 it would forward reads of the others' to
+        # pods that do not exist).
+        flags.update(kafka_bootstrap=bootstrap, kafka_replication_factor="1",
+                     cluster_replicas="0")
         with Served(flags, secrets) as server:
             self.assertTrue(server.address, "dictlogd did not serve:\n" + server.log())
             for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
