@@ -95,7 +95,9 @@ absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& option
   RETURN_IF_ERROR(ZstdStatus(frame_size, "compress"));
   const bool bare = CanStoreBare(payload, options.category_index);
   const size_t raw_size = payload.size() + (bare ? 0 : header_end - start);
-  if (header_end - start + frame_size < raw_size) {
+  // A checksummed value (a block, ADR 0007) keeps its frame even when it does not
+  // shrink: stored raw, a flipped byte would read back as a wrong payload.
+  if (options.checksum || header_end - start + frame_size < raw_size) {
     out->resize(header_end + frame_size);
     return absl::OkStatus();
   }

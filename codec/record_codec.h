@@ -51,8 +51,9 @@ struct EncodeOptions {
   // Adds zstd's content checksum (4 bytes: the low half of the payload's XXH64) to the
   // frame; the frame header says so, and decoding then verifies it (DATA_LOSS on a
   // mismatch). Default off: record frames rely on RocksDB's checksums; block mode
-  // sets it for blocks (docs/adr/0007-frame-checksums.md). A record stored raw (the
-  // frame would not be smaller) carries no checksum.
+  // sets it for blocks (docs/adr/0007-frame-checksums.md). With it the value is always
+  // a frame, also when the frame is not smaller than the payload (a one-record block of
+  // an incompressible line); without it such a record is stored raw, unchecked.
   bool checksum = false;
 };
 

@@ -271,6 +271,20 @@ TEST(RecordCodecTest, ChecksummedFrameTurnsEveryFlippedByteIntoDataLoss) {
   EXPECT_GT(WrongPayloadsAfterSingleFlips(plain, payload), 0);
 }
 
+TEST(RecordCodecTest, ChecksummedValueStaysAFrameWhenItDoesNotShrink) {
+  // Too short and varied to compress: stored raw without the checksum, and then a
+  // flipped byte reads back wrong. A short block (one record) must not be stored so.
+  const std::string payload = "q7#Zx!9";
+  EncodeOptions with;
+  with.checksum = true;
+  const std::string checked = Encode(payload, with);
+  ASSERT_EQ(ParseRecord(Encode(payload))->encoding, Encoding::kRaw);
+  ASSERT_EQ(ParseRecord(checked)->encoding, Encoding::kZstdFrame);
+  MapLookup none;
+  ASSERT_EQ(DecodeRecord(checked, none)->payload, payload);
+  EXPECT_EQ(WrongPayloadsAfterSingleFlips(checked, payload), 0);
+}
+
 TEST(RecordCodecTest, StandardFrameDecodesWithStockZstd) {
   const std::string content = TrainDictionaryForTest(SyntheticLogLines(2000, 6), 8192,
                                                      40100);
