@@ -143,6 +143,31 @@ void ForwardPart(const ReadRouter& router, grpc::ServerContext* context,
   }
 }
 
+// Forwards each part of `split.elsewhere` while the results so far fit `budget`, then
+// marks the ids of parts not forwarded RESOURCE_EXHAUSTED (the caller asks again).
+template <typename Request, typename Response, typename Out>
+void ForwardParts(const ReadRouter& router, grpc::ServerContext* context,
+                  const ReadRouter::Split& split, size_t budget, absl::string_view method,
+                  const std::vector<std::string>& ids,
+                  grpc::Status (v1::LogStore::Stub::*rpc)(grpc::ClientContext*,
+                                                           const Request&, Response*),
+                  std::vector<Out>* merged) {
+  for (const auto& [placement, indices] : split.elsewhere) {
+    if (OverBudget(budget, *merged)) break;  // The response is capped after.
+    ForwardPart(router, context, placement, method, ids, indices, rpc, merged);
+  }
+  for (const auto& [placement, indices] : split.elsewhere) {
+    for (size_t i : indices) {
+      Out& out = (*merged)[i];
+      if (!out.has_record() && !out.has_error()) {
+        SetError(absl::ResourceExhaustedError(
+                     "the response reached --max_response_bytes; ask for this id again"),
+                 out.mutable_error());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 grpc::Status LogStoreService::Append(grpc::ServerContext* context,
@@ -435,20 +460,8 @@ grpc::Status LogStoreService::MultiGetAcross(grpc::ServerContext* context,
       SetResult(std::move((*results)[j]), &merged[split.here[j]]);
     }
   }
-  for (const auto& [placement, indices] : split.elsewhere) {
-    if (OverBudget(engine_->options().max_response_bytes, merged)) break;  // Capped below.
-    ForwardPart(*router_, context, placement, "MultiGet", ids, indices,
-                &v1::LogStore::Stub::MultiGet, &merged);
-  }
-  for (const auto& [placement, indices] : split.elsewhere) {  // Not forwarded: over budget.
-    for (size_t i : indices) {
-      if (!merged[i].has_record() && !merged[i].has_error()) {
-        SetError(absl::ResourceExhaustedError(
-                     "the response reached --max_response_bytes; ask for this id again"),
-                 merged[i].mutable_error());
-      }
-    }
-  }
+  ForwardParts(*router_, context, split, engine_->options().max_response_bytes,
+               "MultiGet", ids, &v1::LogStore::Stub::MultiGet, &merged);
   CapResponse(engine_->options().max_response_bytes, &merged);
   for (v1::MultiGetResult& result : merged) *response->add_results() = std::move(result);
   return grpc::Status::OK;
@@ -470,20 +483,9 @@ grpc::Status LogStoreService::MultiGetFramesAcross(grpc::ServerContext* context,
       SetResult(std::move((*results)[j]), &merged[split.here[j]]);
     }
   }
-  for (const auto& [placement, indices] : split.elsewhere) {  // Peers answer per result.
-    if (OverBudget(engine_->options().max_response_bytes, merged)) break;  // Capped below.
-    ForwardPart(*router_, context, placement, "MultiGetFrames", ids, indices,
-                &v1::LogStore::Stub::MultiGetFrames, &merged);
-  }
-  for (const auto& [placement, indices] : split.elsewhere) {  // Not forwarded: over budget.
-    for (size_t i : indices) {
-      if (!merged[i].has_record() && !merged[i].has_error()) {
-        SetError(absl::ResourceExhaustedError(
-                     "the response reached --max_response_bytes; ask for this id again"),
-                 merged[i].mutable_error());
-      }
-    }
-  }
+  // Peers answer per result (the request forwarded is not packed).
+  ForwardParts(*router_, context, split, engine_->options().max_response_bytes,
+               "MultiGetFrames", ids, &v1::LogStore::Stub::MultiGetFrames, &merged);
   CapResponse(engine_->options().max_response_bytes, &merged);
   if (!request.packed()) {
     for (v1::MultiGetFramesResult& result : merged) *response->add_results() = std::move(result);
