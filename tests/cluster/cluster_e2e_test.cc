@@ -197,21 +197,6 @@ absl::StatusOr<std::string> FrameDigest(const client::Client& node,
                       " dictionaries, digest ", hash);
 }
 
-// Waits until cluster.sh status says `name` stopped.
-bool WaitStopped(const std::string& name) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  while (absl::Now() < deadline) {
-    absl::StatusOr<std::string> status = testing::RunCommand(absl::StrCat(
-        testing::RunfilePath("deploy/local-cluster/cluster.sh"), " status --dir='",
-        cluster->dir(), "'"));
-    for (absl::string_view line : absl::StrSplit(status.ok() ? *status : "", '\n')) {
-      if (absl::StartsWith(line, name + " ") && absl::EndsWith(line, " stopped")) return true;
-    }
-    absl::SleepFor(absl::Milliseconds(100));  // polls a condition
-  }
-  return false;
-}
-
 TEST(ClusterE2eTest, LoghubAppendedThroughOneNodeReadsBackFromTheOthers) {
   ASSERT_TRUE(cluster != nullptr);
   absl::StatusOr<std::vector<trainer::LogFile>> logs =
@@ -426,7 +411,7 @@ TEST(ClusterE2eTest, WipedNodeRebuildsTheSameFramesFromTheLog) {
   for (const v1::PoolInfo& pool : *pools) names.push_back(pool.name());
   ASSERT_FALSE(names.empty());
   ASSERT_TRUE(cluster->Kill("dictlogd-3", "TERM").ok());
-  ASSERT_TRUE(WaitStopped("dictlogd-3"));
+  ASSERT_TRUE(cluster->WaitStopped("dictlogd-3"));
   ASSERT_TRUE(testing::RunCommand(absl::StrCat("rm -rf '", cluster->dir(), "/dictlogd-3/data'"))
                   .ok());
   absl::Status started = cluster->Start("dictlogd-3");

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "tests/e2e/server_process.h"
 
 namespace dictlog::testing {
@@ -68,6 +69,19 @@ LocalCluster::~LocalCluster() {
   absl::StatusOr<std::string> out =
       RunCommand(absl::StrCat("'", Script(), "' down --dir='", dir_, "' --timeout=30"));
   if (!out.ok()) std::fprintf(stderr, "LocalCluster: %s\n", out.status().ToString().c_str());
+}
+
+bool LocalCluster::WaitStopped(const std::string& name) const {
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (absl::Now() < deadline) {
+    absl::StatusOr<std::string> status =
+        RunCommand(absl::StrCat("'", Script(), "' status --dir='", dir_, "'"));
+    for (absl::string_view line : absl::StrSplit(status.ok() ? *status : "", '\n')) {
+      if (absl::StartsWith(line, name + " ") && absl::EndsWith(line, " stopped")) return true;
+    }
+    absl::SleepFor(absl::Milliseconds(100));  // polls a condition
+  }
+  return false;
 }
 
 std::string LocalCluster::AddressOf(const std::string& name) const {

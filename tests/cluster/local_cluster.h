@@ -34,6 +34,8 @@ class LocalCluster {
   absl::Status Kill(const std::string& name, const std::string& signal);
   // cluster.sh start --node=NAME; waits until it serves.
   absl::Status Start(const std::string& name);
+  // Waits (up to 60 s) until cluster.sh status says NAME stopped.
+  bool WaitStopped(const std::string& name) const;
 
   const std::string& dir() const { return dir_; }
 

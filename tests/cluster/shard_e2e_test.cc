@@ -140,21 +140,6 @@ std::string NonHolder(const v1::ShardMap& map, int32_t partition) {
   return "";
 }
 
-// Waits until cluster.sh status says `name` stopped.
-bool WaitStopped(const std::string& name) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  while (absl::Now() < deadline) {
-    absl::StatusOr<std::string> status = testing::RunCommand(absl::StrCat(
-        testing::RunfilePath("deploy/local-cluster/cluster.sh"), " status --dir='",
-        cluster->dir(), "'"));
-    for (absl::string_view line : absl::StrSplit(status.ok() ? *status : "", '\n')) {
-      if (absl::StartsWith(line, name + " ") && absl::EndsWith(line, " stopped")) return true;
-    }
-    absl::SleepFor(absl::Milliseconds(100));  // polls a condition
-  }
-  return false;
-}
-
 struct Category {
   std::string name;
   std::vector<std::string> lines, ids;
@@ -353,7 +338,7 @@ TEST(ShardE2eTest, ANewAssignmentIsFollowedAndNewPartitionsAreBuiltThenServed) {
   absl::StatusOr<v1::ShardMap> before = WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
   ASSERT_TRUE(before.ok()) << before.status();
   ASSERT_TRUE(cluster->Kill("dictlogd-3", "TERM").ok());
-  ASSERT_TRUE(WaitStopped("dictlogd-3"));
+  ASSERT_TRUE(cluster->WaitStopped("dictlogd-3"));
   // cluster.sh start reads DICTLOGD_FLAGS again; the later flag wins.
   setenv("DICTLOGD_FLAGS",
          absl::StrCat("--kafka_partitions=", kPartitions,
