@@ -84,6 +84,7 @@ layering:
 # ThreadSanitizer (gcc; docs/reliability.md): the packages with threads of their own,
 # in an output base of their own so the normal build's cache stays.
 TSAN_TARGETS := //server/engine/... //server/dictionary/... //server/block/... //server/service/... \
+  //server/store:store_times_test //server/store:time_range_cache_test \
   //server/metrics/... //server/transport/... //server/daemon/...
 TSAN_OUTPUT_BASE ?= $(HOME)/.cache/dictlog-tsan
 tsan: deps

@@ -469,8 +469,13 @@ absl::Status Store::WriteRecords(absl::Span<const RecordWrite> records,
                                           EncodePoolCounters(delta)),
                               "batching counters"));
   }
-  RETURN_IF_ERROR(BatchAppendTimes(records, &batch));
-  return Write(&batch, "writing records");
+  std::vector<RecordRef> time_entries;
+  RETURN_IF_ERROR(BatchAppendTimes(records, &batch, &time_entries));
+  RETURN_IF_ERROR(Write(&batch, "writing records"));
+  // After the commit (time_range_cache.h): a concurrent append may have committed a
+  // later entry of the pool first, and a range read meanwhile may hold this one's seq.
+  for (const RecordRef& entry : time_entries) time_ranges_.Invalidate(entry.pool_id, entry.seq);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<storage::AppendedRequest> Store::GetAppendedRequest(

@@ -35,6 +35,7 @@
 #include "absl/types/span.h"
 #include "server/store/catalog.pb.h"
 #include "server/store/pool_counters.h"
+#include "server/store/time_range_cache.h"
 
 namespace rocksdb {
 class CompactionFilter;
@@ -367,8 +368,9 @@ class Store {
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   // Adds the append-time entries of `records` to `batch` (store_times.cc).
+  // Appends the (pool, first seq) of each entry added to `entries`.
   absl::Status BatchAppendTimes(absl::Span<const RecordWrite> records,
-                                rocksdb::WriteBatch* batch);
+                                rocksdb::WriteBatch* batch, std::vector<RecordRef>* entries);
   absl::StatusOr<uint64_t> LastSeq(uint32_t pool_id) const;
   // Adds a partition's applied offset to `batch` (store_log_positions.cc).
   absl::Status BatchLogPosition(const LogPosition& applied, rocksdb::WriteBatch* batch);
@@ -406,6 +408,8 @@ class Store {
   const absl::Duration request_window_;
   const std::function<absl::Time()> clock_;
   std::atomic<bool> write_failed_{false};
+  // Append times of seq ranges read from times_ (filled by the const AppendTimes).
+  mutable TimeRangeCache time_ranges_;
 };
 
 }  // namespace dictlog::store

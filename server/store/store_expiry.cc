@@ -58,7 +58,9 @@ absl::Status Store::ExpireRecords(const Expiry& expiry) {
   RETURN_IF_ERROR(FromRocks(batch.Put(catalog_, PoolKey(expiry.record.name()),
                                       expiry.record.SerializeAsString()),
                             "batching the pool catalog"));
-  return Write(&batch, "expiring records");
+  RETURN_IF_ERROR(Write(&batch, "expiring records"));
+  time_ranges_.InvalidatePool(expiry.pool_id);  // Entries below end_seq went.
+  return absl::OkStatus();
 }
 
 absl::Status Store::CompactExpired(uint32_t pool_id, uint64_t end_seq) {

@@ -90,7 +90,9 @@ absl::Status Store::DeletePoolData(uint32_t pool_id) {
     RETURN_IF_ERROR(FromRocks(batch.Delete(counters_, DictionaryCounterKey(dictionary.id())),
                               "batching a delete"));
   }
-  return Write(&batch, "deleting a pool's data");
+  RETURN_IF_ERROR(Write(&batch, "deleting a pool's data"));
+  time_ranges_.InvalidatePool(pool_id);
+  return absl::OkStatus();
 }
 
 absl::Status Store::EndPoolDelete(const storage::DeletedPool& tombstone, bool remove_entry) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "codec/varint.h"
 #include "common/status_macros.h"
@@ -77,7 +78,8 @@ absl::StatusOr<std::optional<uint64_t>> Store::FirstSeqAtOrAfterTime(uint32_t po
 }
 
 absl::Status Store::BatchAppendTimes(absl::Span<const RecordWrite> records,
-                                     rocksdb::WriteBatch* batch) {
+                                     rocksdb::WriteBatch* batch,
+                                     std::vector<RecordRef>* entries) {
   // Each pool's smallest seq of the call (its seqs are consecutive) and its time.
   std::map<uint32_t, std::pair<uint64_t, int64_t>> first;
   for (const RecordWrite& record : records) {
@@ -93,6 +95,7 @@ absl::Status Store::BatchAppendTimes(absl::Span<const RecordWrite> records,
     codec::PutVarint64(static_cast<uint64_t>(entry.second), &value);
     RETURN_IF_ERROR(FromRocks(batch->Put(times_, RecordKey(pool_id, entry.first), value),
                               "batching an append time"));
+    entries->push_back(RecordRef{pool_id, entry.first});
   }
   return absl::OkStatus();
 }
@@ -100,18 +103,43 @@ absl::Status Store::BatchAppendTimes(absl::Span<const RecordWrite> records,
 absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
     absl::Span<const RecordRef> refs) const {
   std::vector<std::optional<int64_t>> times(refs.size());
-  // In key order (a Scan's refs already are; a MultiGet's are sorted): the iterator then
-  // moves forward only, and steps to the next entry instead of seeking when it is near.
+  // Refs in a cached range need no iterator (time_range_cache.h); the others are looked
+  // up in key order (a Scan's refs already are; a MultiGet's are sorted): the iterator
+  // then moves forward only, and steps to the next entry instead of seeking when near.
   std::vector<std::pair<std::pair<uint32_t, uint64_t>, size_t>> order;
-  order.reserve(refs.size());
-  for (size_t i = 0; i < refs.size(); ++i) order.push_back({{refs[i].pool_id, refs[i].seq}, i});
+  for (size_t i = 0; i < refs.size(); ++i) {
+    times[i] = time_ranges_.Find(refs[i].pool_id, refs[i].seq);
+    if (!times[i].has_value()) order.push_back({{refs[i].pool_id, refs[i].seq}, i});
+  }
+  if (order.empty()) return times;
   if (!std::is_sorted(order.begin(), order.end())) std::sort(order.begin(), order.end());
+  // Versions before the snapshot: a range read from it is cached only if no entry of
+  // its pool was committed since (time_range_cache.h).
+  absl::flat_hash_map<uint32_t, uint64_t> versions;
+  for (const auto& [key_parts, i] : order) {
+    versions.try_emplace(key_parts.first, time_ranges_.Version(key_parts.first));
+  }
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), times_));
   // The entry at or before the last key looked up (any pool; `have` false: none), and
   // whether the iterator stands on the entry after it (invalid: none).
   TimeEntry found;
   bool have = false;
   bool positioned = false;
+  // Caches `found`'s range when the iterator stands on the pool's next entry.
+  auto fill = [&]() -> absl::Status {
+    if (!it->Valid()) return absl::OkStatus();
+    uint32_t next_pool = 0;
+    uint64_t next_seq = 0;
+    if (!ParseRecordKey(absl::string_view(it->key().data(), it->key().size()), &next_pool,
+                        &next_seq)) {
+      return absl::DataLossError("malformed key in the times column family");
+    }
+    if (next_pool == found.pool_id && next_seq > found.first_seq) {
+      time_ranges_.Fill(found.pool_id, versions[found.pool_id], found.first_seq,
+                        next_seq - 1, found.unix_ms);
+    }
+    return absl::OkStatus();
+  };
   for (const auto& [key_parts, i] : order) {
     const std::string key = RecordKey(key_parts.first, key_parts.second);
     const rocksdb::Slice target(key);
@@ -123,6 +151,7 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
       ASSIGN_OR_RETURN(found, EntryAt(*it));
       it->Next();
       ++steps;
+      if (versions.contains(found.pool_id)) RETURN_IF_ERROR(fill());
     }
     if (!positioned || (it->Valid() && it->key().compare(target) <= 0)) {
       have = false;
@@ -132,6 +161,7 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
         ASSIGN_OR_RETURN(found, EntryAt(*it));
         have = true;
         it->Next();
+        if (versions.contains(found.pool_id)) RETURN_IF_ERROR(fill());
       }
     }
     RETURN_IF_ERROR(FromRocks(it->status(), "reading append times"));

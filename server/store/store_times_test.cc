@@ -4,6 +4,9 @@
 #include <rocksdb/perf_level.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
+#include <functional>
 #include <optional>
 #include <random>
 #include <vector>
@@ -123,6 +126,102 @@ TEST_F(StoreTimesTest, RefsInRandomOrderSeekOnlyForDistantEntries) {
         << refs[i].seq;
   }
   EXPECT_LE(seeks, 2u);  // Before: a SeekForPrev per ref not after the previous one.
+}
+
+uint64_t SeeksFor(const std::function<void()>& lookup) {
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->Reset();
+  lookup();
+  const uint64_t seeks = rocksdb::get_perf_context()->seek_on_memtable_count;
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  return seeks;
+}
+
+TEST_F(StoreTimesTest, ALookupInARangeSeenBeforeSeeksNothing) {
+  Write(1, 1, 10, 1000);
+  Write(1, 11, 10, 2000);
+  Write(1, 21, 10, 3000);
+  EXPECT_GE(SeeksFor([&] { EXPECT_EQ(TimesOf({{1, 3}, {1, 12}}), (Times{1000, 2000})); }), 1u);
+  // Both ranges are bounded by the next entry, so they are known now: no iterator.
+  EXPECT_EQ(SeeksFor([&] {
+              EXPECT_EQ(TimesOf({{1, 10}, {1, 1}, {1, 20}, {1, 11}}),
+                        (Times{1000, 1000, 2000, 2000}));
+            }),
+            0u);
+  // The newest range has no next entry yet: looked up every time, and right.
+  EXPECT_EQ(TimesOf({{1, 25}}), (Times{3000}));
+  EXPECT_GE(SeeksFor([&] { EXPECT_EQ(TimesOf({{1, 30}}), (Times{3000})); }), 1u);
+}
+
+TEST_F(StoreTimesTest, AnEntryCommittedOutOfOrderIsNotHiddenByAKnownRange) {
+  // Two concurrent appends reserved seqs 11..20 and 21..30; the second committed first.
+  Write(1, 1, 10, 1000);
+  Write(1, 21, 10, 3000);
+  EXPECT_EQ(TimesOf({{1, 5}}), (Times{1000}));  // Learns that 1..20 are 1000 (for now).
+  Write(1, 11, 10, 2000);                        // The first append commits.
+  EXPECT_EQ(TimesOf({{1, 15}, {1, 5}, {1, 25}, {1, 11}}),
+            (Times{2000, 1000, 3000, 2000}));
+}
+
+TEST_F(StoreTimesTest, ADeletedPoolsRangesAreForgotten) {
+  Write(1, 1, 10, 1000);
+  Write(1, 11, 10, 2000);
+  EXPECT_EQ(TimesOf({{1, 5}}), (Times{1000}));
+  ASSERT_TRUE(store_->DeletePoolData(1).ok());
+  Write(1, 1, 10, 7000);  // The same id again (a test's choice: the engine never reuses one).
+  Write(1, 11, 10, 8000);
+  EXPECT_EQ(TimesOf({{1, 5}, {1, 15}}), (Times{7000, 8000}));
+}
+
+TEST_F(StoreTimesTest, LookupsDuringConcurrentAppendsAnswerEachRecordsOwnTime) {
+  // Writers reserve 4 seqs per call from a counter and commit in whatever order the
+  // threads run; readers look up records of calls already committed (known ranges
+  // included) and must see the time of the record's own call.
+  constexpr int kWriters = 3;
+  constexpr int kCallsPerWriter = 300;
+  constexpr uint64_t kPerCall = 4;
+  constexpr uint64_t kSeqs = kWriters * kCallsPerWriter * kPerCall;
+  std::atomic<uint64_t> next_seq{1};
+  std::vector<std::atomic<int64_t>> committed(kSeqs + 1);  // Call's time once written.
+  std::atomic<int> writers_left{kWriters};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int call = 0; call < kCallsPerWriter; ++call) {
+        const uint64_t first = next_seq.fetch_add(kPerCall);
+        const int64_t ms = static_cast<int64_t>(first) * 10 + w;
+        std::vector<RecordWrite> writes;
+        for (uint64_t i = 0; i < kPerCall; ++i) writes.push_back({1, first + i, 1, "x", 0, ms});
+        ASSERT_TRUE(store_->WriteRecords(writes).ok());
+        for (uint64_t i = 0; i < kPerCall; ++i) committed[first + i].store(ms);
+      }
+      writers_left.fetch_sub(1);
+    });
+  }
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      std::mt19937_64 random(r);
+      while (writers_left.load() > 0) {
+        const uint64_t top = std::min(next_seq.load() - 1, kSeqs);
+        if (top == 0) continue;
+        const uint64_t seq = 1 + random() % top;
+        const int64_t expected = committed[seq].load();
+        if (expected == 0) continue;  // Not committed yet.
+        absl::StatusOr<Times> times = store_->AppendTimes({{1, seq}});
+        if (!times.ok() || (*times)[0] != expected) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  std::vector<RecordRef> all;
+  for (uint64_t seq = 1; seq <= kSeqs; ++seq) all.push_back({1, seq});
+  const Times times = TimesOf(all);
+  ASSERT_EQ(times.size(), all.size());
+  for (uint64_t seq = 1; seq <= kSeqs; ++seq) {
+    ASSERT_EQ(times[seq - 1], std::optional<int64_t>(committed[seq].load())) << seq;
+  }
 }
 
 }  // namespace
