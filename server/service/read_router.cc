@@ -140,6 +140,14 @@ grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
     last = call(&stub, &context);
     if (!TryNext(last, caller_deadline)) return last;
   }
+  // Every replica refused (NotServedHere: they and this node disagree for a moment,
+  // e.g. during a reassignment). The caller did not route: UNAVAILABLE, retry.
+  if (last.error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+      !last.error_details().empty()) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        absl::StrCat("no replica serves partition ", placement.partition,
+                                     " now (", last.error_message(), "); retry"));
+  }
   return last;
 }
 

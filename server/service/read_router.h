@@ -8,7 +8,8 @@
 // FAILED_PRECONDITION is followed by the next. Every replica but the last gets at most
 // `attempt_timeout` of the caller's deadline, and one that does not answer within it
 // (DEADLINE_EXCEEDED, e.g. a SIGSTOPped node still announced live) is followed by the
-// next too, while the caller's deadline lasts. No replica: UNAVAILABLE.
+// next too, while the caller's deadline lasts. No replica, or every one refused
+// (NotServedHere): UNAVAILABLE.
 //
 // Thread safety: any thread may call it concurrently. The directory is borrowed and
 // must outlive it; without one (single node) every read is served here.

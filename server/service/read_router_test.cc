@@ -315,6 +315,19 @@ TEST_F(ReadRouterTest, AFrozenReplicaIsLeftForTheNextWithinTheCallersDeadline) {
   EXPECT_EQ(a_.directory->Counters().forwarded.at("Get"), 2u);
 }
 
+// During a reassignment a's view says b serves partition 1 while b no longer does: b
+// refuses the forwarded call (NotServedHere); a's caller gets UNAVAILABLE (retry), not
+// b's FAILED_PRECONDITION (the caller sent no `dictlog-route: direct`).
+TEST_F(ReadRouterTest, AllReplicasRefusingIsUnavailable) {
+  b_.directory->SetLocal({});
+  auto context = Authorized();
+  v1::GetRequest request;
+  request.set_id(ids1_[0]);
+  v1::GetResponse response;
+  const grpc::Status status = stub_->Get(context.get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+}
+
 TEST_F(ReadRouterTest, ShardMapFromTheDirectory) {
   auto context = Authorized();
   v1::ShardMap map;
