@@ -96,6 +96,7 @@ std::string ReadFile(const std::string& path) {
 class Child {
  public:
   Child(const std::vector<std::string>& args, const std::string& output) {
+    std::fflush(stdout);  // else the child's freopen writes our buffered lines again
     pid_ = fork();
     if (pid_ != 0) return;
     FILE* out = std::freopen(output.c_str(), "w", stdout);
