@@ -1,6 +1,7 @@
 // Client routing (docs/api.md "Routing"): a read goes to a serving replica of its
 // partition with `dictlog-route: direct`, and once more to another after the replica
-// refused it (NotServedHere), failed UNAVAILABLE or did not answer within the router's
+// refused it (NotServedHere), failed UNAVAILABLE (or CANCELLED, a unary call on a node
+// shutting down) or did not answer within the router's
 // attempt timeout (DEADLINE_EXCEEDED before the call's own deadline: a stopped node),
 // after a map refresh; the second attempt gets the rest of the call's deadline. A second
 // refusal too (a reassignment under way, the map not caught up) sends it to the seed
@@ -44,8 +45,11 @@ absl::Status Client::RoutedCall(int64_t partition, bool deadline, const RawCall&
     return FromGrpcStatus(status);
   }
   const std::optional<v1::NotServedHere> refused = NotServedHereOf(status);
+  // CANCELLED of a unary call comes from the replica (a node shutting down): this
+  // client never cancels one itself.
   const bool unresponsive =
       status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      (deadline && status.error_code() == grpc::StatusCode::CANCELLED) ||
       (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && deadline &&
        absl::Now() < call_deadline);
   if (!refused.has_value() && !unresponsive) return FromGrpcStatus(status);

@@ -125,6 +125,7 @@ class FakeNode final : public v1::LogStore::Service {
     const bool direct = header != context->client_metadata().end() &&
                         header->second == grpc::string_ref(kRouteDirect);
     absl::MutexLock lock(&mu_);
+    if (cancelling_) return grpc::Status(grpc::StatusCode::CANCELLED, "shutting down");
     if (frozen_) {
       ++frozen_calls_;
       auto thawed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !frozen_; };
@@ -165,6 +166,11 @@ class FakeNode final : public v1::LogStore::Service {
     absl::MutexLock lock(&mu_);
     frozen_ = frozen;
   }
+  // Cancelling(true): every read answers CANCELLED, as a node shutting down does.
+  void Cancelling(bool cancelling) {
+    absl::MutexLock lock(&mu_);
+    cancelling_ = cancelling;
+  }
   int frozen_calls() const { absl::MutexLock lock(&mu_); return frozen_calls_; }
   // NotServedHere.replica_addresses this node answers.
   void SetHint(std::vector<std::string> hint) {
@@ -183,6 +189,7 @@ class FakeNode final : public v1::LogStore::Service {
   int map_calls_ ABSL_GUARDED_BY(mu_) = 0;
   int refused_ ABSL_GUARDED_BY(mu_) = 0;
   bool frozen_ ABSL_GUARDED_BY(mu_) = false;
+  bool cancelling_ ABSL_GUARDED_BY(mu_) = false;
   int frozen_calls_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> direct_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> undirected_ ABSL_GUARDED_BY(mu_);
@@ -419,6 +426,18 @@ TEST_F(ShardRouterTest, FrozenReplicaIsLeftForTheOtherWithinTheCallsDeadline) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   EXPECT_EQ(b_.frozen_calls(), 1);
   b_.Freeze(false);
+}
+
+// A replica shutting down (SIGTERM) cancels the reads in flight: the client, which never
+// cancels a unary call itself, tries the other replica.
+TEST_F(ShardRouterTest, CancelledByAReplicaIsRetriedOnTheOther) {
+  Client client(OptionsFor(a_));
+  b_.Cancelling(true);
+  for (int i = 0; i < 4; ++i) {
+    auto record = client.Get(absl::StrCat(PoolOf(1), "/", i + 1));  // Nodes b and c.
+    ASSERT_TRUE(record.ok()) << record.status();
+    EXPECT_EQ(record->payload(), "c");
+  }
 }
 
 TEST_F(ShardRouterTest, BothReplicasDownFailUnavailableAfterOneRetry) {
