@@ -139,6 +139,20 @@ std::shared_ptr<const ShardTable> ShardRouter::CurrentTable() {
   return table_;
 }
 
+void ShardRouter::NoteUnresponsive(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  avoid_until_[address] = absl::Now() + options_.avoid_unresponsive_for;
+}
+
+bool ShardRouter::Unresponsive(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  auto it = avoid_until_.find(address);
+  if (it == avoid_until_.end()) return false;
+  if (absl::Now() < it->second) return true;
+  avoid_until_.erase(it);
+  return false;
+}
+
 ReadTarget ShardRouter::Pick(int64_t partition, absl::string_view avoid) {
   const std::shared_ptr<const ShardTable> table = CurrentTable();
   if (partition < 0 || partition >= static_cast<int64_t>(table->serving.size())) {
@@ -147,10 +161,14 @@ ReadTarget ShardRouter::Pick(int64_t partition, absl::string_view avoid) {
   const std::vector<std::string>& serving = table->serving[partition];
   const size_t n = serving.size();
   const uint64_t start = next_.fetch_add(1);
+  const std::string* fallback = nullptr;  // Unresponsive lately, but serving.
   for (size_t k = 0; k < n; ++k) {
     const std::string& address = serving[(start + k) % n];
-    if (address != avoid) return ReadTarget{StubFor(address), address, true};
+    if (address == avoid) continue;
+    if (!Unresponsive(address)) return ReadTarget{StubFor(address), address, true};
+    if (fallback == nullptr) fallback = &address;
   }
+  if (fallback != nullptr) return ReadTarget{StubFor(*fallback), *fallback, true};
   return Seed();
 }
 

@@ -3,7 +3,9 @@
 // GetShardMap, fetched lazily on the first read, again when older than the TTL or after
 // a replica refused or failed a read), one LogStore stub per node address (created on
 // first use, then reused), and picks a serving replica of a partition round robin per
-// call. A map with partitions 0, a server that predates GetShardMap (UNIMPLEMENTED) or a
+// call, passing over a replica that failed UNAVAILABLE or did not answer within the
+// attempt timeout for a while (a killed or SIGSTOPped node the map still shows live).
+// A map with partitions 0, a server that predates GetShardMap (UNIMPLEMENTED) or a
 // map that cannot be fetched sends everything to the seed, as without routing. A
 // malformed map is refused: reads fail DATA_LOSS naming the fault (never
 // used, never a crash) until a fetch brings a good one.
@@ -80,6 +82,12 @@ class ShardRouter {
     absl::Duration ttl = absl::Seconds(30);
     // At most one fetch per this interval (failed reads ask for more).
     absl::Duration refresh_interval = absl::Seconds(1);
+    // The longest a read waits for one replica while it may still try another (then
+    // it does, within the caller's deadline; routed_reads.cc). Default 1 s.
+    absl::Duration attempt_timeout = absl::Seconds(1);
+    // A replica that failed so is passed over this long, unless no other serves: about
+    // the 3 announcement intervals until the map says it is not live. Default 3 s.
+    absl::Duration avoid_unresponsive_for = absl::Seconds(3);
   };
 
   ShardRouter(std::shared_ptr<v1::LogStore::Stub> seed, FetchMap fetch, MakeStub make_stub,
@@ -93,8 +101,9 @@ class ShardRouter {
   absl::StatusOr<std::shared_ptr<const ShardTable>> Table();
   // The target of a read of `partition` (-1: the seed) in the current table: the next
   // serving replica round robin (one counter per router, advanced per call), skipping
-  // `avoid`; the seed (without direct) if none serves or the partition is out of the
-  // table's range (a newer map with fewer partitions).
+  // `avoid` and, while another remains, those NoteUnresponsive named recently; the
+  // seed (without direct) if none serves or the partition is out of the table's range
+  // (a newer map with fewer partitions).
   ReadTarget Pick(int64_t partition, absl::string_view avoid = {});
   // After a direct read of `partition` on `failed` was refused (NotServedHere, whose
   // replica addresses are `hint`) or failed UNAVAILABLE: refreshes the map (rate
@@ -103,6 +112,10 @@ class ShardRouter {
   absl::StatusOr<ReadTarget> Retarget(int64_t partition, absl::string_view failed,
                                       absl::Span<const std::string> hint);
   ReadTarget Seed() const;
+  // A direct read on `address` failed UNAVAILABLE or DEADLINE_EXCEEDED: Pick passes it
+  // over for Options::avoid_unresponsive_for.
+  void NoteUnresponsive(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Duration attempt_timeout() const { return options_.attempt_timeout; }
 
   // Map fetches made (tests, the CLI).
   int64_t fetches() const { return fetches_.load(); }
@@ -116,6 +129,7 @@ class ShardRouter {
   std::shared_ptr<v1::LogStore::Stub> StubFor(const std::string& address)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<const ShardTable> CurrentTable() ABSL_LOCKS_EXCLUDED(mu_);
+  bool Unresponsive(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::shared_ptr<v1::LogStore::Stub> seed_;
   const FetchMap fetch_;
@@ -134,6 +148,8 @@ class ShardRouter {
   absl::Status map_error_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<v1::LogStore::Stub>> stubs_
       ABSL_GUARDED_BY(mu_);
+  // Replicas that failed, until when Pick passes them over.
+  absl::flat_hash_map<std::string, absl::Time> avoid_until_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dictlog::client

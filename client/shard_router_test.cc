@@ -118,12 +118,20 @@ class FakeNode final : public v1::LogStore::Service {
   }
 
  private:
-  // Counts the read; refuses a direct one naming a partition not served here.
+  // Counts the read; refuses a direct one naming a partition not served here. A frozen
+  // node (a SIGSTOPped one) answers nothing before the call's deadline.
   grpc::Status Admit(grpc::ServerContext* context, const std::vector<std::string>& ids) {
     auto header = context->client_metadata().find(kRouteHeader);
     const bool direct = header != context->client_metadata().end() &&
                         header->second == grpc::string_ref(kRouteDirect);
     absl::MutexLock lock(&mu_);
+    if (cancelling_) return grpc::Status(grpc::StatusCode::CANCELLED, "shutting down");
+    if (frozen_) {
+      ++frozen_calls_;
+      auto thawed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !frozen_; };
+      mu_.AwaitWithDeadline(absl::Condition(&thawed), absl::FromChrono(context->deadline()));
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "frozen");
+    }
     for (const std::string& id : ids) {
       const uint32_t p = PoolPartition(PoolOfId(id), kPartitions);
       if (direct && !serves_.count(p)) {
@@ -153,6 +161,17 @@ class FakeNode final : public v1::LogStore::Service {
   }
 
  public:
+  // Freeze(true): every read waits for its deadline (until Freeze(false)).
+  void Freeze(bool frozen) {
+    absl::MutexLock lock(&mu_);
+    frozen_ = frozen;
+  }
+  // Cancelling(true): every read answers CANCELLED, as a node shutting down does.
+  void Cancelling(bool cancelling) {
+    absl::MutexLock lock(&mu_);
+    cancelling_ = cancelling;
+  }
+  int frozen_calls() const { absl::MutexLock lock(&mu_); return frozen_calls_; }
   // NotServedHere.replica_addresses this node answers.
   void SetHint(std::vector<std::string> hint) {
     absl::MutexLock lock(&mu_);
@@ -169,6 +188,9 @@ class FakeNode final : public v1::LogStore::Service {
   std::vector<std::string> hint_ ABSL_GUARDED_BY(mu_);
   int map_calls_ ABSL_GUARDED_BY(mu_) = 0;
   int refused_ ABSL_GUARDED_BY(mu_) = 0;
+  bool frozen_ ABSL_GUARDED_BY(mu_) = false;
+  bool cancelling_ ABSL_GUARDED_BY(mu_) = false;
+  int frozen_calls_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> direct_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> undirected_ ABSL_GUARDED_BY(mu_);
 };
@@ -357,6 +379,22 @@ TEST_F(ShardRouterTest, RetryGoesToTheSeedWhenNoOtherReplicaServes) {
   EXPECT_EQ(a_.map_calls(), 2);
 }
 
+// During a reassignment both replicas of a (stale) map may refuse: the read ends on the
+// seed without the header (it forwards), never FAILED_PRECONDITION to the caller.
+TEST_F(ShardRouterTest, TwoRefusalsEndOnTheSeed) {
+  FakeNode d("d", {});  // Serves nothing (yet).
+  std::vector<FakeNode*> four = {&a_, &b_, &c_, &d};
+  a_.SetMaps({MapOf(four, {{2, 3}, {1, 2}, {2, 0}})});  // Partition 0: c, d; neither serves it.
+  c_.SetHint({d.address()});
+  d.SetHint({c_.address()});
+  Client client(OptionsFor(a_));
+  auto record = client.Get(PoolOf(0) + "/1");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload(), "a");  // The seed serves partition 0 itself.
+  EXPECT_EQ(c_.refused() + d.refused(), 2);
+  EXPECT_EQ(a_.undirected_ids().size(), 1u);
+}
+
 TEST_F(ShardRouterTest, StoppedReplicaFailsOverToTheOther) {
   Client client(OptionsFor(a_));
   const std::string pool = PoolOf(1);  // Nodes b and c.
@@ -370,6 +408,36 @@ TEST_F(ShardRouterTest, StoppedReplicaFailsOverToTheOther) {
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_EQ((*results)[0]->payload(), "c");
   EXPECT_EQ((*results)[1]->payload(), "a");
+}
+
+// A SIGSTOPped replica the map still shows live: the first read waits for it one attempt
+// timeout (1 s), not the call's 10 s, and goes on to the other; the next reads pass it
+// over.
+TEST_F(ShardRouterTest, FrozenReplicaIsLeftForTheOtherWithinTheCallsDeadline) {
+  Client client(OptionsFor(a_));
+  const std::string pool = PoolOf(1);  // Nodes b and c.
+  b_.Freeze(true);
+  const absl::Time start = absl::Now();
+  for (int i = 0; i < 6; ++i) {
+    auto record = client.Get(absl::StrCat(pool, "/", i + 1));
+    ASSERT_TRUE(record.ok()) << record.status();
+    EXPECT_EQ(record->payload(), "c");
+  }
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(b_.frozen_calls(), 1);
+  b_.Freeze(false);
+}
+
+// A replica shutting down (SIGTERM) cancels the reads in flight: the client, which never
+// cancels a unary call itself, tries the other replica.
+TEST_F(ShardRouterTest, CancelledByAReplicaIsRetriedOnTheOther) {
+  Client client(OptionsFor(a_));
+  b_.Cancelling(true);
+  for (int i = 0; i < 4; ++i) {
+    auto record = client.Get(absl::StrCat(PoolOf(1), "/", i + 1));  // Nodes b and c.
+    ASSERT_TRUE(record.ok()) << record.status();
+    EXPECT_EQ(record->payload(), "c");
+  }
 }
 
 TEST_F(ShardRouterTest, BothReplicasDownFailUnavailableAfterOneRetry) {

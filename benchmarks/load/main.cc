@@ -1,6 +1,7 @@
 // dictlog-bench: load testing of a dictlog server. `load` appends log files and saves
 // the ids; `read` runs a closed-loop Get or MultiGet load over those ids and reports
 // throughput, latency percentiles and errors. Only --server receives traffic.
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -46,6 +47,10 @@ ABSL_FLAG(std::string, mix, "read:100",
 ABSL_FLAG(std::string, append_category, "dictlog-bench",
           "read: category of the records --mix appends");
 ABSL_FLAG(std::string, json, "", "read: also write the report as JSON to this file");
+ABSL_FLAG(std::string, acked_out, "",
+          "read: write each acknowledged --mix append as `id<TAB>fnv1a64 hex<TAB>bytes`");
+ABSL_FLAG(std::string, errors_out, "",
+          "read: write each failed call (or MultiGet id) as `unix_ms,op,code,id`");
 ABSL_FLAG(uint64_t, seed, 1, "read: random seed (thread i uses seed + i)");
 ABSL_FLAG(std::string, tls_ca, "",
           "PEM CA certificate the server's must chain to: connect with TLS");
@@ -68,12 +73,16 @@ Usage:
                      [--concurrency=64] [--connections=4] [--op=get|multiget]
                      [--batch=64] [--dist=uniform|zipf:0.99]
                      [--mix=read:95,append:5] [--json=FILE]
+                     [--acked_out=FILE] [--errors_out=FILE]
       closed-loop reads of those ids; a progress line on stderr every second; a
       report (ops/s, records/s, raw MB/s, latency p50/p90/p99/p99.9 per call, errors
       by status code) on stdout, and as JSON with --json; --mix adds Appends of
-      single records (reported apart)
+      single records (reported apart); --acked_out lists each acknowledged
+      append (id, FNV-1a 64 of the payload, bytes), --errors_out each failed call
+      (unix ms, op, code, id), for checkers such as tests/cluster:chaos_test
 
 Only --server receives traffic. Path flags may start with ~/ (the home directory).
+SIGTERM or SIGINT end a read run early, with its report.
 Exit status: 0 success (read: even with failed calls, which the report counts;
 --help and --version too), 1 the run failed, 2 usage error (unknown flags and
 malformed flag values included).
@@ -141,6 +150,8 @@ absl::StatusOr<dictlog::bench::ReadOptions> ReadFlags() {
   options.mix = *mix;
   options.append_category = absl::GetFlag(FLAGS_append_category);
   options.json_out = absl::GetFlag(FLAGS_json);
+  options.acked_out = absl::GetFlag(FLAGS_acked_out);
+  options.errors_out = absl::GetFlag(FLAGS_errors_out);
   options.seed = absl::GetFlag(FLAGS_seed);
   options.timeout = absl::GetFlag(FLAGS_timeout);
   absl::StatusOr<dictlog::client::ClientSecurity> security = SecurityFlags();
@@ -155,6 +166,9 @@ absl::StatusOr<dictlog::bench::ReadOptions> ReadFlags() {
 int Read() {
   absl::StatusOr<dictlog::bench::ReadOptions> options = ReadFlags();
   if (!options.ok()) return Fail(options.status());
+  // SIGTERM or SIGINT end the run as its duration would: the report is still written.
+  std::signal(SIGTERM, [](int) { dictlog::bench::RequestStop(); });
+  std::signal(SIGINT, [](int) { dictlog::bench::RequestStop(); });
   absl::StatusOr<dictlog::bench::RunReport> report = dictlog::bench::RunRead(*options, std::cerr);
   if (!report.ok()) return Fail(report.status());
   std::cout << dictlog::bench::FormatText(*report);
@@ -174,6 +188,7 @@ int main(int argc, char** argv) {
   std::vector<char*> positional = dictlog::ParseCommandLine(
       argc, argv, {"benchmarks/load/main.cc", kUsage, {{"gRPC", grpc::Version()}}});
   dictlog::ExpandHomeInFlags({&FLAGS_dir, &FLAGS_ids_out, &FLAGS_ids, &FLAGS_json,
+                              &FLAGS_acked_out, &FLAGS_errors_out,
                               &FLAGS_tls_ca, &FLAGS_tls_cert, &FLAGS_tls_key,
                               &FLAGS_token_file});
   const std::string command = positional.size() == 2 ? positional[1] : "";

@@ -89,6 +89,10 @@ struct ReadOptions {
   std::string append_category = "dictlog-bench";
   // Where the JSON report goes (empty: none).
   std::string json_out;
+  // Where each acknowledged append's id and payload hash, and each failed call with its
+  // time and code, go (benchmarks/load/call_log.h; empty: none).
+  std::string acked_out;
+  std::string errors_out;
   // Deadline of each call. Default 10 s.
   absl::Duration timeout = absl::Seconds(10);
   // TLS and bearer token. Default plaintext, no token.

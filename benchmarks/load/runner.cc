@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "benchmarks/load/call_log.h"
 #include "benchmarks/load/sampler.h"
 #include "client/batch_limits.h"
 #include "client/client.h"
@@ -102,6 +103,10 @@ absl::StatusOr<std::vector<std::string>> ReadIdsFile(const std::string& path) {
 
 namespace {
 
+// Set by RequestStop (a signal handler): lock-free, so async-signal-safe.
+std::atomic<bool> stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
 // Shared by the workers and the reporting thread; counters only grow.
 struct Shared {
   std::atomic<bool> stop{false};
@@ -124,9 +129,9 @@ class Worker {
  public:
   Worker(const client::Client& client, const ReadOptions& options,
          const std::vector<std::string>& ids, const IdSampler& sampler, int index,
-         Shared& shared, WorkerResult& result)
+         CallLog& log, Shared& shared, WorkerResult& result)
       : client_(client), options_(options), ids_(ids), sampler_(sampler),
-        rng_(options.seed + static_cast<uint64_t>(index)), shared_(shared),
+        rng_(options.seed + static_cast<uint64_t>(index)), log_(log), shared_(shared),
         result_(result) {
     if (options.op == ReadOp::kMultiGet) keys_.resize(options.batch);
   }
@@ -145,14 +150,16 @@ class Worker {
       const absl::Status status = append ? Append() : Read();
       const int64_t micros = absl::ToInt64Microseconds(absl::Now() - start);
       (append ? result_.append_latencies_us : result_.read_latencies_us).push_back(micros);
-      if (!status.ok()) CountError(status);
+      if (!status.ok()) CountError(status, append ? "append" : ReadOpName(options_.op), id_);
       if (append) shared_.appends.fetch_add(1, std::memory_order_relaxed);
       shared_.ops.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
  private:
-  void CountError(const absl::Status& status) {
+  // Counts a failed call (or id) and logs it with the time and `id` (empty: none).
+  void CountError(const absl::Status& status, absl::string_view op, absl::string_view id) {
+    log_.Failed(absl::Now(), op, status.code(), id);
     if (++result_.errors[status.code()] == 1) {
       result_.first_error[status.code()] = std::string(status.message());
     }
@@ -170,8 +177,10 @@ class Worker {
   // counted here, a failed call is returned. Client::MultiGet asks again for ids past
   // the server's response budget (RESOURCE_EXHAUSTED per id), within this one op.
   absl::Status Read() {
+    id_.clear();
     if (options_.op == ReadOp::kGet) {
-      absl::StatusOr<v1::Record> record = client_.Get(ids_[sampler_.Sample(rng_)]);
+      id_ = ids_[sampler_.Sample(rng_)];
+      absl::StatusOr<v1::Record> record = client_.Get(id_);
       if (record.ok()) CountRecord(*record);
       return record.status();
     }
@@ -180,21 +189,24 @@ class Worker {
     read.decode_locally = options_.decode_locally;
     auto results = client_.MultiGet(keys_, read);
     if (!results.ok()) return results.status();
-    for (const absl::StatusOr<v1::Record>& record : *results) {
-      if (record.ok()) {
-        CountRecord(*record);
+    for (size_t i = 0; i < results->size(); ++i) {
+      if ((*results)[i].ok()) {
+        CountRecord(*(*results)[i]);
       } else {
-        CountError(record.status());
+        CountError((*results)[i].status(), "multiget", keys_[i]);
       }
     }
     return absl::OkStatus();
   }
 
   // Appends the payload this thread read last (realistic log data) to
-  // options.append_category.
+  // options.append_category; logs the acknowledged id.
   absl::Status Append() {
+    id_.clear();
     const std::string& payload = last_payload_.empty() ? kFallbackPayload : last_payload_;
-    return client_.Append(options_.append_category, payload).status();
+    absl::StatusOr<std::string> id = client_.Append(options_.append_category, payload);
+    if (id.ok()) log_.Acknowledged(*id, payload);
+    return id.status();
   }
 
   static inline const std::string kFallbackPayload = "dictlog-bench append";
@@ -205,6 +217,8 @@ class Worker {
   std::mt19937_64 rng_;
   std::vector<std::string> keys_;
   std::string last_payload_;
+  std::string id_;  // The id the last Get read (for the call log).
+  CallLog& log_;
   Shared& shared_;
   WorkerResult& result_;
 };
@@ -215,7 +229,7 @@ void Supervise(const ReadOptions& options, absl::Time start, Shared& shared,
                const std::atomic<int>& running, std::ostream& progress) {
   const absl::Time end = start + options.duration;
   absl::Time next_report = start + absl::Seconds(1);
-  while (running.load() > 0 && absl::Now() < end) {
+  while (running.load() > 0 && absl::Now() < end && !stop_requested.load()) {
     absl::SleepFor(absl::Milliseconds(20));
     if (absl::Now() >= next_report) {
       progress << FormatProgress(absl::ToDoubleSeconds(absl::Now() - start),
@@ -229,6 +243,8 @@ void Supervise(const ReadOptions& options, absl::Time start, Shared& shared,
 }
 
 }  // namespace
+
+void RequestStop() { stop_requested.store(true); }
 
 absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& progress) {
   RETURN_IF_ERROR(ValidateReadOptions(options));
@@ -248,6 +264,8 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   for (const client::Client& client : clients) {
     RETURN_IF_ERROR(client.WaitForConnected(options.timeout));
   }
+  ASSIGN_OR_RETURN(std::unique_ptr<CallLog> log,
+                   CallLog::Open(options.acked_out, options.errors_out));
   Shared shared;
   std::vector<WorkerResult> results(options.concurrency);
   std::atomic<int> running{options.concurrency};
@@ -255,12 +273,14 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   std::vector<std::thread> threads;
   for (int i = 0; i < options.concurrency; ++i) {
     threads.emplace_back([&, i] {
-      Worker(clients[i % clients.size()], options, ids, sampler, i, shared, results[i]).Run();
+      Worker(clients[i % clients.size()], options, ids, sampler, i, *log, shared, results[i])
+          .Run();
       running.fetch_sub(1);
     });
   }
   Supervise(options, start, shared, running, progress);
   for (std::thread& thread : threads) thread.join();
+  RETURN_IF_ERROR(log->Close());
   RunReport report;
   report.options = options;
   report.ids = ids.size();

@@ -28,8 +28,13 @@ absl::StatusOr<int64_t> RunLoad(const LoadOptions& options, std::ostream& progre
 absl::StatusOr<std::vector<std::string>> ReadIdsFile(const std::string& path);
 
 // Runs the read load; prints a progress line about once a second to `progress`.
-// Failed calls are counted in the report, not returned.
+// Failed calls are counted in the report, not returned. Ends at the duration, at
+// max_ops, or soon (within 20 ms, then the calls in flight) after RequestStop().
 absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& progress);
+
+// Asks a running (or the next) RunRead to end as at its duration: its report and call
+// log are written. Async-signal-safe (main.cc calls it on SIGTERM and SIGINT).
+void RequestStop();
 
 }  // namespace dictlog::bench
 

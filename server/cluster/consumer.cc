@@ -1,9 +1,11 @@
 #include "server/cluster/consumer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "server/cluster/kafka_status.h"
 
 namespace dictlog::cluster {
@@ -49,11 +51,26 @@ int64_t Consumer::HighWatermark(int32_t partition) const {
 }
 
 absl::StatusOr<int64_t> Consumer::QueryEnd(int32_t partition, absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
   int64_t low = -1;
   int64_t high = -1;
-  const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
-      handle_.get(), topic_.c_str(), partition, &low, &high,
-      static_cast<int>(absl::ToInt64Milliseconds(timeout)));
+  rd_kafka_resp_err_t err;
+  // A topic another node has just created may be unknown to a broker for a moment
+  // (tests/cluster:chaos_test saw UNKNOWN_TOPIC_OR_PART and _UNKNOWN_PARTITION when
+  // three nodes started at once): asked again until the timeout.
+  while (true) {
+    err = rd_kafka_query_watermark_offsets(
+        handle_.get(), topic_.c_str(), partition, &low, &high,
+        static_cast<int>(std::max<int64_t>(
+            1, absl::ToInt64Milliseconds(deadline - absl::Now()))));
+    const bool transient = err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+                           err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION ||
+                           err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+                           err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+                           err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION;
+    if (!transient || absl::Now() + absl::Milliseconds(100) >= deadline) break;
+    absl::SleepFor(absl::Milliseconds(100));  // the brokers' metadata catching up
+  }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return KafkaStatus(err, absl::StrCat("the end of ", topic_, "/", partition));
   }

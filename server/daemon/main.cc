@@ -227,6 +227,10 @@ ABSL_FLAG(std::string, advertise_address, "",
 ABSL_FLAG(int64_t, cluster_announce_interval_ms, 1000,
           "cluster mode: how often this node announces itself (address, progress per "
           "partition) in dictlog.meta; a node silent for 3 intervals is not live");
+ABSL_FLAG(int64_t, cluster_forward_attempt_ms, 1000,
+          "cluster mode: a read forwarded to a replica that has not answered within this "
+          "goes to the next replica (a stopped node still announced live), within the "
+          "caller's deadline; the last replica gets the rest of the caller's deadline");
 ABSL_FLAG(int, kafka_partitions, 8,
           "cluster mode: partitions of topic dictlog.records when dictlogd creates it "
           "(an existing topic must have as many; at most 4096); a pool's records live on "
@@ -587,6 +591,9 @@ absl::Status Serve(const sigset_t& signals) {
   server_options.tls = std::move(tls);
   server_options.authorizer = authorizer.get();
   if (cluster_node != nullptr) server_options.shards = cluster_node->directory();
+  const int64_t forward_ms = absl::GetFlag(FLAGS_cluster_forward_attempt_ms);
+  RETURN_IF_ERROR(CheckFlags({{"cluster_forward_attempt_ms", double(forward_ms)}}));
+  server_options.forward_attempt_timeout = absl::Milliseconds(forward_ms);
   // Calls are timed and counted only when someone can scrape them.
   if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
     server_options.rpc_metrics = &rpc_metrics;

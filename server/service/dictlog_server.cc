@@ -14,7 +14,8 @@ namespace dictlog::service {
 
 DictlogServer::DictlogServer(engine::LogEngine* engine, const ServerOptions& options)
     : engine_(engine),
-      router_(options.shards, MakePeerCredentials(options.tls)),
+      router_(options.shards, MakePeerCredentials(options.tls),
+              options.forward_attempt_timeout),
       log_store_(&engine_, options.authorizer, &router_),
       admin_(&engine_, options.authorizer) {}
 

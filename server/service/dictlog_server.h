@@ -61,6 +61,9 @@ struct ServerOptions {
   // Cluster mode: the shard map reads are routed with (borrowed, must outlive the
   // server; read_router.h). Default none: single node, every read served here.
   const cluster::ShardDirectory* shards = nullptr;
+  // Cluster mode: the longest a forwarded read waits for one replica while another
+  // remains (then it tries that one; read_router.h). Default 1 s.
+  absl::Duration forward_attempt_timeout = absl::Seconds(1);
 };
 
 // The gRPC front end every dictlog server shares (dictlogd, and the comparison's

@@ -2,10 +2,12 @@
 
 #include <grpcpp/create_channel.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "server/service/grpc_status.h"
 
 namespace dictlog::service {
@@ -14,17 +16,23 @@ namespace {
 constexpr int kMaxPeerResponseBytes = 128 << 20;
 constexpr char kNotServedHereType[] = "type.googleapis.com/dictlog.v1.NotServedHere";
 
-// Peers answering these may be followed by the next replica.
-bool TryNext(const grpc::Status& status) {
+// Peers answering these may be followed by the next replica; DEADLINE_EXCEEDED only
+// when it was the attempt's deadline, not the caller's (`caller_deadline`).
+bool TryNext(const grpc::Status& status, absl::Time caller_deadline) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-         status.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+         status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+         (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
+          absl::Now() < caller_deadline);
 }
 
 }  // namespace
 
 ReadRouter::ReadRouter(const cluster::ShardDirectory* directory,
-                       std::shared_ptr<grpc::ChannelCredentials> peer_credentials)
-    : directory_(directory), credentials_(std::move(peer_credentials)) {}
+                       std::shared_ptr<grpc::ChannelCredentials> peer_credentials,
+                       absl::Duration attempt_timeout)
+    : directory_(directory),
+      credentials_(std::move(peer_credentials)),
+      attempt_timeout_(attempt_timeout) {}
 
 bool ReadRouter::Direct(const grpc::ServerContext& context) {
   const auto& metadata = context.client_metadata();
@@ -115,9 +123,13 @@ grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
                     absl::StrCat("no live replica serves partition ", placement.partition,
                                  " now (node ", directory_->node_name(),
                                  " does not hold it or is still building it); retry"));
-  for (const std::string& address : placement.addresses) {
+  const absl::Time caller_deadline = absl::FromChrono(caller.deadline());
+  for (size_t i = 0; i < placement.addresses.size(); ++i) {
+    const std::string& address = placement.addresses[i];
+    const bool final_replica = i + 1 == placement.addresses.size();
     grpc::ClientContext context;
-    context.set_deadline(caller.deadline());
+    context.set_deadline(absl::ToChronoTime(
+        final_replica ? caller_deadline : std::min(caller_deadline, absl::Now() + attempt_timeout_)));
     context.AddMetadata(kRouteHeader, kRouteDirect);
     const auto& metadata = caller.client_metadata();
     if (auto it = metadata.find("authorization"); it != metadata.end()) {
@@ -126,7 +138,15 @@ grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
     v1::LogStore::Stub stub(ChannelTo(address));
     directory_->CountForwarded(method);
     last = call(&stub, &context);
-    if (!TryNext(last)) return last;
+    if (!TryNext(last, caller_deadline)) return last;
+  }
+  // Every replica refused (NotServedHere: they and this node disagree for a moment,
+  // e.g. during a reassignment). The caller did not route: UNAVAILABLE, retry.
+  if (last.error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+      !last.error_details().empty()) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        absl::StrCat("no replica serves partition ", placement.partition,
+                                     " now (", last.error_message(), "); retry"));
   }
   return last;
 }

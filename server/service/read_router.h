@@ -5,7 +5,11 @@
 // forwarded to a live replica serving the partition: one cached channel per peer
 // address, the caller's `authorization` metadata and remaining deadline, and
 // `dictlog-route: direct` (so at most one hop); a replica that answers UNAVAILABLE or
-// FAILED_PRECONDITION is followed by the next. No replica: UNAVAILABLE.
+// FAILED_PRECONDITION is followed by the next. Every replica but the last gets at most
+// `attempt_timeout` of the caller's deadline, and one that does not answer within it
+// (DEADLINE_EXCEEDED, e.g. a SIGSTOPped node still announced live) is followed by the
+// next too, while the caller's deadline lasts. No replica, or every one refused
+// (NotServedHere): UNAVAILABLE.
 //
 // Thread safety: any thread may call it concurrently. The directory is borrowed and
 // must outlive it; without one (single node) every read is served here.
@@ -27,6 +31,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "proto/dictlog.grpc.pb.h"
 #include "server/cluster/shard_directory.h"
 
@@ -38,8 +43,10 @@ inline constexpr char kRouteDirect[] = "direct";
 class ReadRouter {
  public:
   // `directory` null: single node. `peer_credentials` for the channels to peers.
+  // `attempt_timeout`: the longest wait for one replica while another remains.
   ReadRouter(const cluster::ShardDirectory* directory,
-             std::shared_ptr<grpc::ChannelCredentials> peer_credentials);
+             std::shared_ptr<grpc::ChannelCredentials> peer_credentials,
+             absl::Duration attempt_timeout = absl::Seconds(1));
 
   using PeerCall =
       std::function<grpc::Status(v1::LogStore::Stub* stub, grpc::ClientContext* context)>;
@@ -70,7 +77,8 @@ class ReadRouter {
   grpc::Status NotServedHere(const cluster::Placement& placement) const;
 
   // Makes `call` on a replica of `placement` (in order) until one answers something
-  // other than UNAVAILABLE or FAILED_PRECONDITION; counts it under `method`.
+  // other than UNAVAILABLE or FAILED_PRECONDITION (or DEADLINE_EXCEEDED of its attempt
+  // while the caller's deadline lasts); counts it under `method`.
   grpc::Status Forward(const grpc::ServerContext& caller, const cluster::Placement& placement,
                        absl::string_view method, const PeerCall& call) const;
 
@@ -79,6 +87,7 @@ class ReadRouter {
 
   const cluster::ShardDirectory* const directory_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  const absl::Duration attempt_timeout_;
   mutable absl::Mutex mu_;
   mutable absl::flat_hash_map<std::string, std::shared_ptr<grpc::Channel>> channels_
       ABSL_GUARDED_BY(mu_);

@@ -6,6 +6,9 @@
 #include "server/service/read_router.h"
 
 #include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -254,6 +257,74 @@ TEST_F(ReadRouterTest, NoLiveReplicaIsUnavailableNotNotFound) {
   auto stub_b = v1::LogStore::NewStub(
       grpc::CreateChannel(b_.address, grpc::InsecureChannelCredentials()));
   const grpc::Status status = stub_b->Get(context.get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+}
+
+// A peer that accepts TCP connections (the kernel's backlog) and never answers, as a
+// SIGSTOPped dictlogd does: calls to it end only at their deadline.
+class FrozenPeer {
+ public:
+  FrozenPeer() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    EXPECT_EQ(listen(fd_, 16), 0);
+    EXPECT_EQ(getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length), 0);
+    address_ = "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  }
+  ~FrozenPeer() { close(fd_); }
+  const std::string& address() const { return address_; }
+
+ private:
+  int fd_ = -1;
+  std::string address_;
+};
+
+TEST_F(ReadRouterTest, AFrozenReplicaIsLeftForTheNextWithinTheCallersDeadline) {
+  // a now follows nodes a, f, b with 2 replicas: partition 1 is held by f (frozen, still
+  // announced live) and b, in that order.
+  const FrozenPeer frozen;
+  cluster::AssignmentRecord assignment;
+  for (const char* node : {"a", "f", "b"}) assignment.add_nodes(node);
+  assignment.set_replicas(2);
+  assignment.set_epoch(2);
+  a_.directory->ObserveAssignment(assignment);
+  cluster::NodeAnnouncement from_f;
+  from_f.set_name("f");
+  from_f.set_address(frozen.address());
+  from_f.set_unix_ms(absl::ToUnixMillis(absl::Now()) + 3'600'000);
+  *from_f.add_partitions() = Serving(1);
+  a_.directory->ObserveAnnouncement(from_f);
+  ASSERT_EQ(a_.directory->Place(1).addresses,
+            (std::vector<std::string>{frozen.address(), b_.address}));
+
+  auto context = Authorized();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  v1::GetRequest request;
+  request.set_id(ids1_[2]);
+  v1::GetResponse response;
+  const absl::Time start = absl::Now();
+  const grpc::Status status = stub_->Get(context.get(), request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  EXPECT_EQ(response.record().payload(), "one 2");
+  // One forwarding attempt (1 s by default) on f, then b: far from the caller's 20 s.
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_EQ(a_.directory->Counters().forwarded.at("Get"), 2u);
+}
+
+// During a reassignment a's view says b serves partition 1 while b no longer does: b
+// refuses the forwarded call (NotServedHere); a's caller gets UNAVAILABLE (retry), not
+// b's FAILED_PRECONDITION (the caller sent no `dictlog-route: direct`).
+TEST_F(ReadRouterTest, AllReplicasRefusingIsUnavailable) {
+  b_.directory->SetLocal({});
+  auto context = Authorized();
+  v1::GetRequest request;
+  request.set_id(ids1_[0]);
+  v1::GetResponse response;
+  const grpc::Status status = stub_->Get(context.get(), request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
 }
 
