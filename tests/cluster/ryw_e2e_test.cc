@@ -11,7 +11,8 @@
 //   times, one Append through a random node, then at once one Get of its id on a random
 //   node (plain calls, no client routing, no retry). The Get answers the record in
 //   >= 99.9% of the trials (within the read barrier's wait, --kafka_apply_wait_ms) and
-//   never NOT_FOUND; the counts and latencies are printed (benchmarks/RESULTS.md).
+//   never NOT_FOUND; the counts and latencies are printed (benchmarks/RESULTS.md), also
+//   apart for Gets on a node serving the partition and Gets it forwards.
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -48,9 +49,12 @@ class RywEnvironment : public ::testing::Environment {
   void SetUp() override {
     setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
     // No automatic training: the first test activates the one dictionary it compares.
+    // RYW_DICTLOGD_FLAGS adds flags (e.g. --kafka_apply_wait_ms=0: no read barrier).
+    const char* extra = std::getenv("RYW_DICTLOGD_FLAGS");
     setenv("DICTLOGD_FLAGS",
            absl::StrCat("--kafka_partitions=", kPartitions,
-                        " --cluster_announce_interval_ms=500 --auto_train=false")
+                        " --cluster_announce_interval_ms=500 --auto_train=false ",
+                        extra != nullptr ? extra : "")
                .c_str(),
            1);
     const char* tmp = std::getenv("TEST_TMPDIR");
@@ -240,6 +244,15 @@ TEST(RywE2eTest, AppendsThroughANonHolderAreCompressedWithThePoolsDictionary) {
   EXPECT_GE(other_bytes, held_bytes * 98 / 100);
 }
 
+// Whether `node` is a replica of the partition of `pool` in `map`.
+bool Holds(const v1::ShardMap& map, const std::string& node, const std::string& pool) {
+  const int32_t partition = cluster::PartitionOf(pool, kPartitions);
+  for (const v1::ReplicaState& replica : map.assignments(partition).replicas()) {
+    if (replica.node() == node) return true;
+  }
+  return false;
+}
+
 // The value at quantile q of `sorted` (ascending, not empty).
 double Quantile(const std::vector<double>& sorted, double q) {
   return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * sorted.size()))];
@@ -275,6 +288,8 @@ grpc::Status AppendOnce(v1::LogStore::Stub* stub, const std::string& category,
 TEST(RywE2eTest, GetOnARandomNodeRightAfterAppendAnswersTheRecord) {
   ASSERT_TRUE(cluster != nullptr);
   ASSERT_TRUE(WaitAllServing("dictlogd-1").ok());
+  absl::StatusOr<v1::ShardMap> map = WaitAllServing("dictlogd-1");
+  ASSERT_TRUE(map.ok()) << map.status();
   const std::vector<std::string> lines = LoghubLines("Apache");
   ASSERT_FALSE(lines.empty());
   std::vector<std::unique_ptr<v1::LogStore::Stub>> stubs;
@@ -293,6 +308,7 @@ TEST(RywE2eTest, GetOnARandomNodeRightAfterAppendAnswersTheRecord) {
   std::map<grpc::StatusCode, int> outcomes;
   int answered = 0, append_failures = 0;
   std::vector<double> get_ms, append_ms;
+  std::map<bool, std::vector<double>> get_ms_by_holder;  // Reader serves the partition.
   for (int t = 0; t < trials; ++t) {
     const std::string& category = categories[random() % categories.size()];
     const std::string payload = absl::StrCat(t, " ", lines[random() % lines.size()]);
@@ -310,6 +326,7 @@ TEST(RywE2eTest, GetOnARandomNodeRightAfterAppendAnswersTheRecord) {
     const absl::Time reading = absl::Now();
     const grpc::Status status = GetOnce(stubs[reader].get(), id, &got);
     get_ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - reading));
+    get_ms_by_holder[Holds(*map, kNodes[reader], category)].push_back(get_ms.back());
     ++outcomes[status.error_code()];
     if (status.ok()) {
       ASSERT_EQ(got.record().payload(), payload) << id;
@@ -336,6 +353,12 @@ TEST(RywE2eTest, GetOnARandomNodeRightAfterAppendAnswersTheRecord) {
           outcomes[grpc::StatusCode::NOT_FOUND],
       Quantile(get_ms, 0.5), Quantile(get_ms, 0.99), get_ms.back(), Quantile(append_ms, 0.5),
       Quantile(append_ms, 0.99));
+  for (auto& [holder, ms] : get_ms_by_holder) {
+    std::sort(ms.begin(), ms.end());
+    std::printf("ryw: Gets on a node %s: %zu, get_ms p50=%.2f p99=%.2f\n",
+                holder ? "serving the partition" : "forwarding them", ms.size(),
+                Quantile(ms, 0.5), Quantile(ms, 0.99));
+  }
   EXPECT_EQ(outcomes[grpc::StatusCode::NOT_FOUND], 0);
   EXPECT_EQ(append_failures, 0);
   EXPECT_GE(answered * 1000, gets * 999) << "answered " << answered << " of " << gets;
