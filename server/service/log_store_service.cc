@@ -179,7 +179,8 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* context,
   if (!engine_.ready()) return engine_.Check();
   absl::Status allowed = auth::RequireCategory(**grant, request->category());
   if (!allowed.ok()) return ToGrpcStatus(allowed);
-  const std::string pool = engine_->PoolOfCategory(request->category());
+  const bool cluster = router_ != nullptr && router_->enabled();
+  const std::string pool = cluster ? engine_->PoolOfCategory(request->category()) : "";
   if (auto forwarded = RouteAppend(router_, *context, {&pool, 1}, "Append",
                                    [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
                                      return stub->Append(peer, *request, response);
@@ -203,13 +204,14 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* context,
   if (!engine_.ready()) return engine_.Check();
   std::vector<engine::AppendInput> inputs;
   inputs.reserve(request->records_size());
-  std::vector<std::string> pools;
-  pools.reserve(request->records_size());
+  const bool cluster = router_ != nullptr && router_->enabled();
+  std::vector<std::string> pools;  // Cluster mode only: where the call goes.
+  pools.reserve(cluster ? request->records_size() : 0);
   for (const v1::RecordToAppend& record : request->records()) {
     absl::Status allowed = auth::RequireCategory(**grant, record.category());
     if (!allowed.ok()) return ToGrpcStatus(allowed);
     inputs.push_back({record.category(), record.payload()});
-    pools.push_back(engine_->PoolOfCategory(record.category()));
+    if (cluster) pools.push_back(engine_->PoolOfCategory(record.category()));
   }
   if (auto forwarded = RouteAppend(router_, *context, pools, "AppendBatch",
                                    [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
