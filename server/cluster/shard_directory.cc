@@ -204,6 +204,11 @@ void ShardDirectory::CountNotServedHere() const {
   ++counters_.not_served_here;
 }
 
+void ShardDirectory::CountAppendedWithoutHolder() const {
+  absl::MutexLock lock(&mu_);
+  ++counters_.appended_without_holder;
+}
+
 RoutingCounters ShardDirectory::Counters() const {
   absl::ReaderMutexLock lock(&mu_);
   return counters_;

@@ -2,8 +2,9 @@
 // map", "Liveness", ADR 0022): the assignment in force (the newest in dictlog.meta, or
 // the flags' until the log has one), the newest announcement of every node, and this
 // node's own progress per held partition (the materializer's). From them it answers
-// GetShardMap and where a read of a pool's partition goes (Place): here, or to which
-// live replicas serving it. It also counts forwarded reads and NotServedHere answers.
+// GetShardMap and where a read (or an append) of a pool's partition goes (Place): here,
+// or to which live replicas serving it. It also counts forwarded calls, NotServedHere
+// answers and appends written here for want of a live replica.
 //
 // A node is live while its last announcement is at most 3 announce intervals old (its
 // clock against ours: keep node clocks within an interval, NTP) and not a stopping one.
@@ -55,6 +56,8 @@ struct Placement {
 struct RoutingCounters {
   std::map<std::string, uint64_t> forwarded;  // By method.
   uint64_t not_served_here = 0;
+  // Appends of a partition not served here written here: no live replica served it.
+  uint64_t appended_without_holder = 0;
 };
 
 class ShardDirectory {
@@ -97,6 +100,7 @@ class ShardDirectory {
 
   void CountForwarded(absl::string_view method) const ABSL_LOCKS_EXCLUDED(mu_);
   void CountNotServedHere() const ABSL_LOCKS_EXCLUDED(mu_);
+  void CountAppendedWithoutHolder() const ABSL_LOCKS_EXCLUDED(mu_);
   RoutingCounters Counters() const ABSL_LOCKS_EXCLUDED(mu_);
 
   int32_t partitions() const { return options_.partitions; }

@@ -455,6 +455,7 @@ std::string ClusterMetricsText(const cluster::ClusterNode& node) {
   const cluster::RoutingCounters counters = shards.Counters();
   out.forwarded = counters.forwarded;
   out.not_served_here = counters.not_served_here;
+  out.appended_without_holder = counters.appended_without_holder;
   metrics::TextWriter text;
   metrics::RenderClusterMetrics(out, &text);
   return text.text();

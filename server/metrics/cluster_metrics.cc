@@ -45,7 +45,8 @@ void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
               "assignment (it follows the log's).");
   out->Sample("dictlog_cluster_assignment_mismatch", {}, metrics.assignment_mismatch ? 1 : 0);
   out->Family("dictlog_cluster_forwarded_total", "counter",
-              "Reads of partitions not served here, forwarded to a replica, by method.");
+              "Calls (reads, appends) of partitions not served here, forwarded to a "
+              "replica, by method.");
   for (const auto& [method, count] : metrics.forwarded) {
     out->Sample("dictlog_cluster_forwarded_total", {{"method", method}},
                 static_cast<double>(count));
@@ -54,6 +55,11 @@ void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
               "dictlog-route: direct reads answered FAILED_PRECONDITION (NotServedHere).");
   out->Sample("dictlog_cluster_not_served_here_total", {},
               static_cast<double>(metrics.not_served_here));
+  out->Family("dictlog_cluster_appends_without_holder_total", "counter",
+              "Appends of partitions not served here written here because no live "
+              "replica served them (stored without a dictionary this node lacks).");
+  out->Sample("dictlog_cluster_appends_without_holder_total", {},
+              static_cast<double>(metrics.appended_without_holder));
 }
 
 }  // namespace dictlog::metrics

@@ -2,8 +2,9 @@
 // (docs/cluster.md, docs/operations.md): messages applied and skipped, dictionary
 // messages, and per partition of dictlog.records the last applied offset and the lag
 // behind the partition's end; routing (ADR 0022): the assignment's epoch, whether this
-// node's flags agree with it, per held partition whether it serves, reads forwarded
-// (by method) and answered NotServedHere. The daemon fills ClusterMetrics from its ClusterNode at
+// node's flags agree with it, per held partition whether it serves, reads and appends
+// forwarded (by method), reads answered NotServedHere and appends written here for want
+// of a live replica (ADR 0025). The daemon fills ClusterMetrics from its ClusterNode at
 // scrape time (server/metrics does not depend on server/cluster).
 //
 // Thread safety: a pure function of its arguments.
@@ -32,8 +33,9 @@ struct ClusterMetrics {
   std::vector<Partition> partitions;
   uint64_t assignment_epoch = 0;
   bool assignment_mismatch = false;  // This node's flags differ from the log's assignment.
-  std::map<std::string, uint64_t> forwarded;  // Reads forwarded to a peer, by method.
+  std::map<std::string, uint64_t> forwarded;  // Calls forwarded to a peer, by method.
   uint64_t not_served_here = 0;
+  uint64_t appended_without_holder = 0;  // Appends written here: no live replica served.
 };
 
 void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out);

@@ -34,8 +34,9 @@ TEST(ClusterMetricsTest, RoutingFamilies) {
   metrics.partitions = {{0, 4, 5, 1}, {1, -1, 9, 0}, {2, -1, -1, -1}};
   metrics.assignment_epoch = 3;
   metrics.assignment_mismatch = true;
-  metrics.forwarded = {{"Get", 2}, {"MultiGet", 5}};
+  metrics.forwarded = {{"Append", 4}, {"Get", 2}, {"MultiGet", 5}};
   metrics.not_served_here = 7;
+  metrics.appended_without_holder = 6;
   TextWriter out;
   RenderClusterMetrics(metrics, &out);
   const std::string& text = out.text();
@@ -47,6 +48,8 @@ TEST(ClusterMetricsTest, RoutingFamilies) {
   EXPECT_TRUE(Has(text, "dictlog_cluster_forwarded_total{method=\"Get\"} 2"));
   EXPECT_TRUE(Has(text, "dictlog_cluster_forwarded_total{method=\"MultiGet\"} 5"));
   EXPECT_TRUE(Has(text, "dictlog_cluster_not_served_here_total 7"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_forwarded_total{method=\"Append\"} 4"));
+  EXPECT_TRUE(Has(text, "dictlog_cluster_appends_without_holder_total 6"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/service/append_router.h"
 #include "server/service/grpc_status.h"
 #include "server/service/packed_frames.h"
 #include "server/service/read_scope.h"
@@ -178,6 +179,14 @@ grpc::Status LogStoreService::Append(grpc::ServerContext* context,
   if (!engine_.ready()) return engine_.Check();
   absl::Status allowed = auth::RequireCategory(**grant, request->category());
   if (!allowed.ok()) return ToGrpcStatus(allowed);
+  const bool cluster = router_ != nullptr && router_->enabled();
+  const std::string pool = cluster ? engine_->PoolOfCategory(request->category()) : "";
+  if (auto forwarded = RouteAppend(router_, *context, {&pool, 1}, "Append",
+                                   [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
+                                     return stub->Append(peer, *request, response);
+                                   })) {
+    return *forwarded;
+  }
   const engine::AppendInput input{request->category(), request->payload()};
   absl::StatusOr<std::vector<std::string>> ids =
       engine_->Append({&input, 1}, request->request_id(), (*grant)->principal);
@@ -195,10 +204,20 @@ grpc::Status LogStoreService::AppendBatch(grpc::ServerContext* context,
   if (!engine_.ready()) return engine_.Check();
   std::vector<engine::AppendInput> inputs;
   inputs.reserve(request->records_size());
+  const bool cluster = router_ != nullptr && router_->enabled();
+  std::vector<std::string> pools;  // Cluster mode only: where the call goes.
+  pools.reserve(cluster ? request->records_size() : 0);
   for (const v1::RecordToAppend& record : request->records()) {
     absl::Status allowed = auth::RequireCategory(**grant, record.category());
     if (!allowed.ok()) return ToGrpcStatus(allowed);
     inputs.push_back({record.category(), record.payload()});
+    if (cluster) pools.push_back(engine_->PoolOfCategory(record.category()));
+  }
+  if (auto forwarded = RouteAppend(router_, *context, pools, "AppendBatch",
+                                   [&](v1::LogStore::Stub* stub, grpc::ClientContext* peer) {
+                                     return stub->AppendBatch(peer, *request, response);
+                                   })) {
+    return *forwarded;
   }
   absl::StatusOr<std::vector<std::string>> ids =
       engine_->Append(inputs, request->request_id(), (*grant)->principal);

@@ -8,6 +8,8 @@
 // In cluster mode a read of a partition this node does not serve is routed by the
 // ReadRouter (read_router.h): NotServedHere for `dictlog-route: direct` calls, else
 // forwarded; MultiGet and MultiGetFrames split by partition and merge in request order.
+// An Append or AppendBatch of such a partition is forwarded to a serving replica
+// (append_router.h), or written here when none is live.
 //
 // Thread safety: gRPC calls its methods concurrently; it holds no state of its own.
 // The engine slot and the authorizer are borrowed and must outlive the service;
