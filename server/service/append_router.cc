@@ -33,7 +33,8 @@ std::optional<grpc::Status> RouteAppend(const ReadRouter* router,
     router->directory()->CountAppendedWithoutHolder();
     return std::nullopt;
   }
-  return router->Forward(caller, placement, method, call);
+  // Appends are not repeated on another replica after an unknown outcome (a second copy).
+  return router->Forward(caller, placement, method, call, ReadRouter::Repeat::kOnlyIfRefused);
 }
 
 }  // namespace dictlog::service

@@ -18,6 +18,7 @@
 #include "server/cluster/partitioning.h"
 #include "server/cluster/shard_directory.h"
 #include "server/service/dictlog_server.h"
+#include "server/service/frozen_peer.h"
 
 namespace dictlog::service {
 namespace {
@@ -225,6 +226,40 @@ TEST_F(AppendRouterTest, ForwardedAppendsCarryTheCallersToken) {
   EXPECT_EQ(Forwarded("Append"), 0u);
   ASSERT_TRUE(Append(Authorized().get(), PoolOn(1), "yes", &id).ok());  // b checks it too.
   EXPECT_EQ(Held(b_, id), "yes");
+}
+
+
+// a follows nodes a, f, b with 2 replicas: partition 1 is held by f (frozen, still
+// announced live) and b, in that order. f may have stored what it was sent, so the
+// append is not sent to b after f's attempt times out: the caller gets UNAVAILABLE
+// (retry with a request id) well before its deadline, and b holds nothing.
+TEST_F(AppendRouterTest, AnAppendWhoseHolderDoesNotAnswerIsNotSentToAnother) {
+  const FrozenPeer frozen;
+  ASSERT_FALSE(frozen.address().empty());
+  cluster::AssignmentRecord assignment;
+  for (const char* node : {"a", "f", "b"}) assignment.add_nodes(node);
+  assignment.set_replicas(2);
+  assignment.set_epoch(2);
+  a_.directory->ObserveAssignment(assignment);
+  cluster::NodeAnnouncement from_f;
+  from_f.set_name("f");
+  from_f.set_address(frozen.address());
+  from_f.set_unix_ms(absl::ToUnixMillis(absl::Now()) + 3'600'000);
+  *from_f.add_partitions() = Serving(1);
+  a_.directory->ObserveAnnouncement(from_f);
+  ASSERT_EQ(a_.directory->Place(1).addresses,
+            (std::vector<std::string>{frozen.address(), b_.address}));
+
+  auto context = Authorized();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  std::string id;
+  const absl::Time start = absl::Now();
+  const grpc::Status status = Append(context.get(), PoolOn(1), "once", &id);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));  // One attempt (1 s), not 20 s.
+  EXPECT_FALSE(b_.engine->GetPool(PoolOn(1)).ok());    // b never saw it.
+  EXPECT_FALSE(a_.engine->GetPool(PoolOn(1)).ok());    // Nor was it appended here.
+  EXPECT_EQ(Forwarded("Append"), 1u);
 }
 
 }  // namespace

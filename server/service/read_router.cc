@@ -25,6 +25,27 @@ bool TryNext(const grpc::Status& status, absl::Time caller_deadline) {
           absl::Now() < caller_deadline);
 }
 
+// A NotServedHere: the replica refused before doing anything.
+bool Refused(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+         !status.error_details().empty();
+}
+
+// The answer to a caller whose call is not repeated: an attempt that timed out while
+// the caller's deadline lasts is UNAVAILABLE (retry, with the same request id), saying
+// the call may have been applied; anything else is the replica's answer.
+grpc::Status Settled(const grpc::Status& status, const std::string& address,
+                     absl::Time caller_deadline) {
+  if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED ||
+      absl::Now() >= caller_deadline) {
+    return status;
+  }
+  return grpc::Status(
+      grpc::StatusCode::UNAVAILABLE,
+      absl::StrCat("the replica at ", address, " did not answer in time; the call may or may "
+                   "not have been applied there (retry with the same request_id)"));
+}
+
 }  // namespace
 
 ReadRouter::ReadRouter(const cluster::ShardDirectory* directory,
@@ -118,7 +139,7 @@ std::shared_ptr<grpc::Channel> ReadRouter::ChannelTo(const std::string& address)
 
 grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
                                  const cluster::Placement& placement, absl::string_view method,
-                                 const PeerCall& call) const {
+                                 const PeerCall& call, Repeat repeat) const {
   grpc::Status last(grpc::StatusCode::UNAVAILABLE,
                     absl::StrCat("no live replica serves partition ", placement.partition,
                                  " now (node ", directory_->node_name(),
@@ -138,6 +159,9 @@ grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
     v1::LogStore::Stub stub(ChannelTo(address));
     directory_->CountForwarded(method);
     last = call(&stub, &context);
+    if (repeat == Repeat::kOnlyIfRefused && !Refused(last)) {
+      return Settled(last, address, caller_deadline);
+    }
     if (!TryNext(last, caller_deadline)) return last;
   }
   // Every replica refused (NotServedHere: they and this node disagree for a moment,

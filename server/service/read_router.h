@@ -76,11 +76,20 @@ class ReadRouter {
   // FAILED_PRECONDITION carrying NotServedHere{partition, addresses, epoch}; counted.
   grpc::Status NotServedHere(const cluster::Placement& placement) const;
 
+  // Whether a call may be made again on another replica after one whose outcome is
+  // unknown (it timed out, or the connection failed mid-call). Reads may; appends may
+  // not: the first replica could have stored them.
+  enum class Repeat { kAllowed, kOnlyIfRefused };
+
   // Makes `call` on a replica of `placement` (in order) until one answers something
   // other than UNAVAILABLE or FAILED_PRECONDITION (or DEADLINE_EXCEEDED of its attempt
-  // while the caller's deadline lasts); counts it under `method`.
+  // while the caller's deadline lasts); counts it under `method`. With
+  // Repeat::kOnlyIfRefused only a NotServedHere (refused before doing anything) moves to
+  // the next replica, and a first attempt that timed out within the caller's deadline
+  // answers UNAVAILABLE saying the call may have been applied.
   grpc::Status Forward(const grpc::ServerContext& caller, const cluster::Placement& placement,
-                       absl::string_view method, const PeerCall& call) const;
+                       absl::string_view method, const PeerCall& call,
+                       Repeat repeat = Repeat::kAllowed) const;
 
  private:
   std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) const;

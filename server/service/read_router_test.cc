@@ -6,9 +6,6 @@
 #include "server/service/read_router.h"
 
 #include <grpcpp/grpcpp.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -20,6 +17,7 @@
 #include "server/cluster/partitioning.h"
 #include "server/cluster/shard_directory.h"
 #include "server/service/dictlog_server.h"
+#include "server/service/frozen_peer.h"
 #include "server/service/packed_frames.h"
 
 namespace dictlog::service {
@@ -260,33 +258,11 @@ TEST_F(ReadRouterTest, NoLiveReplicaIsUnavailableNotNotFound) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
 }
 
-// A peer that accepts TCP connections (the kernel's backlog) and never answers, as a
-// SIGSTOPped dictlogd does: calls to it end only at their deadline.
-class FrozenPeer {
- public:
-  FrozenPeer() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    EXPECT_EQ(listen(fd_, 16), 0);
-    EXPECT_EQ(getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length), 0);
-    address_ = "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
-  }
-  ~FrozenPeer() { close(fd_); }
-  const std::string& address() const { return address_; }
-
- private:
-  int fd_ = -1;
-  std::string address_;
-};
-
 TEST_F(ReadRouterTest, AFrozenReplicaIsLeftForTheNextWithinTheCallersDeadline) {
   // a now follows nodes a, f, b with 2 replicas: partition 1 is held by f (frozen, still
   // announced live) and b, in that order.
   const FrozenPeer frozen;
+  ASSERT_FALSE(frozen.address().empty());
   cluster::AssignmentRecord assignment;
   for (const char* node : {"a", "f", "b"}) assignment.add_nodes(node);
   assignment.set_replicas(2);

@@ -1,0 +1,30 @@
+// FrozenPeer (tests only): a TCP listener on 127.0.0.1 port 0 that accepts connections
+// (the kernel's backlog) and never answers, as a SIGSTOPped dictlogd does: gRPC calls
+// to it end only at their deadline.
+//
+// Not thread-safe; the socket closes when it is destroyed.
+#ifndef DICTLOG_SERVER_SERVICE_FROZEN_PEER_H_
+#define DICTLOG_SERVER_SERVICE_FROZEN_PEER_H_
+
+#include <string>
+
+namespace dictlog::service {
+
+class FrozenPeer {
+ public:
+  FrozenPeer();
+  ~FrozenPeer();
+  FrozenPeer(const FrozenPeer&) = delete;
+  FrozenPeer& operator=(const FrozenPeer&) = delete;
+
+  // "127.0.0.1:PORT"; empty if the socket could not be set up.
+  const std::string& address() const { return address_; }
+
+ private:
+  int fd_ = -1;
+  std::string address_;
+};
+
+}  // namespace dictlog::service
+
+#endif  // DICTLOG_SERVER_SERVICE_FROZEN_PEER_H_
