@@ -102,6 +102,12 @@ ABSL_FLAG(bool, recompress_first_dictionary, true,
           "when automatic training activates a pool's first (or grown) dictionary, "
           "re-encode the records the pool stored before it in the background (throttled by "
           "--recompress_records_per_second)");
+ABSL_FLAG(int64_t, raw_before_dictionary_bytes, 64 << 20,
+          "with --auto_train and --recompress_first_dictionary, a pool without a "
+          "dictionary stores its records uncompressed while it holds less than this "
+          "many raw bytes, and its first dictionary's re-encode compresses them once "
+          "(a first training that activates nothing compresses them without one); 0: "
+          "compress every record at append");
 ABSL_FLAG(int, auto_train_min_multiple, 8,
           "automatic training trains a pool's dictionary at full size once the pool "
           "holds this many times the dictionary size");
@@ -352,6 +358,8 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
                        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))));
   options.auto_trainer.quick_first = absl::GetFlag(FLAGS_auto_train_quick_first);
   options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
+  options.raw_before_dictionary_bytes = static_cast<uint64_t>(
+      std::max<int64_t>(0, absl::GetFlag(FLAGS_raw_before_dictionary_bytes)));
   options.drift_window_bytes =
       static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_drift_window_bytes)));
   options.dictionaries.activation_min_gain = absl::GetFlag(FLAGS_activation_min_gain);
@@ -372,6 +380,8 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
         double(absl::GetFlag(FLAGS_retention_records_per_pass))}}));
   RETURN_IF_ERROR(CheckFlags(
       {{"retention_interval_seconds", double(absl::GetFlag(FLAGS_retention_interval_seconds))},
+       {"raw_before_dictionary_bytes",
+        double(absl::GetFlag(FLAGS_raw_before_dictionary_bytes))},
        {"append_time_resolution_ms", double(absl::GetFlag(FLAGS_append_time_resolution_ms))}},
       /*allow_zero=*/true));
   options.retention.interval = absl::Seconds(absl::GetFlag(FLAGS_retention_interval_seconds));

@@ -10,11 +10,13 @@
 namespace dictlog::dictionary {
 
 AutoTrainer::AutoTrainer(DictionaryManager* manager, const DriftTracker* drift,
-                         AutoTrainerOptions options, ActivationCallback on_activated)
+                         AutoTrainerOptions options, ActivationCallback on_activated,
+                         FirstMissedCallback on_first_missed)
     : manager_(manager),
       drift_(drift),
       options_(options),
-      on_activated_(std::move(on_activated)) {
+      on_activated_(std::move(on_activated)),
+      on_first_missed_(std::move(on_first_missed)) {
   for (size_t i = 0; i < std::max<size_t>(1, options_.threads); ++i) {
     threads_.emplace_back([this] { Run(); });
   }
@@ -67,6 +69,7 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   queued.sample_bytes = state.drifted ? since : 0;
   queued.drift_trigger = state.drift_pending;
   queued.quick = options_.quick_first && !has_dictionary && queued.full;
+  queued.first = !has_dictionary;
   state.next = has_dictionary && queued.full ? UINT64_MAX : state.origin + 2 * since;
   if (state.drift_pending) {
     state.drift_pending = false;
@@ -238,6 +241,9 @@ void AutoTrainer::TrainOne(const Queued& queued) {
   }
   if (result.ok() && result->activated() && on_activated_) {
     on_activated_({pool, queued.drift, result->dictionary().evaluation().gain()});
+  }
+  if ((!result.ok() || !result->activated()) && queued.first && on_first_missed_) {
+    on_first_missed_(pool);
   }
   Record(queued, result);
 }

@@ -51,10 +51,14 @@
 //
 // When a dictionary is activated, the trainer calls `on_activated` (the engine
 // re-encodes the records stored before a first or grown dictionary; after drift, its
-// upkeep policy decides).
+// upkeep policy decides). When a training of a pool that had no dictionary when it was
+// queued ends without one (failed, or too little gain), it calls `on_first_missed`
+// (the engine then compresses what the pool stored uncompressed for its first
+// dictionary).
 //
 // Thread safety: Notify and WaitIdle may be called from any thread. `on_activated`
-// runs on the training threads, concurrently for different pools when threads > 1.
+// and `on_first_missed` run on the training threads, concurrently for different pools
+// when threads > 1.
 // The destructor lets the trainings in progress finish, then stops the threads.
 #ifndef DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_
 #define DICTLOG_SERVER_DICTIONARY_AUTO_TRAINER_H_
@@ -118,12 +122,15 @@ class AutoTrainer {
   // Called on the trainer's thread after a dictionary was activated, before the
   // trainer counts as idle again.
   using ActivationCallback = std::function<void(const AutoActivation& activation)>;
+  // Called on the trainer's thread after a first training ended without a dictionary.
+  using FirstMissedCallback = std::function<void(const std::string& pool)>;
 
   // `manager` and `drift` are borrowed and must outlive the trainer; `drift` may be
-  // null (no drift retraining). `on_activated` may be empty, and what it uses must
+  // null (no drift retraining). The callbacks may be empty, and what they use must
   // outlive the trainer too.
   AutoTrainer(DictionaryManager* manager, const DriftTracker* drift,
-              AutoTrainerOptions options, ActivationCallback on_activated = nullptr);
+              AutoTrainerOptions options, ActivationCallback on_activated = nullptr,
+              FirstMissedCallback on_first_missed = nullptr);
   AutoTrainer(const AutoTrainer&) = delete;
   AutoTrainer& operator=(const AutoTrainer&) = delete;
   ~AutoTrainer();
@@ -151,6 +158,7 @@ class AutoTrainer {
     bool drift_trigger = false;  // The retraining the drift itself started.
     bool reactivate = false;     // Not a training: ReactivateBest.
     bool quick = false;          // A quick first dictionary (CandidateSearch::kQuick).
+    bool first = false;          // The pool had no dictionary when queued.
     // A reactivation's: where the degraded data began, and the first training point
     // from there (a growth on drifted data restarts there if one is activated).
     uint64_t restart_origin = 0;
@@ -204,6 +212,7 @@ class AutoTrainer {
   const DriftTracker* const drift_;
   const AutoTrainerOptions options_;
   const ActivationCallback on_activated_;
+  const FirstMissedCallback on_first_missed_;
 
   mutable absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);

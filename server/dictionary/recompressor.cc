@@ -74,6 +74,16 @@ absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(pool->id());
   if (it != jobs_.end() && it->second.status().state() == storage::RecompressStatus::RUNNING) {
+    // The caller's `on_done` joins the running job's (e.g. a Recompress request's
+    // compaction after a job the server started itself).
+    if (on_done) {
+      DoneCallback first = std::move(on_done_[pool->id()]);
+      on_done_[pool->id()] =
+          first ? [first, then = std::move(on_done)](const std::string& name) {
+            first(name);
+            then(name);
+          } : std::move(on_done);
+    }
     return store::FromCatalog(it->second.status());
   }
   storage::RecompressState state;
@@ -256,6 +266,25 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::ReencodeIndexe
   return rewrite;
 }
 
+absl::StatusOr<std::vector<std::optional<store::RecordRewrite>>> Recompressor::ReencodeAll(
+    size_t count,
+    absl::FunctionRef<absl::StatusOr<std::optional<store::RecordRewrite>>(size_t)> one) const {
+  std::vector<absl::StatusOr<std::optional<store::RecordRewrite>>> results(count);
+  auto task = [&](size_t i) { results[i] = one(i); };
+  if (options_.parallel_for && count > 1) {
+    options_.parallel_for(count, task);
+  } else {
+    for (size_t i = 0; i < count; ++i) task(i);
+  }
+  std::vector<std::optional<store::RecordRewrite>> rewrites;
+  rewrites.reserve(count);
+  for (auto& result : results) {
+    if (!result.ok()) return result.status();
+    rewrites.push_back(*std::move(result));
+  }
+  return rewrites;
+}
+
 absl::StatusOr<std::vector<store::IndexedBlock>> Recompressor::NextIndexedBlocks(
     const pool::Pool& pool, const storage::RecompressState& state, uint64_t* limit) const {
   std::vector<store::IndexedBlock> blocks;
@@ -304,31 +333,33 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
   if (records_left) limit = batch.back().seq;
   uint64_t next = limit + 1;
   const Target to{encoder.get(), pool.options().compression_level()};
-  for (const store::IndexedBlock& block : blocks) {
-    if (block.first_seq > limit) break;
-    uint64_t records = 0;
-    ASSIGN_OR_RETURN(std::optional<store::RecordRewrite> rewrite,
-                     ReencodeIndexed(pool.id(), block, to, &records));
-    status->set_records_done(status->records_done() + records);
-    if (!rewrite.has_value()) continue;
+  auto count = [&](std::optional<store::RecordRewrite>& rewrite) {
+    if (!rewrite.has_value()) return;
     status->set_records_rewritten(status->records_rewritten() + rewrite->records);
     status->set_bytes_before(status->bytes_before() + rewrite->old_stored_bytes);
     status->set_bytes_after(status->bytes_after() + rewrite->value.size());
     delta.stored_bytes += rewrite->value.size() - rewrite->old_stored_bytes;
     rewrites.push_back(*std::move(rewrite));
+  };
+  size_t block_count = 0;  // Blocks and records this step covers: up to `limit`.
+  while (block_count < blocks.size() && blocks[block_count].first_seq <= limit) ++block_count;
+  size_t record_count = 0;
+  while (record_count < batch.size() && batch[record_count].seq <= limit) ++record_count;
+  std::vector<uint64_t> block_records(block_count);
+  ASSIGN_OR_RETURN(std::vector<std::optional<store::RecordRewrite>> block_rewrites,
+                   ReencodeAll(block_count, [&](size_t i) {
+                     return ReencodeIndexed(pool.id(), blocks[i], to, &block_records[i]);
+                   }));
+  for (size_t i = 0; i < block_count; ++i) {
+    status->set_records_done(status->records_done() + block_records[i]);
+    count(block_rewrites[i]);
   }
-  for (const store::ScannedRecord& record : batch) {
-    if (record.seq > limit) break;
-    status->set_records_done(status->records_done() + 1);
-    ASSIGN_OR_RETURN(std::optional<store::RecordRewrite> rewrite,
-                     Reencode(pool.id(), record, to));
-    if (!rewrite.has_value()) continue;
-    status->set_records_rewritten(status->records_rewritten() + rewrite->records);
-    status->set_bytes_before(status->bytes_before() + rewrite->old_stored_bytes);
-    status->set_bytes_after(status->bytes_after() + rewrite->value.size());
-    delta.stored_bytes += rewrite->value.size() - rewrite->old_stored_bytes;
-    rewrites.push_back(*std::move(rewrite));
-  }
+  ASSIGN_OR_RETURN(std::vector<std::optional<store::RecordRewrite>> record_rewrites,
+                   ReencodeAll(record_count, [&](size_t i) {
+                     return Reencode(pool.id(), batch[i], to);
+                   }));
+  status->set_records_done(status->records_done() + record_count);
+  for (std::optional<store::RecordRewrite>& rewrite : record_rewrites) count(rewrite);
   state->set_next_seq(next);
   RETURN_IF_ERROR(store_->RewriteRecords(rewrites, *state));
   pool.AddCounters(delta);

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
@@ -36,6 +37,12 @@ struct RecompressorOptions {
   size_t batch_records = 256;
   // Throttle. Default 50,000 records/s.
   double max_records_per_second = 50000;
+  // Runs task(0..n-1), each index once, on the calling thread and possibly others,
+  // and returns when all have run: a batch's records are re-encoded with it (the
+  // engine passes its EncodeWorkers, whose idle helpers join: both cores when the
+  // appends leave them idle, the job's thread alone when they do not). Empty: the
+  // job's thread alone.
+  std::function<void(size_t n, absl::FunctionRef<void(size_t)> task)> parallel_for;
 };
 
 class Recompressor {
@@ -55,9 +62,9 @@ class Recompressor {
   using DoneCallback = std::function<void(const std::string& pool)>;
 
   // Starts a job for the pool (or returns the running one's status). NOT_FOUND for an
-  // unknown pool. `on_done` (may be empty) runs when the job started here completes
-  // (not if it fails or the server stops first); what it uses must outlive the
-  // recompressor.
+  // unknown pool. `on_done` (may be empty) runs when the job started here, or the
+  // running one it joins (after that job's own), completes (not if it fails or the
+  // server stops first); what it uses must outlive the recompressor.
   absl::StatusOr<v1::RecompressStatus> Start(absl::string_view pool,
                                              DoneCallback on_done = nullptr)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -98,6 +105,10 @@ class Recompressor {
       uint64_t* records) const;
   // Re-encodes the next batch; false when the job has nothing left or must stop.
   absl::StatusOr<bool> Step(pool::Pool& pool, storage::RecompressState* state);
+  // The rewrites of `count` items (item i by `one(i)`), on options_.parallel_for.
+  absl::StatusOr<std::vector<std::optional<store::RecordRewrite>>> ReencodeAll(
+      size_t count,
+      absl::FunctionRef<absl::StatusOr<std::optional<store::RecordRewrite>>(size_t)> one) const;
   // Step's indexed blocks: those keyed in [state->next_seq(), state->end_seq()], at
   // most a batch's worth; `*limit` becomes the last seq they cover if there may be
   // more. Sets nothing for a pool without indexed blocks.

@@ -34,6 +34,7 @@ absl::Status LogEngine::RouteBatch(absl::Span<const AppendInput> records, int64_
     PoolBatch& pb = it->second;
     ASSIGN_OR_RETURN(pb.encoder, pool->Encoder());
     pb.level = pool->options().compression_level();
+    pb.store_raw = placement == nullptr && pb.encoder == nullptr && StoresRaw(*pool);
     pb.time_ms = NewTimeEntry(*pool, now_ms) ? now_ms : 0;
   }
   return absl::OkStatus();
@@ -105,6 +106,10 @@ absl::Status LogEngine::EncodeBatch(absl::Span<const AppendInput> records,
       return;
     }
     const PoolBatch& pb = *pool_of[i];
+    if (pb.store_raw) {  // Its first dictionary's re-encode compresses it.
+      codec::EncodeRaw(records[i].payload, categories[i], &write.value);
+      return;
+    }
     codec::EncodeOptions encode;
     encode.category_index = categories[i];
     encode.dictionary = pb.encoder.get();
@@ -139,6 +144,7 @@ absl::Status LogEngine::EncodeBatch(absl::Span<const AppendInput> records,
     if ((*writes)[i].in_block) continue;
     PoolBatch& pb = (*batch)[pools[i].get()];
     const store::RecordWrite& write = (*writes)[i];
+    if (pb.store_raw) ++pb.raw_records;
     pb.added += {1, write.raw_bytes, write.value.size()};
     pb.drift_raw += write.raw_bytes;
     pb.drift_stored += write.value.size();
@@ -150,6 +156,16 @@ absl::Status LogEngine::EncodeBatch(absl::Span<const AppendInput> records,
     task.pb->drift_stored += task.sample_stored;
   }
   return absl::OkStatus();
+}
+
+bool LogEngine::StoresRaw(const pool::Pool& pool) const {
+  if (auto_trainer_ == nullptr || !options_.recompress_first_dictionary ||
+      options_.replicated_log != nullptr || pool.active_dictionary_id() != 0 ||
+      pool.counters().raw_bytes >= options_.raw_before_dictionary_bytes) {
+    return false;
+  }
+  absl::MutexLock lock(&compress_now_mu_);
+  return !compress_now_.contains(pool.id());
 }
 
 absl::Status LogEngine::EncodeOwnBlock(absl::Span<const AppendInput> records,

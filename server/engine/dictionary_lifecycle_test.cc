@@ -2,8 +2,10 @@
 // training: too little data, automatic first training, retraining and evaluation,
 // rollback, import, re-compression, gc, and restarts in between.
 #include <algorithm>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/test_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -115,7 +117,7 @@ TEST_F(DictionaryLifecycleTest, RecordsStoredBeforeTheFirstDictionaryAreReencode
   ASSERT_EQ(dicts.size(), 1u);
   EXPECT_EQ(dicts[0].records(), 600u);  // Every record now references it.
   v1::PoolInfo pool = *engine_->GetPool("app");
-  // The pool's ratio is the dictionary's (stored as they were: 1.09x; now 2.8x).
+  // The pool's ratio is the dictionary's (stored raw before it: 1.0x; now 2.8x).
   EXPECT_GT(pool.stats().raw_bytes(), 2 * pool.stats().stored_bytes());
   ExpectAllReadBack(ids, lines);
 
@@ -136,6 +138,82 @@ TEST_F(DictionaryLifecycleTest, RecordsStoredBeforeTheFirstDictionaryAreReencode
   EXPECT_EQ(FrameDictionary(ids.front()), first);
   Reopen();
   ExpectAllReadBack(ids, lines);
+}
+
+// A job re-encodes each batch's records through RecompressorOptions::parallel_for
+// (the engine's: its encode helpers), here on two threads: every record is covered
+// exactly once and reads back as appended.
+TEST_F(DictionaryLifecycleTest, ReencodeRunsOnParallelFor) {
+  absl::Mutex mu;
+  std::vector<size_t> loops;  // Each call's n.
+  options_.recompressor.batch_records = 64;
+  options_.recompressor.parallel_for = [&](size_t n, absl::FunctionRef<void(size_t)> task) {
+    {
+      absl::MutexLock lock(&mu);
+      loops.push_back(n);
+    }
+    std::thread other([&] {
+      for (size_t i = 1; i < n; i += 2) task(i);
+    });
+    for (size_t i = 0; i < n; i += 2) task(i);
+    other.join();
+  };
+  options_.recompress_first_dictionary = true;
+  Reopen();
+  std::vector<std::string> lines = codec::SyntheticLogLines(600, 19);
+  std::vector<AppendInput> batch;  // One call: all of it before the first training.
+  for (const std::string& line : lines) batch.push_back({"app", line});
+  absl::StatusOr<std::vector<std::string>> ids = engine_->Append(batch);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("app", absl::Seconds(60)));
+  v1::RecompressRequest request;
+  request.set_pool("app");
+  auto job = engine_->GetRecompressStatus(request);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::RecompressStatus::DONE) << job->error();
+  EXPECT_EQ(job->records_done(), 600u);
+  EXPECT_EQ(job->records_rewritten(), 600u);
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_FALSE(loops.empty());
+    EXPECT_EQ(loops.front(), 64u);  // A batch's records in one loop.
+  }
+  const uint32_t first = engine_->GetPool("app")->active_dictionary_id();
+  EXPECT_EQ(FrameDictionary(ids->front()), first);
+  EXPECT_EQ(FrameDictionary(ids->back()), first);
+  ExpectAllReadBack(*ids, lines);
+}
+
+// A Recompress request while a job the server started runs joins that job: its
+// callback (the request's compaction) runs when the job completes, after the job's own.
+TEST_F(DictionaryLifecycleTest, StartJoinsTheRunningJobsCallback) {
+  options_.recompressor.batch_records = 100;
+  options_.recompressor.max_records_per_second = 200;  // A few batches: about 3 s.
+  Reopen();
+  std::vector<std::string> lines = codec::SyntheticLogLines(600, 29);
+  std::vector<std::string> ids = AppendLines("app", lines);
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  train.set_activate(true);
+  ASSERT_TRUE(engine_->TrainDictionary(train).ok());
+  dictionary::Recompressor& recompressor = engine_->RecompressorForTest();
+  absl::Mutex mu;
+  std::vector<std::string> done;
+  auto record = [&](const std::string& what) {
+    return [&, what](const std::string& pool) {
+      absl::MutexLock lock(&mu);
+      done.push_back(what + ":" + pool);
+    };
+  };
+  auto first = recompressor.Start("app", record("first"));
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto joined = recompressor.Start("app", record("joined"));
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  EXPECT_EQ(joined->state(), v1::RecompressStatus::RUNNING);
+  ASSERT_TRUE(recompressor.WaitForTest("app", absl::Seconds(60)));
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(done, (std::vector<std::string>{"first:app", "joined:app"}));
 }
 
 TEST_F(DictionaryLifecycleTest, FullLifecycleKeepsEveryRecordReadable) {

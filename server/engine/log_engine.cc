@@ -86,13 +86,20 @@ absl::Status LogEngine::OpenDictionaries() {
   ASSIGN_OR_RETURN(manager_, dictionary::DictionaryManager::Load(
                                  store_.get(), registry_.get(), &dictionaries_,
                                  manager_options));
+  dictionary::RecompressorOptions recompressor_options = options_.recompressor;
+  if (!recompressor_options.parallel_for) {  // Jobs re-encode on idle encode helpers too.
+    recompressor_options.parallel_for = [this](size_t n, absl::FunctionRef<void(size_t)> task) {
+      encode_workers_.ParallelFor(n, task);
+    };
+  }
   ASSIGN_OR_RETURN(recompressor_, dictionary::Recompressor::Load(
                                       store_.get(), registry_.get(), &dictionaries_,
-                                      manager_.get(), options_.recompressor));
+                                      manager_.get(), recompressor_options));
   if (!options_.auto_train) return absl::OkStatus();
   auto_trainer_ = std::make_unique<dictionary::AutoTrainer>(
       manager_.get(), &drift_, options_.auto_trainer,
-      [this](const dictionary::AutoActivation& activation) { OnAutoActivated(activation); });
+      [this](const dictionary::AutoActivation& activation) { OnAutoActivated(activation); },
+      [this](const std::string& pool) { OnFirstNotActivated(pool); });
   return absl::OkStatus();
 }
 
@@ -147,7 +154,25 @@ dictionary::DriftSignal LogEngine::DriftOf(const pool::Pool& pool) const {
   return drift_.Signal(pool.id(), active, manager_->EvaluatedRatio(active));
 }
 
+void LogEngine::OnFirstNotActivated(const std::string& pool) {
+  std::shared_ptr<pool::Pool> found = registry_->Find(pool);
+  if (found == nullptr || options_.replicated_log != nullptr) return;
+  {
+    absl::MutexLock lock(&compress_now_mu_);
+    if (!compress_now_.insert(found->id()).second) return;  // Done already.
+  }
+  if (!options_.recompress_first_dictionary || options_.raw_before_dictionary_bytes == 0) {
+    return;  // Nothing was stored raw.
+  }
+  std::fprintf(stderr, "dictlogd: pool '%s': no first dictionary yet: its records are "
+               "compressed without one from now on\n", pool.c_str());
+  RecompressFirst(pool);  // Compresses what it stored raw (no dictionary: the level's).
+}
+
 void LogEngine::RecompressFirst(const std::string& pool) {
+  // Appends that looked up the pool's encoder before this have written once the gate
+  // is free: the job's last seq covers every record stored raw or without dictionary.
+  { absl::MutexLock gate(&manager_->write_gate()); }
   absl::StatusOr<v1::RecompressStatus> job = recompressor_->Start(pool);
   if (job.ok()) {
     std::fprintf(stderr,
@@ -367,6 +392,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
   }
   for (const auto& [pool, pb] : batch) {
     pool->AddCounters(pb.added);
+    raw_before_dictionary_ += pb.raw_records;
     // The time reads give these records: this call's entry, or the bucket's.
     const int64_t time_ms = pb.time_ms != 0 ? pb.time_ms : pool->last_time_entry_ms();
     drift_.Record(pool->id(), pb.encoder ? pb.encoder->id() : 0, pb.drift_raw,

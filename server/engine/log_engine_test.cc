@@ -145,6 +145,9 @@ TEST_F(LogEngineTest, ScanHonoursFromIdLimitAndChunks) {
 }
 
 TEST_F(LogEngineTest, StatsCountRawAndStoredBytesAndSurviveReopen) {
+  // Compressed at append (by default a pool stores raw until its first dictionary).
+  options_.raw_before_dictionary_bytes = 0;
+  Reopen();
   const std::string compressible(900, 'a');
   AppendOne("p", compressible);
   AppendOne("p", "q!");  // Incompressible: stored raw with one header byte.

@@ -242,6 +242,11 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
   out->Family("dictlog_pools_deleted_total", "counter",
               "Pools deleted (Admin.DeletePool) since the server started.");
   out->Sample("dictlog_pools_deleted_total", {}, static_cast<double>(engine.PoolsDeleted()));
+  out->Family("dictlog_records_raw_before_dictionary_total", "counter",
+              "Records stored uncompressed before their pool's first dictionary "
+              "(--raw_before_dictionary_bytes), since the server started.");
+  out->Sample("dictlog_records_raw_before_dictionary_total", {},
+              static_cast<double>(engine.RawBeforeDictionaryRecords()));
   RenderFollows(engine.FollowStatistics(), out);
   RenderRocksDb(engine, out);
 }

@@ -101,6 +101,10 @@ TEST(EngineMetricsTest, AutomaticTrainingCountsItsAttempt) {
       << text;
   EXPECT_TRUE(
       absl::StrContains(text, "dictlog_auto_trainings_total{result=\"failed\"} 0\n"));
+  // Appended before the first dictionary: stored raw, re-encoded once it came.
+  EXPECT_TRUE(
+      absl::StrContains(text, "\ndictlog_records_raw_before_dictionary_total 1000\n"))
+      << text;
   EXPECT_FALSE(
       absl::StrContains(text, "dictlog_pool_active_dictionary_id{pool=\"HDFS\"} 0\n"));
 }
