@@ -3,7 +3,8 @@
 // messages, and per partition of dictlog.records the last applied offset and the lag
 // behind the partition's end; routing (ADR 0022): the assignment's epoch, whether this
 // node's flags agree with it, per held partition whether it serves, reads forwarded
-// (by method) and answered NotServedHere. The daemon fills ClusterMetrics from its ClusterNode at
+// (by method) and answered NotServedHere; rebuilds: bytes applied to partitions being
+// built and how long the throttle paused them. The daemon fills ClusterMetrics from its ClusterNode at
 // scrape time (server/metrics does not depend on server/cluster).
 //
 // Thread safety: a pure function of its arguments.
@@ -34,6 +35,8 @@ struct ClusterMetrics {
   bool assignment_mismatch = false;  // This node's flags differ from the log's assignment.
   std::map<std::string, uint64_t> forwarded;  // Reads forwarded to a peer, by method.
   uint64_t not_served_here = 0;
+  uint64_t rebuild_bytes = 0;          // Applied to partitions being built.
+  double rebuild_paused_seconds = 0;  // Building paused by the rebuild throttle.
 };
 
 void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out);
