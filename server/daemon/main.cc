@@ -176,6 +176,11 @@ ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM CA certificate(s): mutual TLS, clients must present a certificate it "
           "signed");
+ABSL_FLAG(std::string, peer_tls_ca, "",
+          "cluster mode with TLS: PEM CA certificate(s) peer nodes' certificates are "
+          "verified against when this node forwards reads to them (each peer's "
+          "certificate must name the host of its --advertise_address); empty: the "
+          "system's roots");
 ABSL_FLAG(bool, insecure, false,
           "serve plaintext on a non-loopback --listen address (plaintext is always "
           "allowed on 127.0.0.0/8, ::1 and localhost); see docs/security.md");
@@ -414,6 +419,7 @@ absl::StatusOr<service::ServerTls> TlsFromFlags(const std::string& listen) {
                                           absl::GetFlag(FLAGS_tls_client_ca)));
   RETURN_IF_ERROR(
       service::CheckTransport(listen, tls.enabled(), absl::GetFlag(FLAGS_insecure)));
+  RETURN_IF_ERROR(service::LoadPeerCa(absl::GetFlag(FLAGS_peer_tls_ca), &tls));
   return tls;
 }
 
@@ -688,7 +694,7 @@ int main(int argc, char** argv) {
        "versions of dictlog, zstd, gRPC and RocksDB.",
        dictlog::service::ServerLibraries()});
   dictlog::ExpandHomeInFlags({&FLAGS_data_dir, &FLAGS_config, &FLAGS_port_file,
-                              &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca,
+                              &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca, &FLAGS_peer_tls_ca,
                               &FLAGS_tokens_file, &FLAGS_metrics_port_file,
                               &FLAGS_metrics_token_file, &FLAGS_backup_root});
   std::printf("dictlogd: %s\n",

@@ -10,6 +10,9 @@
 //   --cluster_max_serving_lag_messages behind: the other node's map shows it not
 //   serving, its dictlog.replicas health is NOT_SERVING, reads through it still answer
 //   every record (forwarded), and once caught up it serves again.
+// - Last, both nodes serve TLS with bearer tokens and --peer_tls_ca, dictlogd-2 holding
+//   no partition: reads through it are forwarded to dictlogd-1 over TLS with the
+//   caller's token.
 #include <grpcpp/grpcpp.h>
 
 #include <cstdlib>
@@ -25,6 +28,7 @@
 #include "proto/dictlog.grpc.pb.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/e2e/server_process.h"
+#include "tests/e2e/test_pki.h"
 
 namespace dictlog {
 namespace {
@@ -215,6 +219,60 @@ TEST(RebuildE2eTest, ANodeFallingBehindStopsServingUntilCaughtUp) {
       absl::StrCat("grep -c 'behind its end' '", cluster->dir(), "/dictlogd-2/console.log'"));
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_GE(std::atoi(log->c_str()), 2) << "a stop and a resume logged";
+}
+
+
+// Forwarding between TLS nodes with bearer tokens: dictlogd-2 holds no partition
+// (--cluster_replicas=1: dictlogd-1 holds the one), so a read through it is forwarded
+// to dictlogd-1 over TLS, verified against --peer_tls_ca, with the caller's token.
+TEST(RebuildE2eTest, ReadsThroughANonHolderAreForwardedBetweenTlsNodesWithTokens) {
+  ASSERT_TRUE(cluster != nullptr);
+  const std::string dir = absl::StrCat(cluster->dir(), "/tls");
+  absl::StatusOr<testing::TestPki> pki = testing::MakeTestPki(dir);
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  const std::string token = "Ty4Gv8Kd2Lq7Wn1Xs5Pb9Mc3reader";
+  const std::string admin = "k3V9q2m1ZxP0sLr7Tt6Yw8Uaadmin";
+  ASSERT_TRUE(testing::RunCommand(absl::StrCat("printf '%s admin\\n%s reader\\n' '", admin,
+                                               "' '", token, "' > '", dir, "/tokens'"))
+                  .ok());
+  const std::string flags = absl::StrCat(
+      "--cluster_replicas=1 --tls_cert=", pki->server_cert, " --tls_key=", pki->server_key,
+      " --tokens_file=", dir, "/tokens --peer_tls_ca=", pki->ca_cert);
+  ASSERT_TRUE(Restart("dictlogd-1", flags, false).ok());
+  ASSERT_TRUE(Restart("dictlogd-2", flags, false).ok());
+
+  auto secure = [&](const std::string& node, const std::string& bearer) {
+    client::ClientOptions options;
+    options.server = cluster->AddressOf(node);
+    options.own_connection = true;
+    options.routing = false;
+    options.security.tls = true;
+    options.security.root_ca_pem = testing::ReadFileForTest(pki->ca_cert);
+    options.security.token = bearer;
+    return std::make_unique<client::Client>(options);
+  };
+  // The new assignment (epoch + 1) reached dictlogd-2: it holds nothing, dictlogd-1 serves.
+  ASSERT_TRUE(WaitFor(absl::Seconds(60), [&] {
+    absl::StatusOr<v1::ShardMap> map = secure("dictlogd-2", token)->GetShardMap();
+    return map.ok() && Serves(*map, "dictlogd-1") && !Serves(*map, "dictlogd-2");
+  }));
+  std::unique_ptr<client::Client> writer = secure("dictlogd-1", admin);
+  std::vector<std::pair<std::string, std::string>> records;
+  for (int i = 0; i < 20; ++i) {
+    const std::string payload = absl::StrCat("tls forwarded record ", i);
+    absl::StatusOr<std::string> id = writer->Append("rebuild", payload);
+    ASSERT_TRUE(id.ok()) << id.status();
+    records.emplace_back(*id, payload);
+  }
+  std::unique_ptr<client::Client> reader = secure("dictlogd-2", token);
+  for (const auto& [id, payload] : records) {
+    absl::StatusOr<v1::Record> record = reader->Get(id);
+    ASSERT_TRUE(record.ok()) << id << ": " << record.status();
+    EXPECT_EQ(record->payload(), payload);
+  }
+  // Without a token the forwarding node refuses before forwarding anything.
+  absl::StatusOr<v1::Record> refused = secure("dictlogd-2", "")->Get(records[0].first);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnauthenticated) << refused.status();
 }
 
 }  // namespace
