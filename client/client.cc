@@ -93,15 +93,23 @@ absl::Status Client::WaitForConnected(absl::Duration timeout) const {
   }
 }
 
-absl::StatusOr<bool> Client::CheckHealth() const {
+absl::StatusOr<bool> Client::CheckHealth(absl::string_view service) const {
   // grpc.health.v1 through the generic stub: HealthCheckRequest{service: ""} is the
-  // empty message; the response's field 1 is the status (1 SERVING, 2 NOT_SERVING).
+  // empty message, a name is field 1 (tag 0x0a, its length, its bytes); the response's
+  // field 1 is the status (1 SERVING, 2 NOT_SERVING).
+  if (service.size() >= 128) return absl::InvalidArgumentError("health service name too long");
+  std::string encoded;
+  if (!service.empty()) {
+    encoded.push_back('\x0a');
+    encoded.push_back(static_cast<char>(service.size()));
+    encoded.append(service.data(), service.size());
+  }
   grpc::GenericStub stub(channel_);
   grpc::ClientContext context;
   SetDeadline(&context);
   grpc::CompletionQueue queue;
-  grpc::Slice empty("", 0);
-  grpc::ByteBuffer request(&empty, 1), response;
+  grpc::Slice slice(encoded);
+  grpc::ByteBuffer request(&slice, 1), response;
   std::unique_ptr<grpc::GenericClientAsyncResponseReader> call = stub.PrepareUnaryCall(
       &context, "/grpc.health.v1.Health/Check", request, &queue);
   call->StartCall();

@@ -34,6 +34,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -149,9 +150,10 @@ class Client {
   // so that connecting is not measured.
   absl::Status WaitForConnected(absl::Duration timeout) const;
 
-  // grpc.health.v1 Check of the whole server (service ""): true if SERVING, false if
-  // NOT_SERVING (or UNKNOWN); the call's error otherwise. Needs no token.
-  absl::StatusOr<bool> CheckHealth() const;
+  // grpc.health.v1 Check of `service` ("": the whole server; "dictlog.replicas": every
+  // partition a cluster node holds serves): true if SERVING, false if NOT_SERVING (or
+  // UNKNOWN); the call's error otherwise (NOT_FOUND: no such service). Needs no token.
+  absl::StatusOr<bool> CheckHealth(absl::string_view service = "") const;
 
   // Appends one record; returns its id. `request_id` empty: a new random one.
   absl::StatusOr<std::string> Append(absl::string_view category,

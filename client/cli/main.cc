@@ -164,8 +164,10 @@ Commands:
                                  directory (absolute path) on the server's machine,
                                  inside the server's --backup_root;
                                  restore: dictlogd --data_dir=DIR
-  health                         print SERVING if the server's grpc.health.v1 check
-                                 says so, else exit 1 (a probe; needs no token)
+  health [SERVICE]               print SERVING if the server's grpc.health.v1 check
+                                 says so, else exit 1 (a probe; needs no token);
+                                 SERVICE dictlog.replicas: a cluster node's held
+                                 partitions all serve (built, not lagging)
   shards [--format=json]         cluster mode: the nodes (live, last announced) and
                                  per partition its replicas (applied offset, lag,
                                  serving); reads are routed by it (docs/cluster.md)

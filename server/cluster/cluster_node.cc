@@ -79,6 +79,10 @@ ClusterNode::ClusterNode(ClusterOptions options, std::unique_ptr<Producer> produ
 
 ClusterNode::~ClusterNode() { StopMaterializer(); }
 
+void ClusterNode::SetReadinessListener(std::function<void(bool)> listener) {
+  directory_->SetReadinessListener(std::move(listener));
+}
+
 absl::Status ClusterNode::StartMaterializer(engine::LogEngine* engine) {
   Producer* producer = producer_.get();
   ASSIGN_OR_RETURN(
@@ -103,7 +107,8 @@ absl::Status ClusterNode::StartMaterializerLocked() {
               static_cast<unsigned long long>(directory_->Current().epoch()));
   std::fflush(stdout);
   ASSIGN_OR_RETURN(materializer_, Materializer::Start(options_.bootstrap, engine_, log_.get(),
-                                                      held_, directory_.get()));
+                                                      held_, directory_.get(),
+                                                      options_.materializer));
   return absl::OkStatus();
 }
 

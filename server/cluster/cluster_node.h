@@ -13,6 +13,7 @@
 #ifndef DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
 #define DICTLOG_SERVER_CLUSTER_CLUSTER_NODE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,8 @@ struct ClusterOptions {
   std::string advertise_address;
   // How often this node announces itself in dictlog.meta. Default 1 s.
   absl::Duration announce_interval = absl::Seconds(1);
+  // The materializer's: when a lagging partition stops serving (serving_gate.h).
+  MaterializerOptions materializer;
 };
 
 class ClusterNode {
@@ -72,6 +75,10 @@ class ClusterNode {
   engine::ReplicatedLog* log() { return log_.get(); }
   // The shard map (the read handlers route with it); lives as long as this.
   const ShardDirectory* directory() const { return directory_.get(); }
+  // `listener` hears whether every partition this node holds serves (true) or not,
+  // on each change, from the materializer's thread (the daemon's readiness). Call
+  // before StartMaterializer.
+  void SetReadinessListener(std::function<void(bool)> listener);
   // `engine` is borrowed: call StopMaterializer before it goes.
   absl::Status StartMaterializer(engine::LogEngine* engine) ABSL_LOCKS_EXCLUDED(mu_);
   void StopMaterializer() ABSL_LOCKS_EXCLUDED(mu_);

@@ -50,6 +50,18 @@ int64_t Consumer::HighWatermark(int32_t partition) const {
   return err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : -1;
 }
 
+absl::Status Consumer::Pause(const std::vector<int32_t>& partitions, bool pause) {
+  rd_kafka_topic_partition_list_t* list =
+      rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size()));
+  for (int32_t partition : partitions) {
+    rd_kafka_topic_partition_list_add(list, topic_.c_str(), partition);
+  }
+  const rd_kafka_resp_err_t err = pause ? rd_kafka_pause_partitions(handle_.get(), list)
+                                        : rd_kafka_resume_partitions(handle_.get(), list);
+  rd_kafka_topic_partition_list_destroy(list);
+  return KafkaStatus(err, pause ? "pausing partitions" : "resuming partitions");
+}
+
 absl::StatusOr<int64_t> Consumer::QueryEnd(int32_t partition, absl::Duration timeout) const {
   const absl::Time deadline = absl::Now() + timeout;
   int64_t low = -1;

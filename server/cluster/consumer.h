@@ -56,6 +56,9 @@ class Consumer {
   // The offset the next message of `partition` will get, asked of its leader now
   // (waits up to `timeout`); the brokers' error otherwise. Any thread.
   absl::StatusOr<int64_t> QueryEnd(int32_t partition, absl::Duration timeout) const;
+  // Stops (pause) or resumes fetching `partitions`. Messages already returned by Poll
+  // stay returned; fetching resumes after the last of them (librdkafka's app position).
+  absl::Status Pause(const std::vector<int32_t>& partitions, bool pause);
 
  private:
   Consumer(KafkaHandle handle, std::string topic)

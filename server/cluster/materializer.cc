@@ -1,10 +1,12 @@
 #include "server/cluster/materializer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/cluster/cluster.pb.h"
 #include "server/cluster/dictionary_ids.h"
@@ -57,6 +59,13 @@ absl::StatusOr<IdHolder> HolderOf(const engine::LogEngine& engine, uint32_t id,
   return ours == theirs ? IdHolder::kSame : IdHolder::kDifferent;
 }
 
+// The next offset of each of `held` to apply, now.
+std::vector<int64_t> FirstNext(const ClusterLog& log, const std::vector<int32_t>& held) {
+  std::vector<int64_t> next;
+  for (int32_t p : held) next.push_back(log.Applied(p) + 1);
+  return next;
+}
+
 // Errors after which the same message would fail again on this node.
 bool Permanent(const absl::Status& status) {
   return absl::IsInvalidArgument(status) || absl::IsFailedPrecondition(status) ||
@@ -67,7 +76,7 @@ bool Permanent(const absl::Status& status) {
 
 absl::StatusOr<std::unique_ptr<Materializer>> Materializer::Start(
     const std::string& bootstrap, engine::LogEngine* engine, ClusterLog* log,
-    std::vector<int32_t> held, ShardDirectory* directory) {
+    std::vector<int32_t> held, ShardDirectory* directory, MaterializerOptions options) {
   ASSIGN_OR_RETURN(const std::vector<store::LogPosition> stored, engine->LogPositions());
   std::vector<PartitionStart> all(log->partitions());
   for (int32_t p = 0; p < log->partitions(); ++p) all[p] = {p, kFromBeginning};
@@ -83,12 +92,12 @@ absl::StatusOr<std::unique_ptr<Materializer>> Materializer::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<Consumer> consumer,
                    Consumer::Open(bootstrap, kRecordsTopic, starts));
   return std::unique_ptr<Materializer>(
-      new Materializer(std::move(consumer), engine, log, std::move(held), directory));
+      new Materializer(std::move(consumer), engine, log, std::move(held), directory, options));
 }
 
 Materializer::Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine* engine,
                            ClusterLog* log, std::vector<int32_t> held,
-                           ShardDirectory* directory)
+                           ShardDirectory* directory, const MaterializerOptions& options)
     : consumer_(std::move(consumer)),
       engine_(engine),
       log_(log),
@@ -96,9 +105,17 @@ Materializer::Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine
       directory_(directory),
       targets_(held_.size(), -1),
       serving_(held_.size(), false),
+      gates_(held_.size(), ServingGate(options.serving)),
+      apply_delay_(options.apply_delay_for_test),
+      first_next_(FirstNext(*log, held_)),
+      logged_(held_.size(), absl::Now()),
+      throttle_(options.rebuild_bytes_per_second),
       thread_([this] { Run(); }) {}
 
 void Materializer::Report() {
+  const absl::Time now = absl::Now();
+  reported_ = now;
+  Resume(now);
   std::vector<NodePartition> progress;
   for (size_t i = 0; i < held_.size(); ++i) {
     const int32_t p = held_[i];
@@ -107,19 +124,87 @@ void Materializer::Report() {
       if (end.ok()) targets_[i] = *end;
     }
     const int64_t next = log_->Applied(p) + 1;
-    if (targets_[i] >= 0 && next >= targets_[i]) serving_[i] = true;
+    const int64_t watermark = consumer_->HighWatermark(p);
+    const int64_t end = watermark >= 0 ? watermark : targets_[i];
+    if (!serving_[i]) CheckBuilt(i, next, end, now);
+    if (serving_[i]) UpdateGate(i, end >= 0 ? std::max<int64_t>(end - next, 0) : -1);
     NodePartition& out = progress.emplace_back();
     out.set_partition(p);
     out.set_applied_offset(next);
-    const int64_t end = consumer_->HighWatermark(p);
-    out.set_end_offset(end >= 0 ? end : targets_[i]);
-    out.set_serving(serving_[i]);
+    out.set_end_offset(end);
+    out.set_serving(serving_[i] && gates_[i].serving());
   }
   if (directory_ != nullptr) directory_->SetLocal(std::move(progress));
 }
 
+size_t Materializer::IndexOf(int32_t partition) const {
+  return static_cast<size_t>(std::find(held_.begin(), held_.end(), partition) - held_.begin());
+}
+
+void Materializer::CheckBuilt(size_t index, int64_t next, int64_t end, absl::Time now) {
+  const int32_t p = held_[index];
+  if (targets_[index] >= 0 && next >= targets_[index]) {
+    serving_[index] = true;
+    std::printf("dictlogd: partition %d built (%lld messages in %.1f s), serving it\n", p,
+                static_cast<long long>(next - first_next_[index]),
+                absl::ToDoubleSeconds(now - started_));
+  } else if (now - logged_[index] >= absl::Seconds(10)) {
+    logged_[index] = now;
+    std::printf("dictlogd: building partition %d: offset %lld of %lld\n", p,
+                static_cast<long long>(next), static_cast<long long>(end));
+  } else {
+    return;
+  }
+  std::fflush(stdout);
+}
+
+void Materializer::Throttle(size_t bytes) {
+  rebuild_bytes_.fetch_add(bytes);
+  const absl::Time now = absl::Now();
+  const absl::Time until = throttle_.Spend(static_cast<int64_t>(bytes), now);
+  if (until <= now) return;
+  paused_until_ = std::max(paused_until_, until);
+  if (!paused_.empty()) return;
+  for (size_t i = 0; i < held_.size(); ++i) {
+    if (!serving_[i]) paused_.push_back(held_[i]);
+  }
+  const absl::Status status = consumer_->Pause(paused_, true);
+  if (!status.ok()) {  // Then building goes on unthrottled: say so.
+    std::fprintf(stderr, "dictlogd: materializer: %s\n", status.ToString().c_str());
+    paused_.clear();
+    return;
+  }
+  paused_since_ = now;
+}
+
+void Materializer::Resume(absl::Time now) {
+  if (paused_.empty() || now < paused_until_) return;
+  const absl::Status status = consumer_->Pause(paused_, false);
+  if (!status.ok()) {
+    std::fprintf(stderr, "dictlogd: materializer: %s\n", status.ToString().c_str());
+    return;  // Tried again at the next report.
+  }
+  paused_ms_.fetch_add(absl::ToInt64Milliseconds(now - paused_since_));
+  paused_.clear();
+}
+
+void Materializer::UpdateGate(size_t index, int64_t lag) {
+  const GateChange change = gates_[index].Update(lag, absl::Now());
+  if (change == GateChange::kNone) return;
+  std::printf("dictlogd: partition %d is %lld messages behind its end: %s\n", held_[index],
+              static_cast<long long>(lag),
+              change == GateChange::kStopped ? "not serving it until it catches up"
+                                             : "serving it again");
+  std::fflush(stdout);
+}
+
 MaterializerStats Materializer::Stats() const {
-  MaterializerStats stats{applied_.load(), skipped_.load(), dictionaries_.load(), {}};
+  MaterializerStats stats{applied_.load(),
+                          skipped_.load(),
+                          dictionaries_.load(),
+                          rebuild_bytes_.load(),
+                          static_cast<double>(paused_ms_.load()) / 1000,
+                          {}};
   for (int32_t p = 0; p < log_->partitions(); ++p) {
     stats.partitions.push_back({p, log_->Applied(p), consumer_->HighWatermark(p)});
   }
@@ -142,7 +227,15 @@ void Materializer::Run() {
       continue;
     }
     for (const LogMessage& message : *messages) {
+      // Fetched again after a resume: already applied.
+      if (message.offset <= log_->Applied(message.partition)) continue;
       if (!Apply(message)) return;
+      const size_t index = IndexOf(message.partition);
+      if (index < held_.size() && !serving_[index]) Throttle(message.value.size());
+      if (apply_delay_ > absl::ZeroDuration() && stop_.WaitForNotificationWithTimeout(apply_delay_)) {
+        return;
+      }
+      if (absl::Now() - reported_ >= kPollWait) Report();  // A long batch: keep announcing.
     }
   }
 }
@@ -208,6 +301,7 @@ bool Materializer::Apply(const LogMessage& message) {
     std::fprintf(stderr, "dictlogd: materializer: %s/%d@%lld: %s (retrying)\n", kRecordsTopic,
                  message.partition, static_cast<long long>(message.offset),
                  status.ToString().c_str());
+    Report();  // Stuck here: the lag grows, and the gate may stop serving.
     if (stop_.WaitForNotificationWithTimeout(kRetryWait)) return false;
   }
 }

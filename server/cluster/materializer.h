@@ -16,7 +16,11 @@
 // It applies only the partitions it is given (those this node holds, ADR 0022) and
 // reports its progress on each to the ShardDirectory: a partition is `serving` once
 // applied up to the partition's end as queried when this materializer started (a
-// newly held partition is built from its stored offset, or the start, first).
+// newly held partition is built from its stored offset, or the start, first). A
+// serving partition whose lag stays above a bound stops serving until it is close to
+// the end again (serving_gate.h); each change is logged. Building is throttled
+// (rebuild_throttle.h): past the rate, fetching the partitions being built pauses
+// while the served ones go on; progress is logged every 10 s per partition.
 //
 // Thread safety: Start and the destructor from one thread; the thread is its own;
 // Stats from any thread.
@@ -35,6 +39,8 @@
 #include "server/cluster/cluster.pb.h"
 #include "server/cluster/cluster_log.h"
 #include "server/cluster/consumer.h"
+#include "server/cluster/rebuild_throttle.h"
+#include "server/cluster/serving_gate.h"
 #include "server/cluster/shard_directory.h"
 #include "server/engine/log_engine.h"
 
@@ -50,7 +56,19 @@ struct MaterializerStats {
   uint64_t applied_messages = 0;
   uint64_t skipped_messages = 0;
   uint64_t dictionary_messages = 0;  // Dictionaries and activations applied.
+  uint64_t rebuild_bytes = 0;        // Of messages applied to partitions being built.
+  double rebuild_paused_seconds = 0;  // Building paused by the throttle.
   std::vector<PartitionProgress> partitions;
+};
+
+struct MaterializerOptions {
+  // When a built partition lagging behind stops serving, and serves again.
+  ServingGateOptions serving;
+  // Bytes of messages per second applied to partitions being built (all of them
+  // together); 0: unlimited. Default 32 MiB/s.
+  int64_t rebuild_bytes_per_second = int64_t{32} << 20;
+  // Tests only: waits this long after applying each message (a node falling behind).
+  absl::Duration apply_delay_for_test = absl::ZeroDuration();
 };
 
 class Materializer {
@@ -62,7 +80,8 @@ class Materializer {
                                                              engine::LogEngine* engine,
                                                              ClusterLog* log,
                                                              std::vector<int32_t> held,
-                                                             ShardDirectory* directory);
+                                                             ShardDirectory* directory,
+                                                             MaterializerOptions options = {});
   ~Materializer();  // Stops the thread (after the message it is applying).
 
   Materializer(const Materializer&) = delete;
@@ -73,11 +92,23 @@ class Materializer {
 
  private:
   Materializer(std::unique_ptr<Consumer> consumer, engine::LogEngine* engine,
-               ClusterLog* log, std::vector<int32_t> held, ShardDirectory* directory);
+               ClusterLog* log, std::vector<int32_t> held, ShardDirectory* directory,
+               const MaterializerOptions& options);
   void Run();
   // Tells the directory where each held partition stands (serving once caught up to
   // its end as of the start; asks for that end again while unknown).
   void Report();
+  // Partition held_[index] lags `lag` messages (-1: unknown): its gate decides, logged.
+  void UpdateGate(size_t index, int64_t lag);
+  // held_'s index of `partition`, or held_.size().
+  size_t IndexOf(int32_t partition) const;
+  // `bytes` were applied to a partition being built: pauses building when past the rate.
+  void Throttle(size_t bytes);
+  // Resumes building once the pause is over.
+  void Resume(absl::Time now);
+  // Marks held_[index] serving once applied up to its target (logged), else logs its
+  // progress every 10 s.
+  void CheckBuilt(size_t index, int64_t next, int64_t end, absl::Time now);
   // Applies one message, retrying store errors; false only when stopping.
   bool Apply(const LogMessage& message);
   absl::Status ApplyOne(const LogMessage& message);
@@ -96,6 +127,19 @@ class Materializer {
   // whether it has been reached (then it stays serving).
   std::vector<int64_t> targets_;
   std::vector<bool> serving_;
+  std::vector<ServingGate> gates_;  // Per held_ entry (thread only), once built.
+  const absl::Duration apply_delay_;
+  absl::Time reported_ = absl::InfinitePast();  // The last Report (thread only).
+  // Building (thread only): where each held_ entry started, when progress was logged.
+  const absl::Time started_ = absl::Now();
+  std::vector<int64_t> first_next_;
+  std::vector<absl::Time> logged_;
+  RebuildThrottle throttle_;
+  std::vector<int32_t> paused_;  // Partitions paused by the throttle, until paused_until_.
+  absl::Time paused_until_ = absl::InfinitePast();
+  absl::Time paused_since_ = absl::InfinitePast();
+  std::atomic<uint64_t> rebuild_bytes_{0};
+  std::atomic<int64_t> paused_ms_{0};
   absl::Notification stop_;
   std::thread thread_;  // Last: started once the rest is set.
 };

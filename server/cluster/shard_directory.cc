@@ -73,6 +73,10 @@ std::optional<bool> ShardDirectory::FirstReplicaHere(int32_t partition) const {
 
 std::vector<int32_t> ShardDirectory::Held() const {
   absl::ReaderMutexLock lock(&mu_);
+  return HeldLocked();
+}
+
+std::vector<int32_t> ShardDirectory::HeldLocked() const {
   const AssignmentRecord current = CurrentLocked();
   const std::vector<std::string> nodes(current.nodes().begin(), current.nodes().end());
   return PartitionsHeldBy(options_.node_name, options_.partitions, nodes, current.replicas(),
@@ -92,8 +96,35 @@ void ShardDirectory::ObserveAnnouncement(const NodeAnnouncement& announcement) {
 }
 
 void ShardDirectory::SetLocal(std::vector<NodePartition> partitions) {
+  std::function<void(bool)> listener;
+  bool ready = false;
+  {
+    absl::MutexLock lock(&mu_);
+    local_ = std::move(partitions);
+    ready = AllHeldServingLocked();
+    if (ready_ == ready || !readiness_listener_) return;
+    ready_ = ready;
+    listener = readiness_listener_;
+  }
+  listener(ready);
+}
+
+bool ShardDirectory::AllHeldServing() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return AllHeldServingLocked();
+}
+
+bool ShardDirectory::AllHeldServingLocked() const {
+  for (int32_t partition : HeldLocked()) {
+    const NodePartition* local = LocalLocked(partition);
+    if (local == nullptr || !local->serving()) return false;
+  }
+  return true;
+}
+
+void ShardDirectory::SetReadinessListener(std::function<void(bool)> listener) {
   absl::MutexLock lock(&mu_);
-  local_ = std::move(partitions);
+  readiness_listener_ = std::move(listener);
 }
 
 const NodePartition* ShardDirectory::LocalLocked(int32_t partition) const {

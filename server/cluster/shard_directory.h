@@ -87,7 +87,14 @@ class ShardDirectory {
   void ObserveAssignment(const AssignmentRecord& assignment) ABSL_LOCKS_EXCLUDED(mu_);
   void ObserveAnnouncement(const NodeAnnouncement& announcement) ABSL_LOCKS_EXCLUDED(mu_);
   // The materializer's progress on the partitions this node holds (replaces the last).
+  // Tells the readiness listener when AllHeldServing changes.
   void SetLocal(std::vector<NodePartition> partitions) ABSL_LOCKS_EXCLUDED(mu_);
+  // Every partition this node holds under Current() is reported serving (a node
+  // holding none is ready). The daemon's health service "dictlog.replicas".
+  bool AllHeldServing() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Called with AllHeldServing's new value after a SetLocal that changed it (not under
+  // a lock; SetLocal's callers are serialized). Set once, before SetLocal is called.
+  void SetReadinessListener(std::function<void(bool)> listener) ABSL_LOCKS_EXCLUDED(mu_);
 
   // This node's announcement now.
   NodeAnnouncement Announcement(bool stopping) const ABSL_LOCKS_EXCLUDED(mu_);
@@ -113,6 +120,8 @@ class ShardDirectory {
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // This node's state of `partition`, or nullptr if it reports none.
   const NodePartition* LocalLocked(int32_t partition) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  bool AllHeldServingLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  std::vector<int32_t> HeldLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   const DirectoryOptions options_;
   mutable absl::Mutex mu_;
@@ -121,6 +130,8 @@ class ShardDirectory {
   absl::flat_hash_map<std::string, NodeAnnouncement> announcements_ ABSL_GUARDED_BY(mu_);
   std::vector<NodePartition> local_ ABSL_GUARDED_BY(mu_);
   mutable RoutingCounters counters_ ABSL_GUARDED_BY(mu_);
+  std::function<void(bool)> readiness_listener_ ABSL_GUARDED_BY(mu_);
+  std::optional<bool> ready_ ABSL_GUARDED_BY(mu_);  // Last told to the listener.
 };
 
 }  // namespace dictlog::cluster

@@ -61,6 +61,22 @@ TEST_F(ShardDirectoryTest, HoldsItsPartitionsAndServesThemOnceCaughtUp) {
   EXPECT_FALSE(a->Place(1).here);  // Not held.
 }
 
+TEST_F(ShardDirectoryTest, ReadyOnceEveryHeldPartitionServesAndToldOnEachChange) {
+  auto a = Directory("a");
+  std::vector<bool> told;
+  a->SetReadinessListener([&told](bool ready) { told.push_back(ready); });
+  EXPECT_FALSE(a->AllHeldServing());
+  a->SetLocal({Progress(0, 5, 5, true), Progress(2, 1, 9, false)});
+  EXPECT_FALSE(a->AllHeldServing());
+  a->SetLocal({Progress(0, 5, 5, true), Progress(2, 9, 9, true)});
+  EXPECT_TRUE(a->AllHeldServing());
+  a->SetLocal({Progress(0, 6, 6, true), Progress(2, 10, 10, true)});  // No change.
+  a->SetLocal({Progress(0, 6, 90000, false), Progress(2, 10, 10, true)});  // Lagging.
+  EXPECT_FALSE(a->AllHeldServing());
+  a->SetLocal({});  // Restarting on a new assignment: nothing held is reported yet.
+  EXPECT_EQ(told, (std::vector<bool>{false, true, false}));
+}
+
 TEST_F(ShardDirectoryTest, LiveWithinThreeIntervalsOfTheLastAnnouncement) {
   auto a = Directory("a");
   a->ObserveAnnouncement(Announced("b", {Progress(0, 3, 3, true), Progress(1, 3, 3, true)}));

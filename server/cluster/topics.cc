@@ -48,6 +48,11 @@ absl::Status Create(rd_kafka_t* rk, const TopicSpec& spec, absl::Duration timeou
                                std::to_string(spec.min_insync_replicas).c_str());
   rd_kafka_NewTopic_set_config(topic, "unclean.leader.election.enable", "false");
   rd_kafka_NewTopic_set_config(topic, "cleanup.policy", spec.compacted ? "compact" : "delete");
+  if (!spec.compacted) {
+    rd_kafka_NewTopic_set_config(topic, "retention.ms", std::to_string(spec.retention_ms).c_str());
+    rd_kafka_NewTopic_set_config(topic, "retention.bytes",
+                                 std::to_string(spec.retention_bytes).c_str());
+  }
   rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
   rd_kafka_AdminOptions_t* options = AdminOptions(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS, timeout);
   rd_kafka_CreateTopics(rk, &topic, 1, options, queue);
@@ -132,6 +137,23 @@ absl::StatusOr<std::map<std::string, std::string>> DescribeConfig(rd_kafka_t* rk
   return config;
 }
 
+// A topic nodes rebuild from must keep what the spec says (forever, for records).
+absl::Status CheckRetention(const TopicSpec& spec, std::map<std::string, std::string>& config) {
+  if (spec.compacted) return absl::OkStatus();
+  const std::string ms = std::to_string(spec.retention_ms);
+  const std::string bytes = std::to_string(spec.retention_bytes);
+  if (config["retention.ms"] == ms && config["retention.bytes"] == bytes) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "topic ", spec.name, " has retention.ms=", config["retention.ms"],
+      " retention.bytes=", config["retention.bytes"], "; this dictlogd expects ", ms, " and ",
+      bytes, spec.retention_ms == -1 ? " (kept forever: a new or wiped node rebuilds its "
+                                       "partitions from offset 0; set them with "
+                                       "kafka-configs.sh --alter)"
+                                     : ""));
+}
+
 absl::Status CheckConfig(rd_kafka_t* rk, const TopicSpec& spec, absl::Duration timeout) {
   ASSIGN_OR_RETURN(auto config, DescribeConfig(rk, spec.name, timeout));
   if (config["min.insync.replicas"].empty() || config["cleanup.policy"].empty()) {
@@ -149,7 +171,7 @@ absl::Status CheckConfig(rd_kafka_t* rk, const TopicSpec& spec, absl::Duration t
         " cleanup.policy=", config["cleanup.policy"], "; this dictlogd expects ",
         spec.min_insync_replicas, ", false, ", spec.compacted ? "compact" : "delete"));
   }
-  return absl::OkStatus();
+  return CheckRetention(spec, config);
 }
 
 absl::Status Check(rd_kafka_t* rk, const TopicSpec& spec, absl::Duration timeout) {
@@ -178,7 +200,7 @@ absl::Status EnsureTopic(const std::string& bootstrap, const TopicSpec& spec,
 }
 
 TopicSpec RecordsTopic(int partitions, int replication) {
-  return {kRecordsTopic, partitions, replication, std::min(2, replication), false};
+  return {kRecordsTopic, partitions, replication, std::min(2, replication), false, -1, -1};
 }
 
 TopicSpec MetaTopic(int replication) {

@@ -182,6 +182,11 @@ ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM CA certificate(s): mutual TLS, clients must present a certificate it "
           "signed");
+ABSL_FLAG(std::string, peer_tls_ca, "",
+          "cluster mode with TLS: PEM CA certificate(s) peer nodes' certificates are "
+          "verified against when this node forwards reads to them (each peer's "
+          "certificate must name the host of its --advertise_address); empty: the "
+          "system's roots");
 ABSL_FLAG(bool, insecure, false,
           "serve plaintext on a non-loopback --listen address (plaintext is always "
           "allowed on 127.0.0.0/8, ::1 and localhost); see docs/security.md");
@@ -237,6 +242,18 @@ ABSL_FLAG(int64_t, cluster_forward_attempt_ms, 1000,
           "cluster mode: a read forwarded to a replica that has not answered within this "
           "goes to the next replica (a stopped node still announced live), within the "
           "caller's deadline; the last replica gets the rest of the caller's deadline");
+ABSL_FLAG(int64_t, cluster_max_serving_lag_messages, 10000,
+          "cluster mode: a built partition whose lag (messages behind the partition's end) "
+          "stays above this for --cluster_serving_lag_grace_ms stops serving here (reads "
+          "go to its other replica) until its lag is at most half of it; 0: never");
+ABSL_FLAG(int64_t, cluster_serving_lag_grace_ms, 5000,
+          "cluster mode: how long a partition's lag must stay above "
+          "--cluster_max_serving_lag_messages before it stops serving here");
+ABSL_FLAG(int64_t, cluster_rebuild_bytes_per_second, int64_t{32} << 20,
+          "cluster mode: bytes of log messages per second this node applies to partitions "
+          "it is building (newly held, or after a wiped data directory), all together; "
+          "past it it pauses fetching them while the partitions it serves go on; "
+          "0: unlimited");
 ABSL_FLAG(int, kafka_partitions, 8,
           "cluster mode: partitions of topic dictlog.records when dictlogd creates it "
           "(an existing topic must have as many; at most 4096); a pool's records live on "
@@ -256,6 +273,9 @@ ABSL_FLAG(bool, mutex_deadlock_detection, false,
 ABSL_FLAG(int, open_delay_ms_for_test, 0,
           "tests only: wait this long after binding, before opening the store, so the "
           "NOT_SERVING phase can be observed");
+ABSL_FLAG(int64_t, cluster_apply_delay_ms_for_test, 0,
+          "tests only: cluster mode: wait this long after applying each log message, so "
+          "a node falls behind");
 ABSL_FLAG(std::string, open_gate_file_for_test, "",
           "tests only: after binding, wait until this file exists before opening the "
           "store, so the NOT_SERVING phase lasts as long as the test needs");
@@ -413,6 +433,7 @@ absl::StatusOr<service::ServerTls> TlsFromFlags(const std::string& listen) {
                                           absl::GetFlag(FLAGS_tls_client_ca)));
   RETURN_IF_ERROR(
       service::CheckTransport(listen, tls.enabled(), absl::GetFlag(FLAGS_insecure)));
+  RETURN_IF_ERROR(service::LoadPeerCa(absl::GetFlag(FLAGS_peer_tls_ca), &tls));
   return tls;
 }
 
@@ -451,6 +472,8 @@ std::string ClusterMetricsText(const cluster::ClusterNode& node) {
   const cluster::MaterializerStats stats = node.MaterializerStatistics();
   metrics::ClusterMetrics out{stats.applied_messages, stats.skipped_messages,
                               stats.dictionary_messages, {}};
+  out.rebuild_bytes = stats.rebuild_bytes;
+  out.rebuild_paused_seconds = stats.rebuild_paused_seconds;
   const cluster::ShardDirectory& shards = *node.directory();
   const std::vector<int32_t> held = shards.Held();
   for (const cluster::PartitionProgress& p : stats.partitions) {
@@ -559,6 +582,19 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> ClusterFromFlags(
   RETURN_IF_ERROR(
       CheckFlags({{"cluster_replicas", double(cluster.replicas)}}, /*allow_zero=*/true));
   cluster.announce_interval = absl::Milliseconds(announce_ms);
+  const int64_t max_lag = absl::GetFlag(FLAGS_cluster_max_serving_lag_messages);
+  const int64_t lag_grace_ms = absl::GetFlag(FLAGS_cluster_serving_lag_grace_ms);
+  RETURN_IF_ERROR(CheckFlags({{"cluster_max_serving_lag_messages", double(max_lag)},
+                              {"cluster_serving_lag_grace_ms", double(lag_grace_ms)}},
+                             /*allow_zero=*/true));
+  cluster.materializer.serving = {max_lag, absl::Milliseconds(lag_grace_ms)};
+  cluster.materializer.apply_delay_for_test =
+      absl::Milliseconds(absl::GetFlag(FLAGS_cluster_apply_delay_ms_for_test));
+  cluster.materializer.rebuild_bytes_per_second =
+      absl::GetFlag(FLAGS_cluster_rebuild_bytes_per_second);
+  RETURN_IF_ERROR(CheckFlags({{"cluster_rebuild_bytes_per_second",
+                               double(cluster.materializer.rebuild_bytes_per_second)}},
+                             /*allow_zero=*/true));
   ASSIGN_OR_RETURN(cluster.advertise_address, AdvertiseAddress());
   std::printf("dictlogd: cluster mode: node %s, Kafka %s; creating or checking the topics\n",
               cluster.node_name.c_str(), cluster.bootstrap.c_str());
@@ -623,7 +659,15 @@ absl::Status Serve(const sigset_t& signals) {
     absl::SleepFor(absl::Milliseconds(10));
   }
   ASSIGN_OR_RETURN(engine, engine::LogEngine::Open(std::move(options)));
-  if (cluster_node != nullptr) RETURN_IF_ERROR(cluster_node->StartMaterializer(engine.get()));
+  // The materializer tells the server's health; it stops before the server goes.
+  absl::Cleanup stop_before_server = [&cluster_node] {
+    if (cluster_node != nullptr) cluster_node->StopMaterializer();
+  };
+  if (cluster_node != nullptr) {
+    cluster_node->SetReadinessListener(
+        [server = server.get()](bool ready) { server->SetReplicasServing(ready); });
+    RETURN_IF_ERROR(cluster_node->StartMaterializer(engine.get()));
+  }
   server->SetEngine(engine.get());
   // The line first, then the port file: whoever waits for the port file finds the
   // line already in the log.
@@ -668,7 +712,7 @@ int main(int argc, char** argv) {
        "versions of dictlog, zstd, gRPC and RocksDB.",
        dictlog::service::ServerLibraries()});
   dictlog::ExpandHomeInFlags({&FLAGS_data_dir, &FLAGS_config, &FLAGS_port_file,
-                              &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca,
+                              &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca, &FLAGS_peer_tls_ca,
                               &FLAGS_tokens_file, &FLAGS_metrics_port_file,
                               &FLAGS_metrics_token_file, &FLAGS_backup_root});
   std::printf("dictlogd: %s\n",

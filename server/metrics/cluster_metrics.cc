@@ -30,7 +30,8 @@ void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
                 static_cast<double>(std::max<int64_t>(0, p.high_watermark - 1 - p.applied_offset)));
   }
   out->Family("dictlog_cluster_partition_serving", "gauge",
-              "1 for a partition this node holds and serves (caught up), 0 while it builds it.");
+              "1 for a partition this node holds and serves (caught up), 0 while it builds it "
+              "or while it lags (--cluster_max_serving_lag_messages).");
   for (const ClusterMetrics::Partition& p : metrics.partitions) {
     if (p.serving < 0) continue;
     out->Sample("dictlog_cluster_partition_serving",
@@ -60,6 +61,14 @@ void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
               "replica served them (stored without a dictionary this node lacks).");
   out->Sample("dictlog_cluster_appends_without_holder_total", {},
               static_cast<double>(metrics.appended_without_holder));
+  out->Family("dictlog_cluster_rebuild_bytes_total", "counter",
+              "Bytes of log messages applied to partitions this node was building.");
+  out->Sample("dictlog_cluster_rebuild_bytes_total", {},
+              static_cast<double>(metrics.rebuild_bytes));
+  out->Family("dictlog_cluster_rebuild_paused_seconds_total", "counter",
+              "Time building partitions was paused by --cluster_rebuild_bytes_per_second.");
+  out->Sample("dictlog_cluster_rebuild_paused_seconds_total", {},
+              metrics.rebuild_paused_seconds);
 }
 
 }  // namespace dictlog::metrics

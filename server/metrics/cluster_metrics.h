@@ -4,7 +4,8 @@
 // behind the partition's end; routing (ADR 0022): the assignment's epoch, whether this
 // node's flags agree with it, per held partition whether it serves, reads and appends
 // forwarded (by method), reads answered NotServedHere and appends written here for want
-// of a live replica (ADR 0025). The daemon fills ClusterMetrics from its ClusterNode at
+// of a live replica (ADR 0025); rebuilds: bytes applied to partitions being built and
+// how long the throttle paused them. The daemon fills ClusterMetrics from its ClusterNode at
 // scrape time (server/metrics does not depend on server/cluster).
 //
 // Thread safety: a pure function of its arguments.
@@ -36,6 +37,8 @@ struct ClusterMetrics {
   std::map<std::string, uint64_t> forwarded;  // Calls forwarded to a peer, by method.
   uint64_t not_served_here = 0;
   uint64_t appended_without_holder = 0;  // Appends written here: no live replica served.
+  uint64_t rebuild_bytes = 0;          // Applied to partitions being built.
+  double rebuild_paused_seconds = 0;  // Building paused by the rebuild throttle.
 };
 
 void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out);

@@ -52,5 +52,15 @@ TEST(ClusterMetricsTest, RoutingFamilies) {
   EXPECT_TRUE(Has(text, "dictlog_cluster_appends_without_holder_total 6"));
 }
 
+TEST(ClusterMetricsTest, RebuildFamilies) {
+  ClusterMetrics metrics;
+  metrics.rebuild_bytes = 4096;
+  metrics.rebuild_paused_seconds = 1.5;
+  TextWriter out;
+  RenderClusterMetrics(metrics, &out);
+  EXPECT_TRUE(Has(out.text(), "dictlog_cluster_rebuild_bytes_total 4096")) << out.text();
+  EXPECT_TRUE(Has(out.text(), "dictlog_cluster_rebuild_paused_seconds_total 1.5"));
+}
+
 }  // namespace
 }  // namespace dictlog::metrics

@@ -67,6 +67,9 @@ absl::StatusOr<std::unique_ptr<DictlogServer>> DictlogServer::Start(
                      " (address in use, or not a host:port this machine has?)"));
   }
   server->server_->GetHealthCheckService()->SetServingStatus(engine != nullptr);
+  if (options.shards != nullptr) {
+    server->server_->GetHealthCheckService()->SetServingStatus(kReplicasHealthService, false);
+  }
   return server;
 }
 
@@ -76,6 +79,13 @@ void DictlogServer::SetEngine(engine::LogEngine* engine) {
   if (!shutting_down_ && server_ != nullptr) {
     server_->GetHealthCheckService()->SetServingStatus(true);
   }
+}
+
+void DictlogServer::SetReplicasServing(bool serving) {
+  if (server_ == nullptr) return;
+  absl::MutexLock lock(&mu_);
+  if (shutting_down_) return;
+  server_->GetHealthCheckService()->SetServingStatus(kReplicasHealthService, serving);
 }
 
 void DictlogServer::ReportNotServing() {

@@ -3,7 +3,9 @@
 //
 // Health reflects reality: NOT_SERVING until the engine is there (Start without one
 // serves while the store opens; LogStore and Admin calls get UNAVAILABLE until
-// SetEngine) and again once Shutdown begins draining.
+// SetEngine) and again once Shutdown begins draining. In cluster mode the health
+// service "dictlog.replicas" says whether every partition this node holds serves
+// (built and not lagging; NOT_SERVING until told so by SetReplicasServing).
 //
 // Thread safety: Shutdown may be called from any thread, once; SetEngine once, from
 // any thread; Wait from one thread. The engine is borrowed and must outlive the server.
@@ -73,6 +75,9 @@ struct ServerOptions {
 void ConfigureFrontEnd(const ServerOptions& options, grpc::ServerBuilder* builder,
                        int* port);
 
+// The grpc.health.v1 service name of SetReplicasServing.
+inline constexpr char kReplicasHealthService[] = "dictlog.replicas";
+
 class DictlogServer {
  public:
   // UNAVAILABLE if the address cannot be bound. `engine` may be null: the store is
@@ -92,6 +97,10 @@ class DictlogServer {
   void SetEngine(engine::LogEngine* engine);
   // Where the services find the engine (empty while the store opens).
   const EngineSlot& engine_slot() const { return engine_; }
+
+  // Cluster mode: whether every partition this node holds serves (health service
+  // kReplicasHealthService). Ignored once shutting down. Any thread.
+  void SetReplicasServing(bool serving);
 
   // Reports NOT_SERVING to health checks; calls are still served (the first step of a
   // graceful shutdown: load balancers stop sending new calls).

@@ -108,9 +108,21 @@ std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const ServerTls& 
   return grpc::SslServerCredentials(options);
 }
 
+absl::Status LoadPeerCa(const std::string& path, ServerTls* tls) {
+  if (path.empty()) return absl::OkStatus();
+  if (!tls->enabled()) {
+    return absl::InvalidArgumentError(
+        "--peer_tls_ca needs TLS (--tls_cert, --tls_key): peers are reached as this node "
+        "is served");
+  }
+  ASSIGN_OR_RETURN(tls->peer_ca_pem, ReadPem(path));
+  return absl::OkStatus();
+}
+
 std::shared_ptr<grpc::ChannelCredentials> MakePeerCredentials(const ServerTls& tls) {
   if (!tls.enabled()) return grpc::InsecureChannelCredentials();
   grpc::SslCredentialsOptions options;
+  options.pem_root_certs = tls.peer_ca_pem;
   if (!tls.client_ca_pem.empty()) {
     options.pem_private_key = tls.private_key_pem;
     options.pem_cert_chain = tls.cert_chain_pem;

@@ -23,6 +23,9 @@ struct ServerTls {
   std::string private_key_pem;
   // Non-empty: mutual TLS; clients must present a certificate signed by this CA.
   std::string client_ca_pem;
+  // Cluster mode: the CA peer nodes' certificates are verified against when this node
+  // forwards reads to them; empty: the system's roots.
+  std::string peer_ca_pem;
 
   bool enabled() const { return !cert_chain_pem.empty(); }
 };
@@ -33,6 +36,10 @@ struct ServerTls {
 absl::StatusOr<ServerTls> LoadServerTls(const std::string& cert_path,
                                         const std::string& key_path,
                                         const std::string& client_ca_path);
+
+// Reads `path` (PEM CA certificates) into tls->peer_ca_pem; an empty path reads
+// nothing. NOT_FOUND if it cannot be read; INVALID_ARGUMENT without TLS.
+absl::Status LoadPeerCa(const std::string& path, ServerTls* tls);
 
 // Whether `listen` (HOST:PORT, [V6]:PORT or unix:PATH) is a loopback address: the host
 // parsed as 127.0.0.0/8 (dotted quad), ::1, ::ffff:127.x.y.z or "localhost"; any
@@ -47,8 +54,9 @@ absl::Status CheckTransport(absl::string_view listen, bool tls, bool insecure);
 std::shared_ptr<grpc::ServerCredentials> MakeServerCredentials(const ServerTls& tls);
 
 // Credentials for calls from this node to its peers (cluster mode forwards reads):
-// insecure for a plaintext server; for TLS, the system's roots and, for mutual TLS,
-// this node's own certificate and key as the client's.
+// insecure for a plaintext server; for TLS, peer_ca_pem (else the system's roots) and,
+// for mutual TLS, this node's own certificate and key as the client's. A peer's
+// certificate must name the host of its advertised address.
 std::shared_ptr<grpc::ChannelCredentials> MakePeerCredentials(const ServerTls& tls);
 
 }  // namespace dictlog::service

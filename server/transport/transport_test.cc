@@ -77,5 +77,21 @@ TEST(TransportTest, LoadServerTlsReadsFilesAndChecksCombinations) {
             absl::StatusCode::kNotFound);
 }
 
+TEST(TransportTest, LoadPeerCaReadsTheFileOnlyWithTls) {
+  const std::string dir = FreshTestDir();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/peers.pem") << "PEER CA";
+  ServerTls plaintext;
+  EXPECT_TRUE(LoadPeerCa("", &plaintext).ok());
+  EXPECT_EQ(LoadPeerCa(dir + "/peers.pem", &plaintext).code(),
+            absl::StatusCode::kInvalidArgument);
+  ServerTls tls;
+  tls.cert_chain_pem = "CERT";
+  tls.private_key_pem = "KEY";
+  ASSERT_TRUE(LoadPeerCa(dir + "/peers.pem", &tls).ok());
+  EXPECT_EQ(tls.peer_ca_pem, "PEER CA");
+  EXPECT_EQ(LoadPeerCa(dir + "/missing.pem", &tls).code(), absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace dictlog::service

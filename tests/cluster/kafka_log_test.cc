@@ -92,6 +92,35 @@ TEST(KafkaLogTest, EnsureTopicCreatesThenVerifies) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// Nodes rebuild from offset 0: the records topic is created to keep everything, and
+// one with a finite retention is refused, naming the setting.
+TEST(KafkaLogTest, RecordsTopicIsKeptForeverAndAFiniteRetentionIsRefused) {
+  ASSERT_TRUE(brokers != nullptr);
+  TopicSpec finite = RecordsTopic(1, 3);
+  finite.name = "finite.records";
+  finite.retention_ms = 3'600'000;
+  ASSERT_OK(EnsureTopic(brokers->bootstrap(), finite, kAdminTimeout));
+  TopicSpec records = RecordsTopic(1, 3);
+  records.name = finite.name;
+  absl::Status refused = EnsureTopic(brokers->bootstrap(), records, kAdminTimeout);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_NE(refused.message().find("retention.ms=3600000"), absl::string_view::npos) << refused;
+
+  finite.name = "finite.bytes.records";
+  finite.retention_ms = -1;
+  finite.retention_bytes = 1 << 30;
+  ASSERT_OK(EnsureTopic(brokers->bootstrap(), finite, kAdminTimeout));
+  records.name = finite.name;
+  refused = EnsureTopic(brokers->bootstrap(), records, kAdminTimeout);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_NE(refused.message().find("retention.bytes=1073741824"), absl::string_view::npos)
+      << refused;
+
+  records.name = "forever.records";  // Created here: -1 and -1, so it verifies.
+  ASSERT_OK(EnsureTopic(brokers->bootstrap(), records, kAdminTimeout));
+  EXPECT_TRUE(EnsureTopic(brokers->bootstrap(), records, kAdminTimeout).ok());
+}
+
 TEST(KafkaLogTest, ConcurrentProducesGetDistinctOffsetsAndReadBack) {
   ASSERT_TRUE(brokers != nullptr);
   TopicSpec spec = RecordsTopic(3, 3);

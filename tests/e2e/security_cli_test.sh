@@ -94,8 +94,12 @@ status=0
 "$dictlog" "${tls[@]}" --tls_server_name=other.example health >/dev/null 2>&1 || status=$?
 [[ $status == 1 ]] || fail "health accepted a certificate for another name: exit $status"
 status=0
-"$dictlog" "${tls[@]}" health extra 2>/dev/null || status=$?
-[[ $status == 2 ]] || fail "health with an argument: exit $status, want 2"
+"$dictlog" "${tls[@]}" health one two 2>/dev/null || status=$?
+[[ $status == 2 ]] || fail "health with two arguments: exit $status, want 2"
+status=0
+# One argument is a health service: an unknown one fails (NOT_FOUND), exit 1.
+"$dictlog" "${tls[@]}" health no.such.service 2>/dev/null || status=$?
+[[ $status == 1 ]] || fail "health of an unknown service: exit $status, want 1"
 
 stop_server
 status=0
