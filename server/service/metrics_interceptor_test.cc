@@ -18,6 +18,9 @@ class MetricsInterceptorTest : public ::testing::Test {
   void SetUp() override {
     engine::EngineOptions options;
     options.store.path = FreshTestDir();
+    // Compress at append, so a record that shrinks is returned as a frame (ADR 0028
+    // keeps records raw until a pool's first dictionary by default).
+    options.raw_before_dictionary_bytes = 0;
     auto engine = engine::LogEngine::Open(options);
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
