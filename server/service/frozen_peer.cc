@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "absl/time/clock.h"
+
 namespace dictlog::service {
 
 FrozenPeer::FrozenPeer() {
@@ -24,6 +26,23 @@ FrozenPeer::FrozenPeer() {
 
 FrozenPeer::~FrozenPeer() {
   if (fd_ >= 0) close(fd_);
+}
+
+void ObserveFrozenFirstReplica(cluster::ShardDirectory* directory,
+                               const std::string& frozen_address) {
+  cluster::AssignmentRecord assignment;
+  for (const char* node : {"a", "f", "b"}) assignment.add_nodes(node);
+  assignment.set_replicas(2);
+  assignment.set_epoch(2);
+  directory->ObserveAssignment(assignment);
+  cluster::NodeAnnouncement from_f;
+  from_f.set_name("f");
+  from_f.set_address(frozen_address);
+  from_f.set_unix_ms(absl::ToUnixMillis(absl::Now()) + 3'600'000);
+  cluster::NodePartition* serving = from_f.add_partitions();
+  serving->set_partition(1);
+  serving->set_serving(true);
+  directory->ObserveAnnouncement(from_f);
 }
 
 }  // namespace dictlog::service

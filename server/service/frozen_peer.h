@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "server/cluster/shard_directory.h"
+
 namespace dictlog::service {
 
 class FrozenPeer {
@@ -24,6 +26,11 @@ class FrozenPeer {
   int fd_ = -1;
   std::string address_;
 };
+
+// Makes `directory` follow nodes a, f, b with 2 replicas and take f, announced live at
+// `frozen_address` and serving partition 1, as partition 1's first replica (b second).
+void ObserveFrozenFirstReplica(cluster::ShardDirectory* directory,
+                               const std::string& frozen_address);
 
 }  // namespace dictlog::service
 

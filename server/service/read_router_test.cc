@@ -263,17 +263,7 @@ TEST_F(ReadRouterTest, AFrozenReplicaIsLeftForTheNextWithinTheCallersDeadline) {
   // announced live) and b, in that order.
   const FrozenPeer frozen;
   ASSERT_FALSE(frozen.address().empty());
-  cluster::AssignmentRecord assignment;
-  for (const char* node : {"a", "f", "b"}) assignment.add_nodes(node);
-  assignment.set_replicas(2);
-  assignment.set_epoch(2);
-  a_.directory->ObserveAssignment(assignment);
-  cluster::NodeAnnouncement from_f;
-  from_f.set_name("f");
-  from_f.set_address(frozen.address());
-  from_f.set_unix_ms(absl::ToUnixMillis(absl::Now()) + 3'600'000);
-  *from_f.add_partitions() = Serving(1);
-  a_.directory->ObserveAnnouncement(from_f);
+  ObserveFrozenFirstReplica(a_.directory.get(), frozen.address());
   ASSERT_EQ(a_.directory->Place(1).addresses,
             (std::vector<std::string>{frozen.address(), b_.address}));
 
