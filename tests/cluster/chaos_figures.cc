@@ -52,6 +52,20 @@ bool Settled(const v1::ShardMap& map, const std::set<std::string>& running,
   return true;
 }
 
+std::string Describe(const v1::ShardMap& map) {
+  std::string text = absl::StrCat("epoch ", map.epoch(), "; live");
+  for (const v1::ShardNode& node : map.nodes()) {
+    if (node.live()) absl::StrAppend(&text, " ", node.name());
+  }
+  for (const v1::PartitionReplicas& p : map.assignments()) {
+    absl::StrAppend(&text, "; p", p.partition());
+    for (const v1::ReplicaState& replica : p.replicas()) {
+      absl::StrAppend(&text, " ", replica.node(), replica.serving() ? "*" : "");
+    }
+  }
+  return text;
+}
+
 absl::StatusOr<std::vector<FailedCall>> ParseFailedCalls(absl::string_view text) {
   std::vector<FailedCall> calls;
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');

@@ -27,6 +27,11 @@ namespace dictlog::chaos {
 bool Settled(const v1::ShardMap& map, const std::set<std::string>& running,
              uint64_t min_epoch = 0);
 
+// One line for the log of how a map changes after an event: its epoch, the live nodes,
+// and each partition's replicas, a serving one marked `*`, e.g.
+// "epoch 2; live a b; p0 a* b; p1 b*".
+std::string Describe(const v1::ShardMap& map);
+
 // One failed call, as dictlog-bench --errors_out writes it (`unix_ms,op,code,id`).
 struct FailedCall {
   absl::Time when;

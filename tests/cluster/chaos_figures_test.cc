@@ -49,6 +49,13 @@ TEST(SettledTest, ARunningReplicaStillBuildingIsNotSettled) {
   EXPECT_FALSE(Settled(map, {"a", "b", "c"}));
 }
 
+TEST(DescribeTest, EpochLiveNodesAndServingReplicas) {
+  v1::ShardMap map = ThreeNodes();
+  map.mutable_nodes(1)->set_live(false);
+  map.mutable_assignments(1)->mutable_replicas(0)->set_serving(false);
+  EXPECT_EQ(Describe(map), "epoch 1; live a c; p0 a* b*; p1 b c*; p2 c* a*");
+}
+
 TEST(ParseFailedCallsTest, LinesAndACutLastLine) {
   auto calls = ParseFailedCalls("1000,get,UNAVAILABLE,P/1\n2000,append,DEADLINE_EXCEEDED,\n30");
   ASSERT_TRUE(calls.ok()) << calls.status();

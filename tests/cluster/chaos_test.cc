@@ -43,7 +43,7 @@
 #include "gtest/gtest.h"
 #include "proto/dictlog.grpc.pb.h"
 #include "tests/cluster/chaos_figures.h"
-#include "tests/cluster/local_cluster.h"
+#include "tests/cluster/cluster_test_environment.h"
 #include "tests/e2e/server_process.h"
 #include "training/files.h"
 
@@ -130,53 +130,25 @@ class Child {
   pid_t pid_ = -1;
 };
 
-testing::LocalCluster* cluster = nullptr;
-
-class ChaosEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    setenv("DICTLOGD_FLAGS", kFlags, 1);
-    auto up = testing::LocalCluster::Up(absl::StrCat(Env("TEST_TMPDIR"), "/chaos"), 3,
-                                        {"--nodes=3", "--replicas=2"});
-    ASSERT_TRUE(up.ok()) << up.status();
-    owned_ = *std::move(up);
-    cluster = owned_.get();
-  }
-  void TearDown() override {
-    cluster = nullptr;
-    owned_.reset();
-  }
-
- private:
-  std::unique_ptr<testing::LocalCluster> owned_;
-};
-
-const ::testing::Environment* const kChaos =
-    ::testing::AddGlobalTestEnvironment(new ChaosEnvironment);
-
-absl::StatusOr<v1::ShardMap> MapFrom(const std::string& node) {
-  auto stub = v1::LogStore::NewStub(
-      grpc::CreateChannel(cluster->AddressOf(node), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  v1::ShardMap map;
-  const grpc::Status status = stub->GetShardMap(&context, {}, &map);
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
-  }
-  return map;
-}
+testing::ClusterTestEnvironment* const env = testing::ClusterTestEnvironment::Add(
+    {.name = "chaos", .nodes = 3, .replicas = 2, .dictlogd_flags = kFlags});
+testing::LocalCluster* const& cluster = env->cluster();
 
 // Polls dictlogd-1's map until it settled for `running` (at most 60 s); when it did, or
-// InfinitePast. `epoch` gets the last map's epoch.
+// InfinitePast. `epoch` gets the last map's epoch. Each change of the map is printed
+// with the seconds since `since` (where the time of an event goes).
 absl::Time WaitSettled(const std::set<std::string>& running, uint64_t min_epoch,
-                       uint64_t* epoch = nullptr) {
+                       uint64_t* epoch = nullptr, absl::Time since = absl::Now()) {
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  std::string last;
   while (absl::Now() < deadline) {
-    absl::StatusOr<v1::ShardMap> map = MapFrom("dictlogd-1");
+    absl::StatusOr<v1::ShardMap> map = env->MapFrom("dictlogd-1", absl::Seconds(2));
     if (map.ok() && epoch != nullptr) *epoch = map->epoch();
+    if (map.ok() && chaos::Describe(*map) != last) {
+      last = chaos::Describe(*map);
+      std::printf("chaos:   +%5.1f s %s\n", absl::ToDoubleSeconds(absl::Now() - since),
+                  last.c_str());
+    }
     if (map.ok() && chaos::Settled(*map, running, min_epoch)) return absl::Now();
     absl::SleepFor(absl::Milliseconds(100));  // polls a condition
   }
@@ -211,13 +183,8 @@ absl::Status StartFourthNode() {
     std::ofstream(dir + "/address") << "127.0.0.1:" << FreePort() << "\n";
     std::ofstream(dir + "/bootstrap") << cluster->bootstrap() << "\n";
   }
-  setenv("DICTLOGD_FLAGS",
-         absl::StrCat(kFlags, " --cluster_nodes=dictlogd-1,dictlogd-2,dictlogd-3,dictlogd-4")
-             .c_str(),
-         1);
-  absl::Status started = cluster->Start("dictlogd-4");
-  setenv("DICTLOGD_FLAGS", kFlags, 1);
-  return started;
+  return env->StartWith("dictlogd-4",
+                        "--cluster_nodes=dictlogd-1,dictlogd-2,dictlogd-3,dictlogd-4");
 }
 
 // The loghub lines in the order `dictlog-bench load` appends them (files by name).
@@ -264,10 +231,7 @@ std::vector<Expected> ExpectedRecords(const std::string& ids_file,
 // Reads every expected record through dictlogd-1 (MultiGet of 500, routed; UNAVAILABLE
 // asked again for up to 60 s) and counts the lost and the altered.
 chaos::Readback ReadBack(const std::vector<Expected>& expected) {
-  client::ClientOptions options;
-  options.server = cluster->AddressOf("dictlogd-1");
-  options.own_connection = true;
-  const client::Client reader(options);
+  const std::unique_ptr<client::Client> reader = env->ClientOf("dictlogd-1");
   chaos::Readback readback;
   readback.acknowledged = static_cast<int64_t>(expected.size());
   for (size_t start = 0; start < expected.size(); start += 500) {
@@ -276,7 +240,7 @@ chaos::Readback ReadBack(const std::vector<Expected>& expected) {
       ids.push_back(expected[i].id);
     }
     const absl::Time deadline = absl::Now() + absl::Seconds(60);
-    auto results = reader.MultiGet(ids);
+    auto results = reader->MultiGet(ids);
     auto again = [&] {
       if (!results.ok()) return true;
       for (const auto& r : *results) {
@@ -286,7 +250,7 @@ chaos::Readback ReadBack(const std::vector<Expected>& expected) {
     };
     while (again() && absl::Now() < deadline) {
       absl::SleepFor(absl::Milliseconds(100));  // polls a condition
-      results = reader.MultiGet(ids);
+      results = reader->MultiGet(ids);
     }
     for (size_t j = 0; j < ids.size(); ++j) {
       const Expected& e = expected[start + j];
@@ -346,7 +310,7 @@ TEST(ChaosTest, KillStopAddRemoveUnderLoad) {
   const absl::Time start = absl::Now();
   std::vector<chaos::Event> events;
   auto event = [&](const std::string& name, absl::Time at, uint64_t min_epoch = 1) {
-    events.push_back({name, at, WaitSettled(running, min_epoch)});
+    events.push_back({name, at, WaitSettled(running, min_epoch, nullptr, at)});
     std::printf("chaos: %-28s at %6.1f s, settled after %.1f s\n", name.c_str(),
                 absl::ToDoubleSeconds(at - start), events.back().settle_seconds());
     std::fflush(stdout);
@@ -381,6 +345,8 @@ TEST(ChaosTest, KillStopAddRemoveUnderLoad) {
   at = absl::Now();
   absl::Status added = StartFourthNode();
   ASSERT_TRUE(added.ok()) << added;
+  std::printf("chaos:   +%5.1f s dictlogd-4 serves (cluster.sh start returned)\n",
+              absl::ToDoubleSeconds(absl::Now() - at));
   running.insert("dictlogd-4");
   event("add dictlogd-4", at, epoch + 1);
 
@@ -402,8 +368,14 @@ TEST(ChaosTest, KillStopAddRemoveUnderLoad) {
   const chaos::ErrorWindows windows = chaos::Attribute(events, *calls, kBefore, kAfter);
   const chaos::Readback readback = ReadBack(
       ExpectedRecords(out + "/loghub.ids", LoghubLines(loghub), out + "/acked.tsv"));
+  std::error_code ec;  // The nodes' consoles go with the figures; none is no failure.
   const std::string table = chaos::FormatTable(events, windows, readback, start);
   std::printf("%s", table.c_str());
+  for (const char* node : {"dictlogd-1", "dictlogd-2", "dictlogd-3", "dictlogd-4"}) {
+    std::filesystem::copy_file(absl::StrCat(cluster->dir(), "/", node, "/console.log"),
+                               absl::StrCat(out, "/", node, ".console.log"),
+                               std::filesystem::copy_options::overwrite_existing, ec);
+  }
   std::ofstream(out + "/chaos.csv") << chaos::FormatCsv(events, windows, start);
   std::ofstream(out + "/chaos.json") << chaos::FormatJson(events, windows, readback, start, seed)
                                      << "\n";
