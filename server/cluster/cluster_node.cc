@@ -93,14 +93,15 @@ absl::Status ClusterNode::StartMaterializer(engine::LogEngine* engine) {
                      absl::string_view value) {
             return producer->Produce(topic, partition, key, value);
           },
-          options_.announce_interval, options_.topic_timeout, [this] { Reassign(); }));
+          options_.announce_interval, options_.topic_timeout, [this] { Reassign(); },
+          [directory = directory_.get()] { return directory->FlagHeldServing(); }));
   absl::MutexLock lock(&mu_);
   engine_ = engine;
   return StartMaterializerLocked();
 }
 
 absl::Status ClusterNode::StartMaterializerLocked() {
-  held_ = directory_->Held();
+  held_ = directory_->Materialized();
   std::printf("dictlogd: node %s applies partitions [%s] of %d (assignment epoch %llu)\n",
               options_.node_name.c_str(), absl::StrJoin(held_, ",").c_str(),
               options_.partitions,
@@ -114,7 +115,7 @@ absl::Status ClusterNode::StartMaterializerLocked() {
 
 void ClusterNode::Reassign() {
   absl::MutexLock lock(&mu_);
-  if (stopped_ || engine_ == nullptr || directory_->Held() == held_) return;
+  if (stopped_ || engine_ == nullptr || directory_->Materialized() == held_) return;
   materializer_.reset();  // Partitions no longer held stop here; their data stays.
   directory_->SetLocal({});
   const absl::Status status = StartMaterializerLocked();

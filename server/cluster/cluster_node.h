@@ -2,9 +2,10 @@
 // Connect, the topics dictlog.records and dictlog.meta are created or verified and
 // the idempotent producer opened; its ReplicatedLog goes into EngineOptions; once the
 // engine is open, StartMaterializer reads dictlog.meta (the assignment, writing the
-// flags' if the log's differs; announcements: MetaWatcher) and applies the partitions
-// this node holds into the engine; when the log's assignment changes, the
-// materializer is restarted on the new set. directory() is the shard map the read
+// flags' if the log's differs, once this node has built the partitions they give it:
+// ADR 0031; announcements: MetaWatcher) and applies the partitions this node holds,
+// and those its flags give it, into the engine (ShardDirectory::Materialized); when
+// that set changes with the log's assignment, the materializer is restarted on it. directory() is the shard map the read
 // handlers route with. server/daemon owns it.
 //
 // Thread safety: Connect, StartMaterializer, StopMaterializer and the destructor from

@@ -30,25 +30,24 @@ std::string Describe(const AssignmentRecord& assignment) {
 absl::StatusOr<std::unique_ptr<MetaWatcher>> MetaWatcher::Start(
     const std::string& bootstrap, ShardDirectory* directory, ClusterLog::ProduceFn produce,
     absl::Duration announce_interval, absl::Duration timeout,
-    std::function<void()> on_assignment) {
+    std::function<void()> on_assignment, std::function<bool()> built) {
   ASSIGN_OR_RETURN(std::unique_ptr<Consumer> consumer,
                    Consumer::Open(bootstrap, kMetaTopic, {{0, kFromBeginning}}));
   std::unique_ptr<MetaWatcher> watcher(new MetaWatcher(
       std::move(consumer), directory, std::move(produce), announce_interval,
-      std::move(on_assignment)));
+      std::move(on_assignment), std::move(built)));
   RETURN_IF_ERROR(watcher->CatchUp(timeout));
-  const AssignmentRecord flags = directory->FlagAssignment();
-  const AssignmentRecord logged = directory->Current();
-  if (!directory->LogHasAssignment() || !ShardDirectory::SameAssignment(logged, flags)) {
-    AssignmentRecord mine = flags;
-    mine.set_epoch(directory->LogHasAssignment() ? logged.epoch() + 1 : 1);
-    std::printf("dictlogd: writing the assignment of partitions to nodes: %s (the log had %s)\n",
-                Describe(mine).c_str(),
-                directory->LogHasAssignment() ? Describe(logged).c_str() : "none");
+  if (!directory->LogHasAssignment() || (!directory->FlagsMatch() && watcher->built_())) {
+    RETURN_IF_ERROR(watcher->WriteFlagAssignment());
+  } else if (!directory->FlagsMatch()) {
+    watcher->pending_ = true;
+    AssignmentRecord mine = directory->FlagAssignment();
+    mine.set_epoch(directory->Current().epoch() + 1);
+    std::printf("dictlogd: building partitions [%s] before writing the assignment %s (the "
+                "log has %s)\n",
+                absl::StrJoin(directory->Materialized(), ",").c_str(),
+                Describe(mine).c_str(), Describe(directory->Current()).c_str());
     std::fflush(stdout);
-    RETURN_IF_ERROR(
-        watcher->produce_(kMetaTopic, 0, kAssignmentKey, mine.SerializeAsString()).status());
-    directory->ObserveAssignment(mine);  // The thread reads it back (idempotent).
   }
   RETURN_IF_ERROR(watcher->Announce(false));
   watcher->thread_ = std::thread([w = watcher.get()] { w->Run(); });
@@ -57,12 +56,13 @@ absl::StatusOr<std::unique_ptr<MetaWatcher>> MetaWatcher::Start(
 
 MetaWatcher::MetaWatcher(std::unique_ptr<Consumer> consumer, ShardDirectory* directory,
                          ClusterLog::ProduceFn produce, absl::Duration interval,
-                         std::function<void()> on_assignment)
+                         std::function<void()> on_assignment, std::function<bool()> built)
     : consumer_(std::move(consumer)),
       directory_(directory),
       produce_(std::move(produce)),
       interval_(interval),
-      on_assignment_(std::move(on_assignment)) {}
+      on_assignment_(std::move(on_assignment)),
+      built_(std::move(built)) {}
 
 MetaWatcher::~MetaWatcher() {
   stop_.Notify();
@@ -114,6 +114,37 @@ bool MetaWatcher::Observe(const LogMessage& message) {
   return false;
 }
 
+absl::Status MetaWatcher::WriteFlagAssignment() {
+  const bool logged = directory_->LogHasAssignment();
+  const AssignmentRecord current = directory_->Current();
+  AssignmentRecord mine = directory_->FlagAssignment();
+  mine.set_epoch(logged ? current.epoch() + 1 : 1);
+  std::printf("dictlogd: writing the assignment of partitions to nodes: %s (the log had %s)\n",
+              Describe(mine).c_str(), logged ? Describe(current).c_str() : "none");
+  std::fflush(stdout);
+  RETURN_IF_ERROR(produce_(kMetaTopic, 0, kAssignmentKey, mine.SerializeAsString()).status());
+  directory_->ObserveAssignment(mine);  // The thread reads it back (idempotent).
+  return absl::OkStatus();
+}
+
+bool MetaWatcher::WritePendingIfBuilt() {
+  if (directory_->FlagsMatch()) {  // Another node wrote it meanwhile.
+    pending_ = false;
+    return false;
+  }
+  if (!built_()) return false;
+  // Peers read that this node serves its partitions before the map names it.
+  absl::Status status = Announce(false);
+  if (status.ok()) status = WriteFlagAssignment();
+  if (!status.ok()) {
+    std::fprintf(stderr, "dictlogd: writing the assignment: %s (trying again)\n",
+                 status.ToString().c_str());
+    return false;
+  }
+  pending_ = false;
+  return true;
+}
+
 absl::Status MetaWatcher::Announce(bool stopping) {
   const NodeAnnouncement announcement = directory_->Announcement(stopping);
   return produce_(kMetaTopic, 0, absl::StrCat(kNodePrefix, announcement.name()),
@@ -130,6 +161,7 @@ void MetaWatcher::Run() {
     bool changed = false;
     if (messages.ok()) {
       for (const LogMessage& message : *messages) changed |= Observe(message);
+      if (pending_) changed |= WritePendingIfBuilt();
     } else {
       std::fprintf(stderr, "dictlogd: %s: %s\n", kMetaTopic, messages.status().ToString().c_str());
       stop_.WaitForNotificationWithTimeout(kPollWait);

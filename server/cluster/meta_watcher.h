@@ -1,11 +1,15 @@
 // MetaWatcher: this node's reader and announcer of dictlog.meta (ADR 0022,
 // docs/cluster.md "Shard map", "Liveness"). Start reads the topic up to its end
 // (assignments, announcements; pools and dictionaries are skipped), writes the flags'
-// assignment with the log's epoch + 1 if the log holds none or another one, and
-// announces this node. Its thread then keeps reading (the newest assignment and the
+// assignment (epoch 1) if the log holds none, and announces this node. If the log
+// holds another one, the flags' is written with the log's epoch + 1 only once
+// `built()` says this node serves every partition it would get (ADR 0031: a joining
+// node builds before the map names it; asked at start, then on every poll by the
+// thread, announcing the built partitions first); dropped if the log comes to the
+// flags' assignment meanwhile. Its thread keeps reading (the newest assignment and the
 // newest announcement per node go into the ShardDirectory; `on_assignment` runs when
-// the assignment in force changes) and announces this node every interval. The
-// destructor announces it stopping.
+// the assignment in force changes, also by its own write) and announces this node
+// every interval. The destructor announces it stopping.
 //
 // Thread safety: Start and the destructor from one thread; the rest is its thread's.
 #ifndef DICTLOG_SERVER_CLUSTER_META_WATCHER_H_
@@ -32,7 +36,7 @@ class MetaWatcher {
   static absl::StatusOr<std::unique_ptr<MetaWatcher>> Start(
       const std::string& bootstrap, ShardDirectory* directory, ClusterLog::ProduceFn produce,
       absl::Duration announce_interval, absl::Duration timeout,
-      std::function<void()> on_assignment);
+      std::function<void()> on_assignment, std::function<bool()> built);
   ~MetaWatcher();
 
   MetaWatcher(const MetaWatcher&) = delete;
@@ -41,12 +45,17 @@ class MetaWatcher {
  private:
   MetaWatcher(std::unique_ptr<Consumer> consumer, ShardDirectory* directory,
               ClusterLog::ProduceFn produce, absl::Duration interval,
-              std::function<void()> on_assignment);
+              std::function<void()> on_assignment, std::function<bool()> built);
   // Reads up to the topic's end as of now.
   absl::Status CatchUp(absl::Duration timeout);
   // One message of dictlog.meta into the directory; true if the assignment changed.
   bool Observe(const LogMessage& message);
   absl::Status Announce(bool stopping);
+  // Writes the flags' assignment with the epoch in force + 1 (1 if none) and observes it.
+  absl::Status WriteFlagAssignment();
+  // The deferred write: dropped once the log has the flags' assignment, written (after
+  // an announcement) once built; whether it wrote.
+  bool WritePendingIfBuilt();
   void Run();
 
   std::unique_ptr<Consumer> consumer_;
@@ -54,6 +63,8 @@ class MetaWatcher {
   const ClusterLog::ProduceFn produce_;
   const absl::Duration interval_;
   const std::function<void()> on_assignment_;
+  const std::function<bool()> built_;
+  bool pending_ = false;  // The flags' assignment waits for built_ (Start, then the thread).
   absl::Notification stop_;
   std::thread thread_;  // Started last, in Start.
 };

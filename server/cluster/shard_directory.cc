@@ -83,6 +83,30 @@ std::vector<int32_t> ShardDirectory::HeldLocked() const {
                           options_.node_name);
 }
 
+std::vector<int32_t> ShardDirectory::FlagHeld() const {
+  return PartitionsHeldBy(options_.node_name, options_.partitions, options_.nodes,
+                          options_.replicas, options_.node_name);
+}
+
+std::vector<int32_t> ShardDirectory::Materialized() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<int32_t> partitions = HeldLocked();
+  if (SameAssignment(CurrentLocked(), FlagAssignment())) return partitions;
+  for (int32_t p : FlagHeld()) partitions.push_back(p);
+  std::sort(partitions.begin(), partitions.end());
+  partitions.erase(std::unique(partitions.begin(), partitions.end()), partitions.end());
+  return partitions;
+}
+
+bool ShardDirectory::FlagHeldServing() const {
+  absl::ReaderMutexLock lock(&mu_);
+  for (int32_t partition : FlagHeld()) {
+    const NodePartition* local = LocalLocked(partition);
+    if (local == nullptr || !local->serving()) return false;
+  }
+  return true;
+}
+
 void ShardDirectory::ObserveAssignment(const AssignmentRecord& assignment) {
   absl::MutexLock lock(&mu_);
   assignment_ = assignment;  // Log order decides: the newest is the cluster's.

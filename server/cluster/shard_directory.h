@@ -81,6 +81,13 @@ class ShardDirectory {
   std::optional<bool> FirstReplicaHere(int32_t partition) const ABSL_LOCKS_EXCLUDED(mu_);
   // The partitions this node holds under Current(), ascending.
   std::vector<int32_t> Held() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The partitions this node applies, ascending: Held(), plus, while its flags ask for
+  // another assignment than Current(), those the flags' would give it (built ahead of
+  // that assignment, ADR 0031; routed to only once it is in force).
+  std::vector<int32_t> Materialized() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Every partition the flags' assignment gives this node is reported serving (built
+  // and caught up): a node writes the flags' assignment only then (ADR 0031).
+  bool FlagHeldServing() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // dictlog.meta, in log order: the newest assignment wins; the newest announcement
   // per node is kept (the epoch of Current() before and after: the caller reacts).
@@ -122,6 +129,7 @@ class ShardDirectory {
   const NodePartition* LocalLocked(int32_t partition) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   bool AllHeldServingLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   std::vector<int32_t> HeldLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  std::vector<int32_t> FlagHeld() const;
 
   const DirectoryOptions options_;
   mutable absl::Mutex mu_;

@@ -177,5 +177,49 @@ TEST_F(ShardDirectoryTest, CountsRoutingDecisions) {
   EXPECT_EQ(counters.not_served_here, 1u);
 }
 
+AssignmentRecord Assignment(std::vector<std::string> nodes, uint64_t epoch) {
+  AssignmentRecord assignment;
+  for (const std::string& node : nodes) assignment.add_nodes(node);
+  assignment.set_replicas(2);
+  assignment.set_epoch(epoch);
+  return assignment;
+}
+
+// ADR 0031: node d, started with the list a, b, c, d while the log says a, b, c, holds
+// nothing yet but applies partition 2 (on c, d under its flags), and is ready to write
+// its list once it serves it; under a, b, c, d it holds and applies just that.
+TEST_F(ShardDirectoryTest, ANewNodeBuildsWhatItsFlagsGiveItBeforeItHoldsIt) {
+  DirectoryOptions options;
+  options.node_name = "d";
+  options.partitions = 3;
+  options.nodes = {"a", "b", "c", "d"};
+  options.replicas = 2;
+  ShardDirectory d(options);
+  d.ObserveAssignment(Assignment({"a", "b", "c"}, 1));
+  EXPECT_TRUE(d.Held().empty());
+  EXPECT_EQ(d.Materialized(), (std::vector<int32_t>{2}));
+  EXPECT_FALSE(d.FlagHeldServing());
+  d.SetLocal({Progress(2, 3, 9, false)});
+  EXPECT_FALSE(d.FlagHeldServing());  // Still building.
+  d.SetLocal({Progress(2, 9, 9, true)});
+  EXPECT_TRUE(d.FlagHeldServing());
+  EXPECT_FALSE(d.Place(2).here);  // Not its partition yet: never served here.
+  d.ObserveAssignment(Assignment({"a", "b", "c", "d"}, 2));
+  EXPECT_EQ(d.Held(), (std::vector<int32_t>{2}));
+  EXPECT_EQ(d.Materialized(), (std::vector<int32_t>{2}));
+  EXPECT_TRUE(d.Place(2).here);
+}
+
+// A node whose flags still name the old list keeps applying what that list gives it, so
+// an assignment that only takes partitions from it needs no restart of its materializer.
+TEST_F(ShardDirectoryTest, ANodeWithOlderFlagsKeepsApplyingWhatTheyGiveIt) {
+  auto a = Directory("a");  // Flags a, b, c: partitions 0 and 2.
+  a->ObserveAssignment(Assignment({"a", "b", "c", "d"}, 2));
+  EXPECT_EQ(a->Held(), (std::vector<int32_t>{0}));
+  EXPECT_EQ(a->Materialized(), (std::vector<int32_t>{0, 2}));
+  a->ObserveAssignment(Assignment({"a", "b", "c"}, 3));
+  EXPECT_EQ(a->Materialized(), (std::vector<int32_t>{0, 2}));
+}
+
 }  // namespace
 }  // namespace dictlog::cluster

@@ -17,6 +17,7 @@
 #include "proto/dictlog.grpc.pb.h"
 #include "server/cluster/partitioning.h"
 #include "server/cluster/shard_directory.h"
+#include "server/service/cancelling_peer.h"
 #include "server/service/dictlog_server.h"
 #include "server/service/frozen_peer.h"
 
@@ -107,6 +108,13 @@ class AppendRouterTest : public ::testing::Test {
   static std::string Held(const Node& node, const std::string& id) {
     absl::StatusOr<v1::Record> record = node.engine->Get(id);
     return record.ok() ? record->payload() : record.status().ToString();
+  }
+
+  // a now follows nodes a, f, b with 2 replicas: partition 1's replicas are f, at
+  // `address` and announced live, then b; whether a places partition 1 so.
+  bool FirstReplicaOfPartition1Is(const std::string& address) const {
+    ObserveFrozenFirstReplica(a_.directory.get(), address);
+    return a_.directory->Place(1).addresses == std::vector<std::string>{address, b_.address};
   }
 
   uint64_t Forwarded(const std::string& method) const {
@@ -236,9 +244,7 @@ TEST_F(AppendRouterTest, ForwardedAppendsCarryTheCallersToken) {
 TEST_F(AppendRouterTest, AnAppendWhoseHolderDoesNotAnswerIsNotSentToAnother) {
   const FrozenPeer frozen;
   ASSERT_FALSE(frozen.address().empty());
-  ObserveFrozenFirstReplica(a_.directory.get(), frozen.address());
-  ASSERT_EQ(a_.directory->Place(1).addresses,
-            (std::vector<std::string>{frozen.address(), b_.address}));
+  ASSERT_TRUE(FirstReplicaOfPartition1Is(frozen.address()));
 
   auto context = Authorized();
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
@@ -249,6 +255,22 @@ TEST_F(AppendRouterTest, AnAppendWhoseHolderDoesNotAnswerIsNotSentToAnother) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(10));  // One attempt (1 s), not 20 s.
   EXPECT_FALSE(b_.engine->GetPool(PoolOn(1)).ok());    // b never saw it.
   EXPECT_FALSE(a_.engine->GetPool(PoolOn(1)).ok());    // Nor was it appended here.
+  EXPECT_EQ(Forwarded("Append"), 1u);
+}
+
+// A holder shutting down cancels the append in flight; it may have stored it, so the
+// append is not sent to the other replica (reads are: read_router_test).
+TEST_F(AppendRouterTest, AnAppendCancelledByItsHolderIsNotSentToAnother) {
+  const CancellingPeer cancelling;
+  ASSERT_FALSE(cancelling.address().empty());
+  ASSERT_TRUE(FirstReplicaOfPartition1Is(cancelling.address()));
+
+  auto context = Authorized();
+  std::string id;
+  const grpc::Status status = Append(context.get(), PoolOn(1), "once", &id);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  EXPECT_EQ(cancelling.calls(), 1);
+  EXPECT_FALSE(b_.engine->GetPool(PoolOn(1)).ok());  // b never saw it.
   EXPECT_EQ(Forwarded("Append"), 1u);
 }
 

@@ -16,11 +16,20 @@ namespace {
 constexpr int kMaxPeerResponseBytes = 128 << 20;
 constexpr char kNotServedHereType[] = "type.googleapis.com/dictlog.v1.NotServedHere";
 
+// A peer's CANCELLED: a node shutting down cancels the calls in flight. The caller's
+// own cancellation is not passed on to the forwarded call, so CANCELLED while the
+// caller is still waiting came from the peer.
+bool CancelledByPeer(const grpc::Status& status, const grpc::ServerContext& caller) {
+  return status.error_code() == grpc::StatusCode::CANCELLED && !caller.IsCancelled();
+}
+
 // Peers answering these may be followed by the next replica; DEADLINE_EXCEEDED only
 // when it was the attempt's deadline, not the caller's (`caller_deadline`).
-bool TryNext(const grpc::Status& status, absl::Time caller_deadline) {
+bool TryNext(const grpc::Status& status, const grpc::ServerContext& caller,
+             absl::Time caller_deadline) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
          status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+         CancelledByPeer(status, caller) ||
          (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
           absl::Now() < caller_deadline);
 }
@@ -162,7 +171,12 @@ grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
     if (repeat == Repeat::kOnlyIfRefused && !Refused(last)) {
       return Settled(last, address, caller_deadline);
     }
-    if (!TryNext(last, caller_deadline)) return last;
+    if (!TryNext(last, caller, caller_deadline)) return last;
+  }
+  if (CancelledByPeer(last, caller)) {  // The last replica shut down too: retry later.
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        absl::StrCat("the replica at ", placement.addresses.back(),
+                                     " cancelled the call (shutting down?); retry"));
   }
   // Every replica refused (NotServedHere: they and this node disagree for a moment,
   // e.g. during a reassignment). The caller did not route: UNAVAILABLE, retry.

@@ -4,8 +4,9 @@
 // FAILED_PRECONDITION with a NotServedHere in grpc-status-details-bin, and any other is
 // forwarded to a live replica serving the partition: one cached channel per peer
 // address, the caller's `authorization` metadata and remaining deadline, and
-// `dictlog-route: direct` (so at most one hop); a replica that answers UNAVAILABLE or
-// FAILED_PRECONDITION is followed by the next. Every replica but the last gets at most
+// `dictlog-route: direct` (so at most one hop); a replica that answers UNAVAILABLE,
+// FAILED_PRECONDITION or CANCELLED (a node shutting down cancels the calls in flight)
+// is followed by the next; the last one's CANCELLED answers UNAVAILABLE. Every replica but the last gets at most
 // `attempt_timeout` of the caller's deadline, and one that does not answer within it
 // (DEADLINE_EXCEEDED, e.g. a SIGSTOPped node still announced live) is followed by the
 // next too, while the caller's deadline lasts. No replica, or every one refused
@@ -82,8 +83,9 @@ class ReadRouter {
   enum class Repeat { kAllowed, kOnlyIfRefused };
 
   // Makes `call` on a replica of `placement` (in order) until one answers something
-  // other than UNAVAILABLE or FAILED_PRECONDITION (or DEADLINE_EXCEEDED of its attempt
-  // while the caller's deadline lasts); counts it under `method`. With
+  // other than UNAVAILABLE, FAILED_PRECONDITION or CANCELLED (of the peer, not of the
+  // caller) or DEADLINE_EXCEEDED of its attempt while the caller's deadline lasts;
+  // counts it under `method`. With
   // Repeat::kOnlyIfRefused only a NotServedHere (refused before doing anything) moves to
   // the next replica, and a first attempt that timed out within the caller's deadline
   // answers UNAVAILABLE saying the call may have been applied.

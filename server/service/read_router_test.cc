@@ -16,6 +16,7 @@
 #include "proto/dictlog.grpc.pb.h"
 #include "server/cluster/partitioning.h"
 #include "server/cluster/shard_directory.h"
+#include "server/service/cancelling_peer.h"
 #include "server/service/dictlog_server.h"
 #include "server/service/frozen_peer.h"
 #include "server/service/packed_frames.h"
@@ -102,6 +103,21 @@ class ReadRouterTest : public ::testing::Test {
   }
 
   virtual size_t ResponseBudgetOfA() const { return 64 << 20; }
+
+  // a now follows nodes a, f, b with 2 replicas: partition 1's replicas are f, at
+  // `address` and announced live, then b; whether a places partition 1 so.
+  // Get(id) through a, with the reader's token.
+  grpc::Status GetThroughA(const std::string& id, v1::GetResponse* response) const {
+    auto context = Authorized();
+    v1::GetRequest request;
+    request.set_id(id);
+    return stub_->Get(context.get(), request, response);
+  }
+
+  bool FirstReplicaOfPartition1Is(const std::string& address) const {
+    ObserveFrozenFirstReplica(a_.directory.get(), address);
+    return a_.directory->Place(1).addresses == std::vector<std::string>{address, b_.address};
+  }
 
   static std::string Append(const Node& node, const std::string& category,
                             const std::string& payload) {
@@ -259,13 +275,9 @@ TEST_F(ReadRouterTest, NoLiveReplicaIsUnavailableNotNotFound) {
 }
 
 TEST_F(ReadRouterTest, AFrozenReplicaIsLeftForTheNextWithinTheCallersDeadline) {
-  // a now follows nodes a, f, b with 2 replicas: partition 1 is held by f (frozen, still
-  // announced live) and b, in that order.
-  const FrozenPeer frozen;
+  const FrozenPeer frozen;  // f: frozen, still announced live.
   ASSERT_FALSE(frozen.address().empty());
-  ObserveFrozenFirstReplica(a_.directory.get(), frozen.address());
-  ASSERT_EQ(a_.directory->Place(1).addresses,
-            (std::vector<std::string>{frozen.address(), b_.address}));
+  ASSERT_TRUE(FirstReplicaOfPartition1Is(frozen.address()));
 
   auto context = Authorized();
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
@@ -281,16 +293,57 @@ TEST_F(ReadRouterTest, AFrozenReplicaIsLeftForTheNextWithinTheCallersDeadline) {
   EXPECT_EQ(a_.directory->Counters().forwarded.at("Get"), 2u);
 }
 
+// A replica shutting down (SIGTERM) cancels the forwarded reads in flight: a sends them
+// to the next replica (reads only; append_router_test: appends are not sent again).
+TEST_F(ReadRouterTest, AReadCancelledByAReplicaShuttingDownGoesToTheNext) {
+  const CancellingPeer cancelling;  // f: shutting down.
+  ASSERT_FALSE(cancelling.address().empty());
+  ASSERT_TRUE(FirstReplicaOfPartition1Is(cancelling.address()));
+
+  v1::GetResponse response;
+  const grpc::Status get = GetThroughA(ids1_[0], &response);
+  ASSERT_TRUE(get.ok()) << get.error_code() << " " << get.error_message();
+  EXPECT_EQ(response.record().payload(), "one 0");
+
+  auto context = Authorized();
+  v1::MultiGetRequest multi;
+  multi.add_ids(ids1_[1]);
+  multi.add_ids(ids0_[0]);
+  v1::MultiGetResponse answers;
+  const grpc::Status multi_get = stub_->MultiGet(context.get(), multi, &answers);
+  ASSERT_TRUE(multi_get.ok()) << multi_get.error_message();
+  ASSERT_EQ(answers.results_size(), 2);
+  EXPECT_EQ(answers.results(0).record().payload(), "one 1");
+  EXPECT_EQ(answers.results(1).record().payload(), "zero 0");
+  EXPECT_EQ(cancelling.calls(), 2);
+}
+
+// The only replica cancels (it is shutting down): UNAVAILABLE, retry; not CANCELLED,
+// which the caller did not do.
+TEST_F(ReadRouterTest, TheLastReplicaCancellingIsUnavailable) {
+  const CancellingPeer cancelling;
+  ASSERT_FALSE(cancelling.address().empty());
+  cluster::NodeAnnouncement moved;  // b, now at the cancelling peer's address.
+  moved.set_name("b");
+  moved.set_address(cancelling.address());
+  moved.set_unix_ms(absl::ToUnixMillis(absl::Now()) + 7'200'000);
+  *moved.add_partitions() = Serving(1);
+  a_.directory->ObserveAnnouncement(moved);
+  ASSERT_EQ(a_.directory->Place(1).addresses, (std::vector<std::string>{cancelling.address()}));
+
+  v1::GetResponse response;
+  const grpc::Status status = GetThroughA(ids1_[0], &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_EQ(cancelling.calls(), 1);
+}
+
 // During a reassignment a's view says b serves partition 1 while b no longer does: b
 // refuses the forwarded call (NotServedHere); a's caller gets UNAVAILABLE (retry), not
 // b's FAILED_PRECONDITION (the caller sent no `dictlog-route: direct`).
 TEST_F(ReadRouterTest, AllReplicasRefusingIsUnavailable) {
   b_.directory->SetLocal({});
-  auto context = Authorized();
-  v1::GetRequest request;
-  request.set_id(ids1_[0]);
   v1::GetResponse response;
-  const grpc::Status status = stub_->Get(context.get(), request, &response);
+  const grpc::Status status = GetThroughA(ids1_[0], &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
 }
 

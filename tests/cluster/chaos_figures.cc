@@ -52,6 +52,20 @@ bool Settled(const v1::ShardMap& map, const std::set<std::string>& running,
   return true;
 }
 
+std::string Describe(const v1::ShardMap& map) {
+  std::string text = absl::StrCat("epoch ", map.epoch(), "; live");
+  for (const v1::ShardNode& node : map.nodes()) {
+    if (node.live()) absl::StrAppend(&text, " ", node.name());
+  }
+  for (const v1::PartitionReplicas& p : map.assignments()) {
+    absl::StrAppend(&text, "; p", p.partition());
+    for (const v1::ReplicaState& replica : p.replicas()) {
+      absl::StrAppend(&text, " ", replica.node(), replica.serving() ? "*" : "");
+    }
+  }
+  return text;
+}
+
 absl::StatusOr<std::vector<FailedCall>> ParseFailedCalls(absl::string_view text) {
   std::vector<FailedCall> calls;
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
@@ -69,6 +83,12 @@ absl::StatusOr<std::vector<FailedCall>> ParseFailedCalls(absl::string_view text)
 
 double Event::settle_seconds() const {
   return settled == absl::InfinitePast() ? -1 : absl::ToDoubleSeconds(settled - at);
+}
+
+double Event::unsettled_seconds() const {
+  if (settled == absl::InfinitePast()) return -1;
+  return unsettled_from == absl::InfinitePast() ? 0
+                                                : absl::ToDoubleSeconds(settled - unsettled_from);
 }
 
 ErrorWindows Attribute(const std::vector<Event>& events, const std::vector<FailedCall>& calls,
@@ -94,15 +114,15 @@ ErrorWindows Attribute(const std::vector<Event>& events, const std::vector<Faile
 
 std::string FormatTable(const std::vector<Event>& events, const ErrorWindows& windows,
                         const Readback& readback, absl::Time start) {
-  std::string out = absl::StrFormat("%-28s %8s %9s  %s\n", "event", "at_s", "settle_s",
-                                    "client errors by code in its window");
+  std::string out = absl::StrFormat("%-28s %8s %9s %12s  %s\n", "event", "at_s", "settle_s",
+                                    "unsettled_s", "client errors by code in its window");
   for (size_t i = 0; i < events.size(); ++i) {
-    out += absl::StrFormat("%-28s %8s %9.1f  %s\n", events[i].name,
+    out += absl::StrFormat("%-28s %8s %9.1f %12.1f  %s\n", events[i].name,
                            Seconds(events[i].at - start), events[i].settle_seconds(),
-                           Codes(windows.by_event[i]));
+                           events[i].unsettled_seconds(), Codes(windows.by_event[i]));
   }
-  out += absl::StrFormat("%-28s %8s %9s  %s\n", "steady (outside windows)", "-", "-",
-                         Codes(windows.steady));
+  out += absl::StrFormat("%-28s %8s %9s %12s  %s\n", "steady (outside windows)", "-", "-",
+                         "-", Codes(windows.steady));
   out += absl::StrFormat(
       "acknowledged %d, read back %d, lost %d, altered %d; NOT_FOUND during the run %d\n",
       readback.acknowledged, readback.checked, readback.lost, readback.altered,
@@ -112,7 +132,7 @@ std::string FormatTable(const std::vector<Event>& events, const ErrorWindows& wi
 
 std::string FormatCsv(const std::vector<Event>& events, const ErrorWindows& windows,
                       absl::Time start) {
-  std::string out = "event,at_s,settle_s,code,count\n";
+  std::string out = "event,at_s,settle_s,unsettled_s,code,count\n";
   auto rows = [&](const std::string& name, const std::string& at, const std::string& settle,
                   const std::map<std::string, int64_t>& codes) {
     if (codes.empty()) absl::StrAppend(&out, name, ",", at, ",", settle, ",OK,0\n");
@@ -122,9 +142,10 @@ std::string FormatCsv(const std::vector<Event>& events, const ErrorWindows& wind
   };
   for (size_t i = 0; i < events.size(); ++i) {
     rows(events[i].name, Seconds(events[i].at - start),
-         absl::StrFormat("%.1f", events[i].settle_seconds()), windows.by_event[i]);
+         absl::StrFormat("%.1f,%.1f", events[i].settle_seconds(), events[i].unsettled_seconds()),
+         windows.by_event[i]);
   }
-  rows("steady", "", "", windows.steady);
+  rows("steady", "", ",", windows.steady);
   return out;
 }
 
@@ -133,9 +154,10 @@ std::string FormatJson(const std::vector<Event>& events, const ErrorWindows& win
   std::vector<std::string> items;
   for (size_t i = 0; i < events.size(); ++i) {
     items.push_back(absl::StrFormat(
-        "{\"event\":\"%s\",\"at_s\":%s,\"settle_s\":%.1f,\"errors\":%s}", events[i].name,
-        Seconds(events[i].at - start), events[i].settle_seconds(),
-        JsonCodes(windows.by_event[i])));
+        "{\"event\":\"%s\",\"at_s\":%s,\"settle_s\":%.1f,\"unsettled_s\":%.1f,"
+        "\"errors\":%s}",
+        events[i].name, Seconds(events[i].at - start), events[i].settle_seconds(),
+        events[i].unsettled_seconds(), JsonCodes(windows.by_event[i])));
   }
   return absl::StrFormat(
       "{\"seed\":%d,\"events\":[%s],\"steady_errors\":%s,\"not_found\":%d,"

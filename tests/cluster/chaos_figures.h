@@ -27,6 +27,11 @@ namespace dictlog::chaos {
 bool Settled(const v1::ShardMap& map, const std::set<std::string>& running,
              uint64_t min_epoch = 0);
 
+// One line for the log of how a map changes after an event: its epoch, the live nodes,
+// and each partition's replicas, a serving one marked `*`, e.g.
+// "epoch 2; live a b; p0 a* b; p1 b*".
+std::string Describe(const v1::ShardMap& map);
+
 // One failed call, as dictlog-bench --errors_out writes it (`unix_ms,op,code,id`).
 struct FailedCall {
   absl::Time when;
@@ -41,7 +46,11 @@ struct Event {
   std::string name;     // e.g. "SIGKILL dictlogd-2"
   absl::Time at;        // when it was done
   absl::Time settled;   // when the map had settled after it (InfinitePast: never)
-  double settle_seconds() const;
+  // The first map after it that was not settled for the nodes then running
+  // (InfinitePast: none was; e.g. a node added builds before the map names it).
+  absl::Time unsettled_from = absl::InfinitePast();
+  double settle_seconds() const;    // at -> settled; -1 if never
+  double unsettled_seconds() const;  // unsettled_from -> settled; 0 if none; -1 if never
 };
 
 // Errors by code in each event's window [at - before, settled + after] (an error in
@@ -60,7 +69,7 @@ struct Readback {
 };
 
 // A fixed-width table (one line per event and one "steady"), CSV (header
-// `event,at_s,settle_s,code,count`, at_s from `start`) and one JSON object.
+// `event,at_s,settle_s,unsettled_s,code,count`, at_s from `start`) and one JSON object.
 std::string FormatTable(const std::vector<Event>& events, const ErrorWindows& windows,
                         const Readback& readback, absl::Time start);
 std::string FormatCsv(const std::vector<Event>& events, const ErrorWindows& windows,

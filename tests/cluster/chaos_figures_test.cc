@@ -49,6 +49,21 @@ TEST(SettledTest, ARunningReplicaStillBuildingIsNotSettled) {
   EXPECT_FALSE(Settled(map, {"a", "b", "c"}));
 }
 
+// A node added that builds before the map names it leaves the map settled throughout.
+TEST(EventTest, NeverUnsettledIsZero) {
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  const Event add = {"add", t0, t0 + absl::Seconds(11)};
+  EXPECT_DOUBLE_EQ(add.settle_seconds(), 11.0);
+  EXPECT_DOUBLE_EQ(add.unsettled_seconds(), 0.0);
+}
+
+TEST(DescribeTest, EpochLiveNodesAndServingReplicas) {
+  v1::ShardMap map = ThreeNodes();
+  map.mutable_nodes(1)->set_live(false);
+  map.mutable_assignments(1)->mutable_replicas(0)->set_serving(false);
+  EXPECT_EQ(Describe(map), "epoch 1; live a c; p0 a* b*; p1 b c*; p2 c* a*");
+}
+
 TEST(ParseFailedCallsTest, LinesAndACutLastLine) {
   auto calls = ParseFailedCalls("1000,get,UNAVAILABLE,P/1\n2000,append,DEADLINE_EXCEEDED,\n30");
   ASSERT_TRUE(calls.ok()) << calls.status();
@@ -61,8 +76,9 @@ TEST(ParseFailedCallsTest, LinesAndACutLastLine) {
 
 TEST(AttributeTest, WindowsAroundEventsAndSteady) {
   const absl::Time t0 = absl::FromUnixSeconds(1000);
-  std::vector<Event> events = {{"kill", t0 + absl::Seconds(10), t0 + absl::Seconds(12)},
-                               {"stop", t0 + absl::Seconds(30), absl::InfinitePast()}};
+  std::vector<Event> events = {
+      {"kill", t0 + absl::Seconds(10), t0 + absl::Seconds(12), t0 + absl::Seconds(10.5)},
+      {"stop", t0 + absl::Seconds(30), absl::InfinitePast()}};
   std::vector<FailedCall> calls = {
       {t0 + absl::Seconds(9.5), "get", "UNAVAILABLE", "P/1"},   // kill, 0.5 s before
       {t0 + absl::Seconds(16), "get", "UNAVAILABLE", "P/1"},    // kill, 4 s after settling
@@ -75,10 +91,12 @@ TEST(AttributeTest, WindowsAroundEventsAndSteady) {
   EXPECT_EQ(windows.not_found, 1);
   EXPECT_DOUBLE_EQ(events[0].settle_seconds(), 2.0);
   EXPECT_DOUBLE_EQ(events[1].settle_seconds(), -1.0);
+  EXPECT_DOUBLE_EQ(events[0].unsettled_seconds(), 1.5);
+  EXPECT_DOUBLE_EQ(events[1].unsettled_seconds(), -1.0);
   const std::string csv = FormatCsv(events, windows, t0);
   EXPECT_EQ(csv,
-            "event,at_s,settle_s,code,count\nkill,10.0,2.0,UNAVAILABLE,2\n"
-            "stop,30.0,-1.0,INTERNAL,1\nsteady,,,NOT_FOUND,1\n");
+            "event,at_s,settle_s,unsettled_s,code,count\nkill,10.0,2.0,1.5,UNAVAILABLE,2\n"
+            "stop,30.0,-1.0,-1.0,INTERNAL,1\nsteady,,,,NOT_FOUND,1\n");
   const std::string json = FormatJson(events, windows, {5, 5, 0, 0}, t0, 7);
   EXPECT_NE(json.find("\"seed\":7"), std::string::npos);
   EXPECT_NE(json.find("\"not_found\":1"), std::string::npos);

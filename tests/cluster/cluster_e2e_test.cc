@@ -25,7 +25,7 @@
 #include "client/client.h"
 #include "common/status_macros.h"
 #include "gtest/gtest.h"
-#include "tests/cluster/local_cluster.h"
+#include "tests/cluster/cluster_test_environment.h"
 #include "tests/e2e/server_process.h"
 #include "tools/kafka_check/kafka_client.h"
 #include "training/files.h"
@@ -33,40 +33,15 @@
 namespace dictlog {
 namespace {
 
-testing::LocalCluster* cluster = nullptr;
-
-class ClusterEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    // One partition: every pool on it, so the broker leading it is the one to kill;
-    // every node holds it (--cluster_replicas=0): each node's own store is compared.
-    setenv("DICTLOGD_FLAGS", "--kafka_partitions=1 --cluster_replicas=0", 1);
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    auto up = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/cluster"), 3,
-                                        {"--nodes=3"});
-    ASSERT_TRUE(up.ok()) << up.status();
-    owned_ = *std::move(up);
-    cluster = owned_.get();
-  }
-  void TearDown() override {
-    cluster = nullptr;
-    owned_.reset();
-  }
-
- private:
-  std::unique_ptr<testing::LocalCluster> owned_;
-};
-
-const ::testing::Environment* const kCluster =
-    ::testing::AddGlobalTestEnvironment(new ClusterEnvironment);
+// One partition: every pool on it, so the broker leading it is the one to kill; every
+// node holds it (--cluster_replicas=0): each node's own store is compared.
+testing::ClusterTestEnvironment* const env = testing::ClusterTestEnvironment::Add(
+    {.name = "cluster", .nodes = 3,
+     .dictlogd_flags = "--kafka_partitions=1 --cluster_replicas=0"});
+testing::LocalCluster* const& cluster = env->cluster();
 
 std::unique_ptr<client::Client> ClientOf(const std::string& node, int append_attempts = 3) {
-  client::ClientOptions options;
-  options.append_attempts = append_attempts;
-  options.server = cluster->AddressOf(node);
-  options.own_connection = true;  // a restarted node gets a fresh connection
-  return std::make_unique<client::Client>(options);
+  return env->ClientOf(node, /*routing=*/true, append_attempts);
 }
 
 // Polls Get(id) on `node` until it is applied there (UNAVAILABLE before); its result.
@@ -410,11 +385,7 @@ TEST(ClusterE2eTest, WipedNodeRebuildsTheSameFramesFromTheLog) {
   std::vector<std::string> names;
   for (const v1::PoolInfo& pool : *pools) names.push_back(pool.name());
   ASSERT_FALSE(names.empty());
-  ASSERT_TRUE(cluster->Kill("dictlogd-3", "TERM").ok());
-  ASSERT_TRUE(cluster->WaitStopped("dictlogd-3"));
-  ASSERT_TRUE(testing::RunCommand(absl::StrCat("rm -rf '", cluster->dir(), "/dictlogd-3/data'"))
-                  .ok());
-  absl::Status started = cluster->Start("dictlogd-3");
+  absl::Status started = env->Restart("dictlogd-3", "", /*wipe=*/true);
   ASSERT_TRUE(started.ok()) << started;
   std::unique_ptr<client::Client> wiped = ClientOf("dictlogd-3");
   for (const v1::PoolInfo& pool : *pools) {  // Wait until it applied each pool's last id.

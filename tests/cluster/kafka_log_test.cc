@@ -15,33 +15,14 @@
 #include "server/cluster/consumer.h"
 #include "server/cluster/producer.h"
 #include "server/cluster/topics.h"
-#include "tests/cluster/local_cluster.h"
+#include "tests/cluster/cluster_test_environment.h"
 
 namespace dictlog::cluster {
 namespace {
 
-testing::LocalCluster* brokers = nullptr;
-
-class BrokersEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    auto cluster = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/kafka"), 3);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    owned_ = *std::move(cluster);
-    brokers = owned_.get();
-  }
-  void TearDown() override {
-    brokers = nullptr;
-    owned_.reset();
-  }
-
- private:
-  std::unique_ptr<testing::LocalCluster> owned_;
-};
-
-const ::testing::Environment* const kBrokers =
-    ::testing::AddGlobalTestEnvironment(new BrokersEnvironment);
+testing::ClusterTestEnvironment* const env =
+    testing::ClusterTestEnvironment::Add({.name = "kafka", .brokers = 3});
+testing::LocalCluster* const& brokers = env->cluster();
 
 #define ASSERT_OK(expr)                      \
   do {                                       \

@@ -26,7 +26,7 @@
 #include "client/client.h"
 #include "gtest/gtest.h"
 #include "proto/dictlog.grpc.pb.h"
-#include "tests/cluster/local_cluster.h"
+#include "tests/cluster/cluster_test_environment.h"
 #include "tests/e2e/server_process.h"
 #include "tests/e2e/test_pki.h"
 
@@ -41,52 +41,12 @@ const std::string kBaseFlags = absl::StrCat(
     " --cluster_max_serving_lag_messages=", kMaxLag, " --cluster_serving_lag_grace_ms=300",
     " --cluster_rebuild_bytes_per_second=", kRebuildBytesPerSecond);
 
-testing::LocalCluster* cluster = nullptr;
-
-class RebuildEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    setenv("DICTLOGD_FLAGS", kBaseFlags.c_str(), 1);
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    auto up = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/rebuild"), 3,
-                                        {"--nodes=2", "--replicas=2"});
-    ASSERT_TRUE(up.ok()) << up.status();
-    owned_ = *std::move(up);
-    cluster = owned_.get();
-  }
-  void TearDown() override {
-    cluster = nullptr;
-    owned_.reset();
-  }
-
- private:
-  std::unique_ptr<testing::LocalCluster> owned_;
-};
-
-const ::testing::Environment* const kRebuild =
-    ::testing::AddGlobalTestEnvironment(new RebuildEnvironment);
+testing::ClusterTestEnvironment* const env = testing::ClusterTestEnvironment::Add(
+    {.name = "rebuild", .nodes = 2, .replicas = 2, .dictlogd_flags = kBaseFlags});
+testing::LocalCluster* const& cluster = env->cluster();
 
 std::unique_ptr<client::Client> ClientOf(const std::string& node) {
-  client::ClientOptions options;
-  options.server = cluster->AddressOf(node);
-  options.own_connection = true;
-  options.routing = false;  // Through this node: it serves or forwards.
-  return std::make_unique<client::Client>(options);
-}
-
-absl::StatusOr<v1::ShardMap> MapFrom(const std::string& node) {
-  auto stub = v1::LogStore::NewStub(
-      grpc::CreateChannel(cluster->AddressOf(node), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  v1::ShardMap map;
-  const grpc::Status status = stub->GetShardMap(&context, {}, &map);
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
-  }
-  return map;
+  return env->ClientOf(node, /*routing=*/false);  // Through this node: it serves or forwards.
 }
 
 // Whether `map` says `node` serves partition 0 (false also when it says nothing).
@@ -150,27 +110,10 @@ void ExpectAllRead(const std::string& node,
   EXPECT_EQ(wrong, 0) << node;
 }
 
-std::string DataDir(const std::string& node) {
-  return absl::StrCat(cluster->dir(), "/", node, "/data");
-}
-
-absl::Status Restart(const std::string& node, const std::string& extra_flags, bool wipe) {
-  if (absl::Status s = cluster->Kill(node, "TERM"); !s.ok()) return s;
-  if (!cluster->WaitStopped(node)) return absl::DeadlineExceededError(node + " did not stop");
-  if (wipe) {
-    absl::StatusOr<std::string> removed = testing::RunCommand("rm -rf '" + DataDir(node) + "'");
-    if (!removed.ok()) return removed.status();
-  }
-  setenv("DICTLOGD_FLAGS", absl::StrCat(kBaseFlags, " ", extra_flags).c_str(), 1);
-  absl::Status started = cluster->Start(node);
-  setenv("DICTLOGD_FLAGS", kBaseFlags.c_str(), 1);
-  return started;
-}
-
 TEST(RebuildE2eTest, AWipedNodeRebuildsThrottledThenServes) {
   ASSERT_TRUE(cluster != nullptr);
   ASSERT_TRUE(WaitFor(absl::Seconds(30), [] {
-    absl::StatusOr<v1::ShardMap> map = MapFrom("dictlogd-1");
+    absl::StatusOr<v1::ShardMap> map = env->MapFrom("dictlogd-1");
     return map.ok() && Serves(*map, "dictlogd-1") && Serves(*map, "dictlogd-2");
   }));
   const auto records = AppendRecords("dictlogd-1", 300, 1);
@@ -180,12 +123,12 @@ TEST(RebuildE2eTest, AWipedNodeRebuildsThrottledThenServes) {
   // 300 messages of about 1 KB: at 30 KB/s after a second's burst, the rebuild takes
   // more than 8 s; unthrottled it takes well under one.
   const absl::Time started = absl::Now();
-  ASSERT_TRUE(Restart("dictlogd-2", "", /*wipe=*/true).ok());
+  ASSERT_TRUE(env->Restart("dictlogd-2", "", /*wipe=*/true).ok());
   EXPECT_FALSE(ReplicasServing("dictlogd-2")) << "still building";
   ASSERT_TRUE(WaitFor(absl::Seconds(60), [] { return ReplicasServing("dictlogd-2"); }));
   const absl::Duration rebuild = absl::Now() - started;
   EXPECT_GE(rebuild, absl::Seconds(6)) << "the rebuild was not throttled";
-  absl::StatusOr<v1::ShardMap> map = MapFrom("dictlogd-2");
+  absl::StatusOr<v1::ShardMap> map = env->MapFrom("dictlogd-2");
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_TRUE(Serves(*map, "dictlogd-2"));
   ExpectAllRead("dictlogd-2", records);
@@ -194,16 +137,16 @@ TEST(RebuildE2eTest, AWipedNodeRebuildsThrottledThenServes) {
 TEST(RebuildE2eTest, ANodeFallingBehindStopsServingUntilCaughtUp) {
   ASSERT_TRUE(cluster != nullptr);
   // Applies at most 40 messages a second from now on.
-  ASSERT_TRUE(Restart("dictlogd-2", "--cluster_apply_delay_ms_for_test=25", false).ok());
+  ASSERT_TRUE(env->Restart("dictlogd-2", "--cluster_apply_delay_ms_for_test=25", false).ok());
   ASSERT_TRUE(WaitFor(absl::Seconds(60), [] {
-    absl::StatusOr<v1::ShardMap> map = MapFrom("dictlogd-1");
+    absl::StatusOr<v1::ShardMap> map = env->MapFrom("dictlogd-1");
     return map.ok() && Serves(*map, "dictlogd-2") && ReplicasServing("dictlogd-2");
   }));
   const auto records = AppendRecords("dictlogd-1", 200, 2);
   ASSERT_EQ(records.size(), 200u);
   // More than 20 messages behind for 300 ms: it stops serving, and says so.
   EXPECT_TRUE(WaitFor(absl::Seconds(10), [] {
-    absl::StatusOr<v1::ShardMap> map = MapFrom("dictlogd-1");
+    absl::StatusOr<v1::ShardMap> map = env->MapFrom("dictlogd-1");
     return map.ok() && !Serves(*map, "dictlogd-2");
   })) << "dictlogd-2 kept serving while far behind";
   EXPECT_FALSE(ReplicasServing("dictlogd-2"));
@@ -211,7 +154,7 @@ TEST(RebuildE2eTest, ANodeFallingBehindStopsServingUntilCaughtUp) {
   ExpectAllRead("dictlogd-2", records);
   // 200 messages at 40 a second: caught up within seconds, then it serves again.
   EXPECT_TRUE(WaitFor(absl::Seconds(60), [] {
-    absl::StatusOr<v1::ShardMap> map = MapFrom("dictlogd-1");
+    absl::StatusOr<v1::ShardMap> map = env->MapFrom("dictlogd-1");
     return map.ok() && Serves(*map, "dictlogd-2") && ReplicasServing("dictlogd-2");
   }));
   ExpectAllRead("dictlogd-2", records);
@@ -238,8 +181,8 @@ TEST(RebuildE2eTest, ReadsThroughANonHolderAreForwardedBetweenTlsNodesWithTokens
   const std::string flags = absl::StrCat(
       "--cluster_replicas=1 --tls_cert=", pki->server_cert, " --tls_key=", pki->server_key,
       " --tokens_file=", dir, "/tokens --peer_tls_ca=", pki->ca_cert);
-  ASSERT_TRUE(Restart("dictlogd-1", flags, false).ok());
-  ASSERT_TRUE(Restart("dictlogd-2", flags, false).ok());
+  ASSERT_TRUE(env->Restart("dictlogd-1", flags, false).ok());
+  ASSERT_TRUE(env->Restart("dictlogd-2", flags, false).ok());
 
   auto secure = [&](const std::string& node, const std::string& bearer) {
     client::ClientOptions options;

@@ -32,7 +32,7 @@
 #include "gtest/gtest.h"
 #include "proto/dictlog.grpc.pb.h"
 #include "server/cluster/partitioning.h"
-#include "tests/cluster/local_cluster.h"
+#include "tests/cluster/cluster_test_environment.h"
 #include "tests/e2e/server_process.h"
 #include "training/files.h"
 
@@ -42,76 +42,31 @@ namespace {
 constexpr int kPartitions = 4;
 const std::vector<std::string> kNodes = {"dictlogd-1", "dictlogd-2", "dictlogd-3"};
 
-testing::LocalCluster* cluster = nullptr;
+// No automatic training: the first test activates the one dictionary it compares.
+// RYW_DICTLOGD_FLAGS adds flags (e.g. --kafka_apply_wait_ms=0: no read barrier).
+std::string Flags() {
+  const char* extra = std::getenv("RYW_DICTLOGD_FLAGS");
+  return absl::StrCat("--kafka_partitions=", kPartitions,
+                      " --cluster_announce_interval_ms=500 --auto_train=false ",
+                      extra != nullptr ? extra : "");
+}
 
-class RywEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    // No automatic training: the first test activates the one dictionary it compares.
-    // RYW_DICTLOGD_FLAGS adds flags (e.g. --kafka_apply_wait_ms=0: no read barrier).
-    const char* extra = std::getenv("RYW_DICTLOGD_FLAGS");
-    setenv("DICTLOGD_FLAGS",
-           absl::StrCat("--kafka_partitions=", kPartitions,
-                        " --cluster_announce_interval_ms=500 --auto_train=false ",
-                        extra != nullptr ? extra : "")
-               .c_str(),
-           1);
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    auto up = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/ryw"), 3,
-                                        {"--nodes=3", "--replicas=2"});
-    ASSERT_TRUE(up.ok()) << up.status();
-    owned_ = *std::move(up);
-    cluster = owned_.get();
-  }
-  void TearDown() override {
-    cluster = nullptr;
-    owned_.reset();
-  }
-
- private:
-  std::unique_ptr<testing::LocalCluster> owned_;
-};
-
-const ::testing::Environment* const kRyw =
-    ::testing::AddGlobalTestEnvironment(new RywEnvironment);
+testing::ClusterTestEnvironment* const env = testing::ClusterTestEnvironment::Add(
+    {.name = "ryw", .nodes = 3, .replicas = 2, .dictlogd_flags = Flags()});
+testing::LocalCluster* const& cluster = env->cluster();
 
 // A client of `node` alone: no routing, so reads are forwarded by the node itself.
 std::unique_ptr<client::Client> ClientOf(const std::string& node) {
-  client::ClientOptions options;
-  options.server = cluster->AddressOf(node);
-  options.own_connection = true;
-  options.routing = false;
-  return std::make_unique<client::Client>(options);
-}
-
-std::unique_ptr<v1::LogStore::Stub> StubOf(const std::string& node) {
-  return v1::LogStore::NewStub(
-      grpc::CreateChannel(cluster->AddressOf(node), grpc::InsecureChannelCredentials()));
+  return env->ClientOf(node, /*routing=*/false);
 }
 
 // Polls `node`'s map until every partition has 2 serving replicas and every node is
 // live (at most 60 s); the last map.
 absl::StatusOr<v1::ShardMap> WaitAllServing(const std::string& node) {
   auto all_serving = [](const v1::ShardMap& map) {
-    if (map.assignments_size() != kPartitions) return false;
-    for (const v1::PartitionReplicas& p : map.assignments()) {
-      int serving = 0;
-      for (const v1::ReplicaState& replica : p.replicas()) serving += replica.serving();
-      if (serving != 2) return false;
-    }
-    for (const v1::ShardNode& n : map.nodes()) {
-      if (!n.live()) return false;
-    }
-    return true;
+    return testing::AllServing(map, kPartitions, 2);
   };
-  std::unique_ptr<client::Client> asked = ClientOf(node);
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  absl::StatusOr<v1::ShardMap> map = asked->GetShardMap();
-  while (!(map.ok() && all_serving(*map)) && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(100));  // polls a condition
-    map = asked->GetShardMap();
-  }
+  absl::StatusOr<v1::ShardMap> map = env->WaitForMap(node, absl::Seconds(60), all_serving);
   if (map.ok() && !all_serving(*map)) {
     return absl::DeadlineExceededError(map->DebugString());
   }
@@ -293,7 +248,7 @@ TEST(RywE2eTest, GetOnARandomNodeRightAfterAppendAnswersTheRecord) {
   const std::vector<std::string> lines = LoghubLines("Apache");
   ASSERT_FALSE(lines.empty());
   std::vector<std::unique_ptr<v1::LogStore::Stub>> stubs;
-  for (const std::string& node : kNodes) stubs.push_back(StubOf(node));
+  for (const std::string& node : kNodes) stubs.push_back(env->StubOf(node));
   // Two categories on each partition (each routes to the pool of its name).
   std::vector<std::string> categories;
   std::map<int32_t, int> per_partition;

@@ -27,7 +27,7 @@
 #include "gtest/gtest.h"
 #include "proto/dictlog.grpc.pb.h"
 #include "server/cluster/partitioning.h"
-#include "tests/cluster/local_cluster.h"
+#include "tests/cluster/cluster_test_environment.h"
 #include "tests/e2e/server_process.h"
 #include "training/files.h"
 
@@ -37,72 +37,12 @@ namespace {
 constexpr int kPartitions = 4;
 const std::vector<std::string> kNodes = {"dictlogd-1", "dictlogd-2", "dictlogd-3"};
 
-testing::LocalCluster* cluster = nullptr;
+const std::string kFlags =
+    absl::StrCat("--kafka_partitions=", kPartitions, " --cluster_announce_interval_ms=500");
 
-class ShardEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    setenv("DICTLOGD_FLAGS",
-           absl::StrCat("--kafka_partitions=", kPartitions,
-                        " --cluster_announce_interval_ms=500")
-               .c_str(),
-           1);
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    auto up = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/shards"), 3,
-                                        {"--nodes=3", "--replicas=2"});
-    ASSERT_TRUE(up.ok()) << up.status();
-    owned_ = *std::move(up);
-    cluster = owned_.get();
-  }
-  void TearDown() override {
-    cluster = nullptr;
-    owned_.reset();
-  }
-
- private:
-  std::unique_ptr<testing::LocalCluster> owned_;
-};
-
-const ::testing::Environment* const kShards =
-    ::testing::AddGlobalTestEnvironment(new ShardEnvironment);
-
-std::unique_ptr<client::Client> ClientOf(const std::string& node) {
-  client::ClientOptions options;
-  options.server = cluster->AddressOf(node);
-  options.own_connection = true;
-  return std::make_unique<client::Client>(options);
-}
-
-std::unique_ptr<v1::LogStore::Stub> StubOf(const std::string& node) {
-  return v1::LogStore::NewStub(
-      grpc::CreateChannel(cluster->AddressOf(node), grpc::InsecureChannelCredentials()));
-}
-
-absl::StatusOr<v1::ShardMap> MapFrom(const std::string& node) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  v1::ShardMap map;
-  const grpc::Status status = StubOf(node)->GetShardMap(&context, {}, &map);
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
-  }
-  return map;
-}
-
-// Polls `node`'s map until `done(map)` (at most `timeout`); the last map.
-template <typename Done>
-absl::StatusOr<v1::ShardMap> WaitForMap(const std::string& node, absl::Duration timeout,
-                                        Done done) {
-  const absl::Time deadline = absl::Now() + timeout;
-  absl::StatusOr<v1::ShardMap> map = MapFrom(node);
-  while (!(map.ok() && done(*map)) && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(100));  // polls a condition
-    map = MapFrom(node);
-  }
-  return map;
-}
+testing::ClusterTestEnvironment* const env = testing::ClusterTestEnvironment::Add(
+    {.name = "shards", .nodes = 3, .replicas = 2, .dictlogd_flags = kFlags});
+testing::LocalCluster* const& cluster = env->cluster();
 
 int ServingReplicas(const v1::PartitionReplicas& partition) {
   int serving = 0;
@@ -110,16 +50,7 @@ int ServingReplicas(const v1::PartitionReplicas& partition) {
   return serving;
 }
 
-bool AllServing(const v1::ShardMap& map) {
-  if (map.assignments_size() != kPartitions) return false;
-  for (const v1::PartitionReplicas& p : map.assignments()) {
-    if (ServingReplicas(p) != 2) return false;
-  }
-  for (const v1::ShardNode& node : map.nodes()) {
-    if (!node.live()) return false;
-  }
-  return true;
-}
+bool AllServing(const v1::ShardMap& map) { return testing::AllServing(map, kPartitions, 2); }
 
 bool Live(const v1::ShardMap& map, const std::string& name) {
   for (const v1::ShardNode& node : map.nodes()) {
@@ -153,7 +84,7 @@ const std::vector<Category>& Loghub() {
         trainer::ReadLogFiles(testing::RunfilePath("../loghub"));
     EXPECT_TRUE(logs.ok()) << logs.status();
     if (!logs.ok()) return out;
-    std::unique_ptr<client::Client> writer = ClientOf("dictlogd-1");
+    std::unique_ptr<client::Client> writer = env->ClientOf("dictlogd-1");
     for (trainer::LogFile& log : *logs) {
       Category& category = out->emplace_back();
       category.name = log.name;
@@ -225,7 +156,7 @@ TEST(ShardE2eTest, MapListsTwoServingReplicasPerPartitionOnDifferentNodes) {
   ASSERT_TRUE(cluster != nullptr);
   for (const std::string& asked : kNodes) {
     SCOPED_TRACE(asked);
-    absl::StatusOr<v1::ShardMap> map = WaitForMap(asked, absl::Seconds(60), AllServing);
+    absl::StatusOr<v1::ShardMap> map = env->WaitForMap(asked, absl::Seconds(60), AllServing);
     ASSERT_TRUE(map.ok()) << map.status();
     ASSERT_TRUE(AllServing(*map)) << map->DebugString();
     EXPECT_EQ(map->partitions(), static_cast<uint32_t>(kPartitions));
@@ -255,7 +186,7 @@ TEST(ShardE2eTest, LoghubThroughOneNodeReadsBackFromEveryNode) {
   }
   for (const std::string& node : kNodes) {
     SCOPED_TRACE(node);
-    std::unique_ptr<client::Client> reader = ClientOf(node);
+    std::unique_ptr<client::Client> reader = env->ClientOf(node);
     for (const Category& category : categories) CheckNode(*reader, category);
   }
 }
@@ -264,7 +195,7 @@ TEST(ShardE2eTest, DirectReadOnANonHolderNamesTheHolders) {
   ASSERT_TRUE(cluster != nullptr);
   const std::vector<Category>& categories = Loghub();
   ASSERT_FALSE(categories.empty());
-  absl::StatusOr<v1::ShardMap> map = WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
+  absl::StatusOr<v1::ShardMap> map = env->WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
   ASSERT_TRUE(map.ok()) << map.status();
   const Category& category = categories[0];
   const std::string& id = category.ids[0];
@@ -278,7 +209,7 @@ TEST(ShardE2eTest, DirectReadOnANonHolderNamesTheHolders) {
   v1::GetRequest request;
   request.set_id(id);
   v1::GetResponse response;
-  const grpc::Status status = StubOf(non_holder)->Get(&context, request, &response);
+  const grpc::Status status = env->StubOf(non_holder)->Get(&context, request, &response);
   ASSERT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << status.error_message();
   v1::RpcStatus details;
   ASSERT_TRUE(details.ParseFromString(status.error_details()));
@@ -299,7 +230,7 @@ TEST(ShardE2eTest, DirectReadOnANonHolderNamesTheHolders) {
 
   // The same read without the header is forwarded: the record.
   grpc::ClientContext forwarded;
-  const grpc::Status ok = StubOf(non_holder)->Get(&forwarded, request, &response);
+  const grpc::Status ok = env->StubOf(non_holder)->Get(&forwarded, request, &response);
   ASSERT_TRUE(ok.ok()) << ok.error_message();
   EXPECT_EQ(response.record().payload(), category.lines[0]);
 }
@@ -308,10 +239,10 @@ TEST(ShardE2eTest, AKilledNodeIsNotLiveAndTheOtherReplicaAnswers) {
   ASSERT_TRUE(cluster != nullptr);
   const std::vector<Category>& categories = Loghub();
   ASSERT_EQ(categories.size(), 10u);
-  ASSERT_TRUE(WaitForMap("dictlogd-1", absl::Seconds(60), AllServing).ok());
+  ASSERT_TRUE(env->WaitForMap("dictlogd-1", absl::Seconds(60), AllServing).ok());
   ASSERT_TRUE(cluster->Kill("dictlogd-2", "KILL").ok());
   const absl::Time killed = absl::Now();
-  absl::StatusOr<v1::ShardMap> map = WaitForMap(
+  absl::StatusOr<v1::ShardMap> map = env->WaitForMap(
       "dictlogd-1", absl::Seconds(10), [](const v1::ShardMap& m) { return !Live(m, "dictlogd-2"); });
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_FALSE(Live(*map, "dictlogd-2")) << map->DebugString();
@@ -319,15 +250,15 @@ TEST(ShardE2eTest, AKilledNodeIsNotLiveAndTheOtherReplicaAnswers) {
               absl::ToDoubleSeconds(absl::Now() - killed));
   for (const std::string& node : {std::string("dictlogd-1"), std::string("dictlogd-3")}) {
     SCOPED_TRACE(node);
-    std::unique_ptr<client::Client> reader = ClientOf(node);
+    std::unique_ptr<client::Client> reader = env->ClientOf(node);
     for (const Category& category : categories) CheckNode(*reader, category);
   }
   absl::Status started = cluster->Start("dictlogd-2");
   ASSERT_TRUE(started.ok()) << started;
-  map = WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
+  map = env->WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_TRUE(AllServing(*map)) << map->DebugString();
-  CheckNode(*ClientOf("dictlogd-2"), categories[1]);
+  CheckNode(*env->ClientOf("dictlogd-2"), categories[1]);
 }
 
 // Runs last: it changes the cluster's assignment.
@@ -335,17 +266,9 @@ TEST(ShardE2eTest, ANewAssignmentIsFollowedAndNewPartitionsAreBuiltThenServed) {
   ASSERT_TRUE(cluster != nullptr);
   const std::vector<Category>& categories = Loghub();
   ASSERT_EQ(categories.size(), 10u);
-  absl::StatusOr<v1::ShardMap> before = WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
+  absl::StatusOr<v1::ShardMap> before = env->WaitForMap("dictlogd-1", absl::Seconds(60), AllServing);
   ASSERT_TRUE(before.ok()) << before.status();
-  ASSERT_TRUE(cluster->Kill("dictlogd-3", "TERM").ok());
-  ASSERT_TRUE(cluster->WaitStopped("dictlogd-3"));
-  // cluster.sh start reads DICTLOGD_FLAGS again; the later flag wins.
-  setenv("DICTLOGD_FLAGS",
-         absl::StrCat("--kafka_partitions=", kPartitions,
-                      " --cluster_announce_interval_ms=500 --cluster_replicas=3")
-             .c_str(),
-         1);
-  absl::Status started = cluster->Start("dictlogd-3");
+  absl::Status started = env->Restart("dictlogd-3", "--cluster_replicas=3");
   ASSERT_TRUE(started.ok()) << started;
   auto everywhere = [&](const v1::ShardMap& map) {
     if (map.epoch() != before->epoch() + 1 || map.assignments_size() != kPartitions) return false;
@@ -355,13 +278,13 @@ TEST(ShardE2eTest, ANewAssignmentIsFollowedAndNewPartitionsAreBuiltThenServed) {
     return true;
   };
   for (const std::string& node : kNodes) {  // Nodes 1 and 2 follow the log's.
-    absl::StatusOr<v1::ShardMap> map = WaitForMap(node, absl::Seconds(90), everywhere);
+    absl::StatusOr<v1::ShardMap> map = env->WaitForMap(node, absl::Seconds(90), everywhere);
     ASSERT_TRUE(map.ok()) << map.status();
     ASSERT_TRUE(everywhere(*map)) << node << ": " << map->DebugString();
   }
   for (const std::string& node : kNodes) {
     SCOPED_TRACE(node);
-    std::unique_ptr<client::Client> reader = ClientOf(node);
+    std::unique_ptr<client::Client> reader = env->ClientOf(node);
     for (const Category& category : categories) CheckNode(*reader, category);
   }
 }
