@@ -238,6 +238,11 @@ class Client {
   absl::StatusOr<v1::ShardMap> GetShardMap() const;
   // Shard map fetches the routing made (0 without routing). For tests and tools.
   int64_t ShardMapFetches() const { return router_ == nullptr ? 0 : router_->fetches(); }
+  // What routing did (ShardRouter::Stats), shared by this client's copies; zero
+  // without routing.
+  ShardRouter::Stats RoutingStats() const {
+    return router_ == nullptr ? ShardRouter::Stats() : router_->stats();
+  }
 
  private:
   // One attempt of a routed read on the given stub and context.

@@ -92,6 +92,7 @@ void ShardRouter::Refresh(bool after_failure) {
     fetching_ = true;
   }
   fetches_.fetch_add(1);
+  if (after_failure) refreshes_after_failure_.fetch_add(1);
   absl::StatusOr<v1::ShardMap> map = fetch_();
   absl::StatusOr<ShardTable> table =
       map.ok() ? BuildShardTable(*map) : absl::StatusOr<ShardTable>(map.status());
@@ -100,6 +101,7 @@ void ShardRouter::Refresh(bool after_failure) {
   fetched_ = true;
   fetched_at_ = absl::Now();
   if (table.ok()) {
+    if (table_ == nullptr || table->epoch != table_->epoch) epoch_changes_.fetch_add(1);
     table_ = std::make_shared<const ShardTable>(*std::move(table));
     map_error_ = absl::OkStatus();
   } else if (absl::IsUnimplemented(map.status())) {
@@ -175,6 +177,7 @@ ReadTarget ShardRouter::Pick(int64_t partition, absl::string_view avoid) {
 absl::StatusOr<ReadTarget> ShardRouter::Retarget(int64_t partition,
                                                  absl::string_view failed,
                                                  absl::Span<const std::string> hint) {
+  retargets_.fetch_add(1);
   Refresh(/*after_failure=*/true);
   {
     absl::MutexLock lock(&mu_);
@@ -188,6 +191,17 @@ absl::StatusOr<ReadTarget> ShardRouter::Retarget(int64_t partition,
     }
   }
   return Seed();
+}
+
+ShardRouter::Stats ShardRouter::stats() const {
+  Stats stats;
+  stats.fetches = fetches_.load();
+  stats.refreshes_after_failure = refreshes_after_failure_.load();
+  stats.retargets = retargets_.load();
+  stats.epoch_changes = epoch_changes_.load();
+  absl::MutexLock lock(&mu_);
+  stats.epoch = table_ == nullptr ? 0 : table_->epoch;
+  return stats;
 }
 
 }  // namespace dictlog::client

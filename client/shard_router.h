@@ -120,6 +120,16 @@ class ShardRouter {
   // Map fetches made (tests, the CLI).
   int64_t fetches() const { return fetches_.load(); }
 
+  // What routing did since the router was made (dictlog-bench's report; docs/api.md).
+  struct Stats {
+    int64_t fetches = 0;                  // Map fetches made (GetShardMap calls).
+    int64_t refreshes_after_failure = 0;  // Of them: asked for by a refused or failed read.
+    int64_t retargets = 0;        // Reads sent elsewhere after NotServedHere or a failure.
+    int64_t epoch_changes = 0;    // Fetched maps whose epoch differed from the last one's.
+    uint64_t epoch = 0;           // The epoch of the table in use.
+  };
+  Stats stats() const ABSL_LOCKS_EXCLUDED(mu_);
+
  private:
   // Fetches the map unless another thread is fetching it (then waits for that fetch)
   // or it is fresh: `after_failure` false (a read found it missing or past the TTL):
@@ -137,8 +147,11 @@ class ShardRouter {
   const Options options_;
   std::atomic<uint64_t> next_{0};  // Round robin over serving replicas.
   std::atomic<int64_t> fetches_{0};
+  std::atomic<int64_t> refreshes_after_failure_{0};
+  std::atomic<int64_t> retargets_{0};
+  std::atomic<int64_t> epoch_changes_{0};
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   bool fetching_ ABSL_GUARDED_BY(mu_) = false;
   bool fetched_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time fetched_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();

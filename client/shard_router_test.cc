@@ -353,6 +353,23 @@ TEST_F(ShardRouterTest, NotServedHereRefreshesTheMapAndRetriesOnTheHolder) {
   EXPECT_EQ(c_.direct_ids().size(), 2u);
 }
 
+TEST_F(ShardRouterTest, RoutingStatsCountFetchesRefreshesRetargetsAndEpochs) {
+  a_.SetMaps({MapOf(nodes(), {{0}, {0}, {2}}), MapOf(nodes(), {{0}, {2}, {2}}, 2)});
+  ClientOptions options = OptionsFor(a_);
+  options.shard_map_refresh_interval = absl::ZeroDuration();
+  Client client(options);
+  EXPECT_EQ(client.RoutingStats().fetches, 0);
+  ASSERT_TRUE(client.Get(PoolOf(1) + "/1").ok());  // Refused by a, then read on c.
+  ASSERT_TRUE(client.Get(PoolOf(1) + "/2").ok());
+  const ShardRouter::Stats stats = client.RoutingStats();
+  EXPECT_EQ(stats.fetches, 2);
+  EXPECT_EQ(stats.refreshes_after_failure, 1);
+  EXPECT_EQ(stats.retargets, 1);
+  EXPECT_EQ(stats.epoch, 2u);
+  EXPECT_EQ(stats.epoch_changes, 2);  // None to the first map's, then to epoch 2.
+  EXPECT_EQ(Client(options).RoutingStats().fetches, 0);  // Per router.
+}
+
 TEST_F(ShardRouterTest, RateLimitedRefreshRetriesOnTheRefusalsReplica) {
   a_.SetMaps({MapOf(nodes(), {{0}, {0}, {2}})});  // Wrong for partition 1, never fixed.
   a_.SetHint({c_.address()});

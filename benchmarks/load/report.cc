@@ -98,6 +98,14 @@ std::string FormatText(const RunReport& r) {
     absl::StrAppendFormat(&out, "append us   p50 %d  p90 %d  p99 %d  p99.9 %d  max %d\n",
                           a.p50_us, a.p90_us, a.p99_us, a.p999_us, a.max_us);
   }
+  const RoutingTotals& g = r.routing;
+  if (g.map_fetches > 0) {
+    absl::StrAppendFormat(&out,
+                          "routing     %d map fetches (%d after a refused or failed read, "
+                          "%d new epochs), %d reads retargeted\n",
+                          g.map_fetches, g.refreshes_after_failure, g.epoch_changes,
+                          g.retargets);
+  }
   absl::StrAppendFormat(&out, "errors      %d  (%s)\n", t.error_count(), ErrorsText(t));
   for (const auto& [code, message] : t.first_error) {
     absl::StrAppendFormat(&out, "  first %s: %s\n", absl::StatusCodeToString(code), message);
@@ -126,7 +134,9 @@ std::string FormatJson(const RunReport& r) {
       "\"latency_us\":{\"count\":%d,\"mean\":%.1f,\"p50\":%d,\"p90\":%d,\"p99\":%d,"
       "\"p999\":%d,\"max\":%d},\"mix\":\"%s\",\"appends\":%d,\"appends_per_s\":%.1f,"
       "\"append_latency_us\":{\"count\":%d,\"p50\":%d,\"p90\":%d,\"p99\":%d,\"p999\":%d,"
-      "\"max\":%d},\"errors\":%d,\"errors_by_code\":{%s},\"first_error\":{%s}}",
+      "\"max\":%d},\"errors\":%d,\"errors_by_code\":{%s},\"first_error\":{%s},"
+      "\"routing\":{\"map_fetches\":%d,\"refreshes_after_failure\":%d,"
+      "\"epoch_changes\":%d,\"retargets\":%d}}",
       JsonString(r.options.server), ReadOpName(r.options.op),
       r.options.op == ReadOp::kGet ? 1 : r.options.batch, r.options.concurrency,
       std::min(r.options.connections, r.options.concurrency),
@@ -135,7 +145,9 @@ std::string FormatJson(const RunReport& r) {
       PerSecond(t.raw_bytes, t.seconds) / 1e6, l.count, l.mean_us, l.p50_us, l.p90_us,
       l.p99_us, l.p999_us, l.max_us, MixName(r.options.mix), t.appends,
       PerSecond(t.appends, t.seconds), a.count, a.p50_us, a.p90_us, a.p99_us, a.p999_us,
-      a.max_us, t.error_count(), absl::StrJoin(codes, ","), absl::StrJoin(firsts, ","));
+      a.max_us, t.error_count(), absl::StrJoin(codes, ","), absl::StrJoin(firsts, ","),
+      r.routing.map_fetches, r.routing.refreshes_after_failure, r.routing.epoch_changes,
+      r.routing.retargets);
 }
 
 }  // namespace dictlog::bench

@@ -46,6 +46,15 @@ struct RunTotals {
   int64_t error_count() const;
 };
 
+// What the client library's shard routing did over the run (client::ShardRouter::Stats,
+// summed over the connections' clients); all zero against a single node.
+struct RoutingTotals {
+  int64_t map_fetches = 0;
+  int64_t refreshes_after_failure = 0;  // Map fetches a refused or failed read asked for.
+  int64_t retargets = 0;                // Reads resent after NotServedHere or a failure.
+  int64_t epoch_changes = 0;            // Maps fetched with a new assignment epoch.
+};
+
 struct RunReport {
   ReadOptions options;
   size_t ids = 0;
@@ -53,6 +62,7 @@ struct RunReport {
   // Per read call, and per append call (count 0 without --mix appends).
   LatencySummary latency;
   LatencySummary append_latency;
+  RoutingTotals routing;
 };
 
 // "  12.0s      41234 ops/s      2639000 records/s  errors 0" (one line, no newline);

@@ -104,6 +104,25 @@ TEST(ReportTest, AppendsAreReportedApart) {
   EXPECT_EQ(FormatText(SampleReport()).find("appends"), std::string::npos);
 }
 
+TEST(ReportTest, RoutingFiguresAreReportedWhenTheClientRouted) {
+  RunReport report = SampleReport();
+  EXPECT_EQ(FormatText(report).find("routing"), std::string::npos);  // One node.
+  EXPECT_NE(FormatJson(report).find("\"routing\":{\"map_fetches\":0,"), std::string::npos);
+  report.routing.map_fetches = 5;
+  report.routing.refreshes_after_failure = 3;
+  report.routing.epoch_changes = 2;
+  report.routing.retargets = 4;
+  EXPECT_NE(FormatText(report).find("routing     5 map fetches (3 after a refused or failed "
+                                    "read, 2 new epochs), 4 reads retargeted"),
+            std::string::npos)
+      << FormatText(report);
+  EXPECT_NE(FormatJson(report).find("\"routing\":{\"map_fetches\":5,"
+                                    "\"refreshes_after_failure\":3,\"epoch_changes\":2,"
+                                    "\"retargets\":4}}"),
+            std::string::npos)
+      << FormatJson(report);
+}
+
 TEST(ReportTest, TextNamesEveryFigure) {
   const std::string text = FormatText(SampleReport());
   for (const char* want : {"1000  (500 ops/s)", "64000  (32000 records/s)", "4.0 MB/s",

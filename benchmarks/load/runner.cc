@@ -302,6 +302,13 @@ absl::StatusOr<RunReport> RunRead(const ReadOptions& options, std::ostream& prog
   }
   report.latency = Summarize(reads);
   report.append_latency = Summarize(appends);
+  for (const client::Client& client : clients) {
+    const client::ShardRouter::Stats routing = client.RoutingStats();
+    report.routing.map_fetches += routing.fetches;
+    report.routing.refreshes_after_failure += routing.refreshes_after_failure;
+    report.routing.retargets += routing.retargets;
+    report.routing.epoch_changes += routing.epoch_changes;
+  }
   return report;
 }
 

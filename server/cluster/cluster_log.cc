@@ -169,6 +169,11 @@ void ClusterLog::MarkApplied(int32_t partition, int64_t offset) {
   if (offset > applied) applied = offset;
 }
 
+void ClusterLog::ForgetApplied(int32_t partition) {
+  absl::MutexLock lock(&mu_);
+  applied_.erase(partition);
+}
+
 int64_t ClusterLog::Applied(int32_t partition) const {
   absl::MutexLock lock(&mu_);
   auto it = applied_.find(partition);

@@ -75,6 +75,9 @@ class ClusterLog : public engine::ReplicatedLog {
   void StopWaiting();
   // The materializer applied every message of `partition` up to `offset`.
   void MarkApplied(int32_t partition, int64_t offset);
+  // The partition's data was dropped here (partition_dropper.h): nothing of it is
+  // applied any more; a later materializer builds it from offset 0.
+  void ForgetApplied(int32_t partition);
   // The last applied offset of `partition`; -1 if none.
   int64_t Applied(int32_t partition) const;
   // The materializer applied the dictionary message at `partition`@`offset` so

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -70,6 +71,12 @@ ClusterNode::ClusterNode(ClusterOptions options, std::unique_ptr<Producer> produ
   log.trains_partition = [directory = directory_.get()](int32_t partition) {
     return directory->FirstReplicaHere(partition);
   };
+  if (options_.drop_unheld_after > absl::ZeroDuration()) {
+    DropperOptions dropper;
+    dropper.grace = options_.drop_unheld_after;
+    dropper_ = std::make_unique<PartitionDropper>(
+        dropper, directory_.get(), [this](int32_t partition) { return DropUnheld(partition); });
+  }
   log_ = std::make_unique<ClusterLog>(
       log, [producer = producer_.get()](const std::string& topic, int32_t partition,
                                         absl::string_view key, absl::string_view value) {
@@ -97,11 +104,14 @@ absl::Status ClusterNode::StartMaterializer(engine::LogEngine* engine) {
           [directory = directory_.get()] { return directory->FlagHeldServing(); }));
   absl::MutexLock lock(&mu_);
   engine_ = engine;
-  return StartMaterializerLocked();
+  RETURN_IF_ERROR(StartMaterializerLocked());
+  if (dropper_ != nullptr) dropper_thread_ = std::thread([this] { RunDropper(); });
+  return absl::OkStatus();
 }
 
 absl::Status ClusterNode::StartMaterializerLocked() {
   held_ = directory_->Materialized();
+  UpdateUnheldLocked();  // Before anything applies: a partition held again is kept.
   std::printf("dictlogd: node %s applies partitions [%s] of %d (assignment epoch %llu)\n",
               options_.node_name.c_str(), absl::StrJoin(held_, ",").c_str(),
               options_.partitions,
@@ -113,10 +123,62 @@ absl::Status ClusterNode::StartMaterializerLocked() {
   return absl::OkStatus();
 }
 
+void ClusterNode::UpdateUnheldLocked() {
+  if (dropper_ == nullptr) return;
+  absl::StatusOr<std::vector<store::LogPosition>> stored = engine_->LogPositions();
+  if (!stored.ok()) {
+    std::fprintf(stderr, "dictlogd: reading applied offsets: %s\n",
+                 stored.status().ToString().c_str());
+    return;
+  }
+  std::map<int32_t, int64_t> unheld;
+  for (const store::LogPosition& position : *stored) {
+    const int32_t partition = static_cast<int32_t>(position.partition);
+    if (std::find(held_.begin(), held_.end(), partition) == held_.end()) {
+      unheld[partition] = position.offset;
+    }
+  }
+  dropper_->SetUnheld(unheld);
+}
+
+absl::StatusOr<DroppedPartition> ClusterNode::DropUnheld(int32_t partition) {
+  engine::LogEngine* engine = nullptr;
+  engine::LogEngine::PartitionDrop drop;
+  {
+    // Under mu_: Reassign cannot start a materializer applying it meanwhile.
+    absl::MutexLock lock(&mu_);
+    if (stopped_ || engine_ == nullptr) return absl::AbortedError("stopping");
+    if (std::find(held_.begin(), held_.end(), partition) != held_.end()) {
+      return absl::AbortedError(absl::StrCat("partition ", partition, " is held again"));
+    }
+    engine = engine_;
+    ASSIGN_OR_RETURN(drop, engine->DropPartition(
+                               static_cast<uint32_t>(partition),
+                               [this, partition](absl::string_view pool) {
+                                 return directory_->PartitionOfPool(pool) == partition;
+                               }));
+    log_->ForgetApplied(partition);
+  }
+  // StopMaterializer joins this thread before the engine may go.
+  engine->CompactDroppedPartition(drop);
+  return DroppedPartition{static_cast<uint32_t>(drop.pool_ids.size()), drop.records,
+                          drop.stored_bytes};
+}
+
+void ClusterNode::RunDropper() {
+  do {
+    dropper_->Check();
+  } while (!stop_dropper_.WaitForNotificationWithTimeout(options_.drop_check_interval));
+}
+
+DropperStats ClusterNode::DropStatistics() const {
+  return dropper_ == nullptr ? DropperStats() : dropper_->Stats();
+}
+
 void ClusterNode::Reassign() {
   absl::MutexLock lock(&mu_);
   if (stopped_ || engine_ == nullptr || directory_->Materialized() == held_) return;
-  materializer_.reset();  // Partitions no longer held stop here; their data stays.
+  materializer_.reset();  // Partitions no longer held stop here (the dropper's then).
   directory_->SetLocal({});
   const absl::Status status = StartMaterializerLocked();
   if (!status.ok()) {
@@ -126,6 +188,8 @@ void ClusterNode::Reassign() {
 }
 
 void ClusterNode::StopMaterializer() {
+  if (!stop_dropper_.HasBeenNotified()) stop_dropper_.Notify();
+  if (dropper_thread_.joinable()) dropper_thread_.join();
   {
     absl::MutexLock lock(&mu_);
     stopped_ = true;

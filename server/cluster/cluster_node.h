@@ -5,8 +5,10 @@
 // flags' if the log's differs, once this node has built the partitions they give it:
 // ADR 0031; announcements: MetaWatcher) and applies the partitions this node holds,
 // and those its flags give it, into the engine (ShardDirectory::Materialized); when
-// that set changes with the log's assignment, the materializer is restarted on it. directory() is the shard map the read
-// handlers route with. server/daemon owns it.
+// that set changes with the log's assignment, the materializer is restarted on it.
+// directory() is the shard map the read handlers route with. Partitions this node has
+// data of but no longer applies are dropped after a grace period once other replicas
+// serve them (partition_dropper.h). server/daemon owns it.
 //
 // Thread safety: Connect, StartMaterializer, StopMaterializer and the destructor from
 // one thread; log() and directory() are used by the engine and the services,
@@ -17,14 +19,17 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "server/cluster/cluster_log.h"
 #include "server/cluster/materializer.h"
 #include "server/cluster/meta_watcher.h"
+#include "server/cluster/partition_dropper.h"
 #include "server/cluster/shard_directory.h"
 #include "server/cluster/producer.h"
 #include "server/engine/log_engine.h"
@@ -60,6 +65,12 @@ struct ClusterOptions {
   absl::Duration announce_interval = absl::Seconds(1);
   // The materializer's: when a lagging partition stops serving (serving_gate.h).
   MaterializerOptions materializer;
+  // How long a partition this node no longer holds keeps its data here before it is
+  // dropped (once other replicas serve it, partition_dropper.h); zero or less: never.
+  // Default 10 minutes.
+  absl::Duration drop_unheld_after = absl::Minutes(10);
+  // How often the dropper looks. Default 1 s.
+  absl::Duration drop_check_interval = absl::Seconds(1);
 };
 
 class ClusterNode {
@@ -85,12 +96,19 @@ class ClusterNode {
   void StopMaterializer() ABSL_LOCKS_EXCLUDED(mu_);
   // Zero before StartMaterializer. Any thread (metrics scrapes).
   MaterializerStats MaterializerStatistics() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Partitions dropped here since start-up; zero when dropping is off. Any thread.
+  DropperStats DropStatistics() const;
 
  private:
   ClusterNode(ClusterOptions options, std::unique_ptr<Producer> producer);
   // The watcher saw a new assignment: applies the partitions it gives this node.
   void Reassign() ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status StartMaterializerLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells the dropper which partitions have data here but are not held_.
+  void UpdateUnheldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The dropper's DropFn: ABORTED if `partition` is held (again) or stopping.
+  absl::StatusOr<DroppedPartition> DropUnheld(int32_t partition) ABSL_LOCKS_EXCLUDED(mu_);
+  void RunDropper();
 
   const ClusterOptions options_;
   std::unique_ptr<Producer> producer_;
@@ -102,6 +120,9 @@ class ClusterNode {
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<int32_t> held_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Materializer> materializer_ ABSL_GUARDED_BY(mu_);  // Borrows log_.
+  std::unique_ptr<PartitionDropper> dropper_;  // Null when dropping is off.
+  absl::Notification stop_dropper_;
+  std::thread dropper_thread_;  // Started by StartMaterializer, joined by StopMaterializer.
 };
 
 }  // namespace dictlog::cluster

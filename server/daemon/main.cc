@@ -254,6 +254,11 @@ ABSL_FLAG(int64_t, cluster_rebuild_bytes_per_second, int64_t{32} << 20,
           "it is building (newly held, or after a wiped data directory), all together; "
           "past it it pauses fetching them while the partitions it serves go on; "
           "0: unlimited");
+ABSL_FLAG(int64_t, cluster_drop_unheld_after_ms, 600000,
+          "cluster mode: a partition this node no longer holds (the assignment moved it) "
+          "keeps its records here this long, then they are deleted once the other live "
+          "replicas serve it caught up (dictionaries stay; assigned back, it is rebuilt "
+          "from the log); 0: never");
 ABSL_FLAG(int, kafka_partitions, 8,
           "cluster mode: partitions of topic dictlog.records when dictlogd creates it "
           "(an existing topic must have as many; at most 4096); a pool's records live on "
@@ -489,6 +494,11 @@ std::string ClusterMetricsText(const cluster::ClusterNode& node) {
   out.forwarded = counters.forwarded;
   out.not_served_here = counters.not_served_here;
   out.appended_without_holder = counters.appended_without_holder;
+  const cluster::DropperStats dropped = node.DropStatistics();
+  out.partitions_dropped = dropped.partitions_dropped;
+  out.dropped_records = dropped.records_dropped;
+  out.dropped_bytes = dropped.bytes_dropped;
+  out.partitions_pending_drop = dropped.pending;
   metrics::TextWriter text;
   metrics::RenderClusterMetrics(out, &text);
   return text.text();
@@ -595,6 +605,10 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> ClusterFromFlags(
   RETURN_IF_ERROR(CheckFlags({{"cluster_rebuild_bytes_per_second",
                                double(cluster.materializer.rebuild_bytes_per_second)}},
                              /*allow_zero=*/true));
+  const int64_t drop_ms = absl::GetFlag(FLAGS_cluster_drop_unheld_after_ms);
+  RETURN_IF_ERROR(
+      CheckFlags({{"cluster_drop_unheld_after_ms", double(drop_ms)}}, /*allow_zero=*/true));
+  cluster.drop_unheld_after = absl::Milliseconds(drop_ms);
   ASSIGN_OR_RETURN(cluster.advertise_address, AdvertiseAddress());
   std::printf("dictlogd: cluster mode: node %s, Kafka %s; creating or checking the topics\n",
               cluster.node_name.c_str(), cluster.bootstrap.c_str());

@@ -225,6 +225,24 @@ class LogEngine {
   absl::StatusOr<std::vector<store::LogPosition>> LogPositions() const {
     return store_->LoadLogPositions();
   }
+  // Cluster mode: what DropPartition deleted.
+  struct PartitionDrop {
+    std::vector<uint32_t> pool_ids;  // Pools of the partition whose records went.
+    uint64_t records = 0;            // Their records, as counted.
+    uint64_t stored_bytes = 0;       // And their stored bytes.
+  };
+  // Cluster mode: deletes the data of `partition`, which this node no longer holds and
+  // must not apply meanwhile (docs/cluster.md "Dropping partitions no longer held"):
+  // the records, blocks, append times and counts of every pool for which
+  // `in_partition(name)` holds, and the partition's applied offset (a later build
+  // starts from offset 0), in one batch of range deletions. Pools, categories and every
+  // dictionary stay. Appends wait meanwhile. FAILED_PRECONDITION outside cluster mode;
+  // the store's errors (nothing deleted).
+  absl::StatusOr<PartitionDrop> DropPartition(
+      uint32_t partition, const std::function<bool(absl::string_view pool)>& in_partition);
+  // Compacts the ranges a DropPartition deleted, so the space comes back (slow: call
+  // it off the serving path); errors are logged.
+  void CompactDroppedPartition(const PartitionDrop& drop);
 
   // INVALID_ARGUMENT for a malformed id, NOT_FOUND for an absent record; in cluster
   // mode UNAVAILABLE for an id not yet applied on this node (after a bounded wait).

@@ -5,6 +5,31 @@
 
 namespace dictlog::metrics {
 
+namespace {
+
+// Partitions no longer held (ADR 0030).
+void RenderDropMetrics(const ClusterMetrics& metrics, TextWriter* out) {
+  out->Family("dictlog_cluster_partitions_dropped_total", "counter",
+              "Partitions no longer held whose records this node deleted.");
+  out->Sample("dictlog_cluster_partitions_dropped_total", {},
+              static_cast<double>(metrics.partitions_dropped));
+  out->Family("dictlog_cluster_dropped_records_total", "counter",
+              "Records deleted with partitions no longer held.");
+  out->Sample("dictlog_cluster_dropped_records_total", {},
+              static_cast<double>(metrics.dropped_records));
+  out->Family("dictlog_cluster_dropped_bytes_total", "counter",
+              "Stored bytes of the records deleted with partitions no longer held.");
+  out->Sample("dictlog_cluster_dropped_bytes_total", {},
+              static_cast<double>(metrics.dropped_bytes));
+  out->Family("dictlog_cluster_partitions_pending_drop", "gauge",
+              "Partitions no longer held whose records are still here "
+              "(--cluster_drop_unheld_after_ms, replicas catching up).");
+  out->Sample("dictlog_cluster_partitions_pending_drop", {},
+              static_cast<double>(metrics.partitions_pending_drop));
+}
+
+}  // namespace
+
 void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
   out->Family("dictlog_cluster_applied_messages_total", "counter",
               "Messages of dictlog.records this node applied since start-up.");
@@ -69,6 +94,7 @@ void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out) {
               "Time building partitions was paused by --cluster_rebuild_bytes_per_second.");
   out->Sample("dictlog_cluster_rebuild_paused_seconds_total", {},
               metrics.rebuild_paused_seconds);
+  RenderDropMetrics(metrics, out);
 }
 
 }  // namespace dictlog::metrics

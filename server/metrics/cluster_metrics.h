@@ -5,7 +5,8 @@
 // node's flags agree with it, per held partition whether it serves, reads and appends
 // forwarded (by method), reads answered NotServedHere and appends written here for want
 // of a live replica (ADR 0025); rebuilds: bytes applied to partitions being built and
-// how long the throttle paused them. The daemon fills ClusterMetrics from its ClusterNode at
+// how long the throttle paused them; partitions no longer held whose data was dropped
+// (ADR 0030), their records and bytes, and those waiting to be. The daemon fills ClusterMetrics from its ClusterNode at
 // scrape time (server/metrics does not depend on server/cluster).
 //
 // Thread safety: a pure function of its arguments.
@@ -39,6 +40,10 @@ struct ClusterMetrics {
   uint64_t appended_without_holder = 0;  // Appends written here: no live replica served.
   uint64_t rebuild_bytes = 0;          // Applied to partitions being built.
   double rebuild_paused_seconds = 0;  // Building paused by the rebuild throttle.
+  uint64_t partitions_dropped = 0;     // Partitions no longer held, data deleted here.
+  uint64_t dropped_records = 0;        // Their records.
+  uint64_t dropped_bytes = 0;          // Their stored bytes.
+  uint64_t partitions_pending_drop = 0;  // No longer held, data still here.
 };
 
 void RenderClusterMetrics(const ClusterMetrics& metrics, TextWriter* out);

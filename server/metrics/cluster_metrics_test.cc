@@ -62,5 +62,19 @@ TEST(ClusterMetricsTest, RebuildFamilies) {
   EXPECT_TRUE(Has(out.text(), "dictlog_cluster_rebuild_paused_seconds_total 1.5"));
 }
 
+TEST(ClusterMetricsTest, DropFamilies) {
+  ClusterMetrics metrics;
+  metrics.partitions_dropped = 2;
+  metrics.dropped_records = 300;
+  metrics.dropped_bytes = 9000;
+  metrics.partitions_pending_drop = 1;
+  TextWriter out;
+  RenderClusterMetrics(metrics, &out);
+  EXPECT_TRUE(Has(out.text(), "dictlog_cluster_partitions_dropped_total 2")) << out.text();
+  EXPECT_TRUE(Has(out.text(), "dictlog_cluster_dropped_records_total 300"));
+  EXPECT_TRUE(Has(out.text(), "dictlog_cluster_dropped_bytes_total 9000"));
+  EXPECT_TRUE(Has(out.text(), "dictlog_cluster_partitions_pending_drop 1"));
+}
+
 }  // namespace
 }  // namespace dictlog::metrics

@@ -327,6 +327,16 @@ class Store {
   // the values it replaces (after a re-compression) at a fraction of the cost.
   absl::Status CompactPool(uint32_t pool_id, bool rewrite_bottom = true);
 
+  // Cluster mode: a partition this node no longer holds (docs/cluster.md "Dropping
+  // partitions no longer held"): in one atomic batch, range deletions of everything
+  // keyed by each of `pool_ids` (the partition's pools) in records, blocks and times,
+  // their pool counters and the reference counts of their dictionaries, and the
+  // partition's applied offset (a later build starts from offset 0). The pools'
+  // catalog entries, categories and dictionaries stay. CompactPool gives the space back.
+  absl::Status DropPartitionData(uint32_t partition, absl::Span<const uint32_t> pool_ids);
+  // Tests only: pools the append-time cache keeps a version of (TimeRangeCache).
+  size_t TimeCacheVersionedPoolsForTest() const { return time_ranges_.versioned_pools(); }
+
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
   // One result per ref, in order; NOT_FOUND for absent records.

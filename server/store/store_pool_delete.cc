@@ -1,9 +1,12 @@
 // Store's pool deletion (docs/storage-format.md, "Deleting a pool"): a tombstone
 // first, then one batch of range deletions over everything keyed by the pool's id,
 // then the pool's catalog entry; a compaction of the ranges gives the space back.
+// Also a cluster node's drop of a partition it no longer holds (DropPartitionData): the
+// same range deletions for the partition's pools, keeping the pools and dictionaries.
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -91,7 +94,36 @@ absl::Status Store::DeletePoolData(uint32_t pool_id) {
                               "batching a delete"));
   }
   RETURN_IF_ERROR(Write(&batch, "deleting a pool's data"));
-  time_ranges_.InvalidatePool(pool_id);
+  time_ranges_.Forget(pool_id);  // The id is never used again.
+  return absl::OkStatus();
+}
+
+absl::Status Store::DropPartitionData(uint32_t partition,
+                                      absl::Span<const uint32_t> pool_ids) {
+  rocksdb::WriteBatch batch;
+  for (const uint32_t pool_id : pool_ids) {
+    const std::string begin = PoolRangeBegin(pool_id);
+    const std::string end = PoolRangeEnd(pool_id);
+    for (rocksdb::ColumnFamilyHandle* family : {records_, blocks_, times_}) {
+      RETURN_IF_ERROR(FromRocks(batch.DeleteRange(family, ToSlice(begin), ToSlice(end)),
+                                "batching a range deletion"));
+    }
+    RETURN_IF_ERROR(FromRocks(batch.Delete(counters_, CounterKey(pool_id)),
+                              "batching a delete"));
+  }
+  // The dictionaries stay; the counts of records naming them go with the records.
+  ASSIGN_OR_RETURN(std::vector<storage::DictionaryRecord> dictionaries, LoadDictionaries());
+  for (const storage::DictionaryRecord& dictionary : dictionaries) {
+    if (std::find(pool_ids.begin(), pool_ids.end(), dictionary.pool_id()) == pool_ids.end()) {
+      continue;
+    }
+    RETURN_IF_ERROR(FromRocks(batch.Delete(counters_, DictionaryCounterKey(dictionary.id())),
+                              "batching a delete"));
+  }
+  RETURN_IF_ERROR(FromRocks(batch.Delete(catalog_, LogPositionKey(partition)),
+                            "batching a delete"));
+  RETURN_IF_ERROR(Write(&batch, "dropping a partition's records"));
+  for (const uint32_t pool_id : pool_ids) time_ranges_.Forget(pool_id);
   return absl::OkStatus();
 }
 

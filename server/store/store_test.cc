@@ -1,6 +1,7 @@
 #include "server/store/store.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -182,6 +183,58 @@ TEST_F(StoreTest, DictionariesAndTheirReferencesPersist) {
   EXPECT_TRUE((*dicts)[0].content().empty());
   EXPECT_EQ(store_->DictionaryContent(32768).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{}));
+}
+
+// Cluster mode: a partition no longer held loses its pools' records, times, counts and
+// applied offset in one batch; its pools, dictionaries and other pools stay.
+TEST_F(StoreTest, DroppingAPartitionKeepsItsPoolsAndDictionaries) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "dropped")).ok());
+  ASSERT_TRUE(store_->PutPool(Pool(2, "kept")).ok());
+  storage::DictionaryRecord dict;
+  dict.set_id(32768);
+  dict.set_pool_id(1);
+  dict.set_content("dictionary bytes");
+  ASSERT_TRUE(store_->PutDictionary(dict).ok());
+  const LogPosition dropped_at{3, 7};
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 100, "aaaa", 32768, 1000},
+                                    {1, 2, 50, "bb", 32768, 1000}},
+                                   nullptr, &dropped_at).ok());
+  const LogPosition kept_at{4, 9};
+  ASSERT_TRUE(store_->WriteRecords({{2, 1, 10, "c", 0, 2000}}, nullptr, &kept_at).ok());
+
+  ASSERT_TRUE(store_->DropPartitionData(3, {1}).ok());
+  ASSERT_TRUE(store_->CompactPool(1).ok());
+  Reopen();
+  EXPECT_EQ(store_->GetRecord({1, 1}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store_->ScanRecords(1, 0, 10)->empty());
+  EXPECT_EQ((*store_->AppendTimes({{1, 2}}))[0], std::nullopt);
+  EXPECT_EQ(*store_->GetRecord({2, 1}), "c");
+  EXPECT_EQ((*store_->AppendTimes({{2, 1}}))[0], 2000);
+  EXPECT_EQ(*store_->DictionaryContent(32768), "dictionary bytes");
+  EXPECT_EQ(*store_->DictionaryReferences(32768), (PoolCounters{}));
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok());
+  ASSERT_EQ(pools->size(), 2u);
+  for (const StoredPool& pool : *pools) {
+    const uint64_t records = pool.record.id() == 1 ? 0 : 1;
+    EXPECT_EQ(pool.counters.records, records) << pool.record.name();
+  }
+  absl::StatusOr<std::vector<LogPosition>> positions = store_->LoadLogPositions();
+  ASSERT_TRUE(positions.ok());
+  ASSERT_EQ(positions->size(), 1u);  // Partition 3 builds from offset 0 again.
+  EXPECT_EQ((*positions)[0].partition, 4u);
+}
+
+// Pool churn: a deleted pool's id is never used again, so the append-time cache must
+// not keep a version for it.
+TEST_F(StoreTest, DeletedPoolsLeaveNothingInTheTimeCache) {
+  for (uint32_t id = 1; id <= 200; ++id) {
+    ASSERT_TRUE(store_->PutPool(Pool(id, absl::StrCat("p", id))).ok());
+    ASSERT_TRUE(store_->WriteRecords({{id, 1, 1, "x", 0, 1000}}).ok());
+    ASSERT_TRUE(store_->AppendTimes({{id, 1}}).ok());
+    ASSERT_TRUE(store_->DeletePoolData(id).ok());
+  }
+  EXPECT_EQ(store_->TimeCacheVersionedPoolsForTest(), 0u);
 }
 
 TEST_F(StoreTest, RewriteMovesCountsBetweenDictionariesAndSavesProgress) {

@@ -24,7 +24,7 @@ std::optional<int64_t> TimeRangeCache::Find(uint32_t pool_id, uint64_t seq) cons
 uint64_t TimeRangeCache::Version(uint32_t pool_id) const {
   absl::ReaderMutexLock lock(&mu_);
   const auto it = versions_.find(pool_id);
-  return it == versions_.end() ? 0 : it->second;
+  return it == versions_.end() ? absent_version_ : it->second;
 }
 
 void TimeRangeCache::Fill(uint32_t pool_id, uint64_t version, uint64_t first_seq,
@@ -32,21 +32,32 @@ void TimeRangeCache::Fill(uint32_t pool_id, uint64_t version, uint64_t first_seq
   if (capacity_ == 0 || first_seq > last_seq) return;
   absl::MutexLock lock(&mu_);
   const auto v = versions_.find(pool_id);
-  if ((v == versions_.end() ? 0 : v->second) != version) return;
+  if ((v == versions_.end() ? absent_version_ : v->second) != version) return;
   if (ranges_.size() >= capacity_) ranges_.clear();
   ranges_.insert_or_assign(Key{pool_id, first_seq}, Range{last_seq, unix_ms});
 }
 
 void TimeRangeCache::Invalidate(uint32_t pool_id, uint64_t seq) {
   absl::MutexLock lock(&mu_);
-  ++versions_[pool_id];
+  versions_[pool_id] = ++last_version_;
   const auto it = Holding(pool_id, seq);
   if (it != ranges_.end()) ranges_.erase(it);
 }
 
 void TimeRangeCache::InvalidatePool(uint32_t pool_id) {
   absl::MutexLock lock(&mu_);
-  ++versions_[pool_id];
+  versions_[pool_id] = ++last_version_;
+  EraseRangesLocked(pool_id);
+}
+
+void TimeRangeCache::Forget(uint32_t pool_id) {
+  absl::MutexLock lock(&mu_);
+  versions_.erase(pool_id);
+  absent_version_ = ++last_version_;
+  EraseRangesLocked(pool_id);
+}
+
+void TimeRangeCache::EraseRangesLocked(uint32_t pool_id) {
   auto it = ranges_.lower_bound(Key{pool_id, 0});
   while (it != ranges_.end() && it->first.first == pool_id) it = ranges_.erase(it);
 }
@@ -54,6 +65,11 @@ void TimeRangeCache::InvalidatePool(uint32_t pool_id) {
 size_t TimeRangeCache::size() const {
   absl::ReaderMutexLock lock(&mu_);
   return ranges_.size();
+}
+
+size_t TimeRangeCache::versioned_pools() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return versions_.size();
 }
 
 }  // namespace dictlog::store

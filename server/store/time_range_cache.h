@@ -13,7 +13,10 @@
 // Version() before they create their iterator, and Fill() drops the range if the pool's
 // version moved since (Invalidate bumps it after erasing what contains s).
 //
-// Bounded: at most `capacity` ranges; a Fill into a full cache clears it first.
+// Bounded: at most `capacity` ranges; a Fill into a full cache clears it first. Versions
+// are kept per pool that was invalidated until Forget (a deleted pool, or a pool whose
+// records a node dropped), so pool churn does not grow the map. Versions come from one
+// counter for the whole cache, so a version taken before a Forget never matches after it.
 //
 // Thread-safe: every method may be called from any thread.
 #ifndef DICTLOG_SERVER_STORE_TIME_RANGE_CACHE_H_
@@ -59,7 +62,13 @@ class TimeRangeCache {
   // all of its ranges and makes fills from older snapshots fail.
   void InvalidatePool(uint32_t pool_id);
 
+  // The pool's records are gone (the pool deleted, or its partition dropped): drops
+  // its ranges and its version entry; fills from snapshots taken before fail.
+  void Forget(uint32_t pool_id);
+
   size_t size() const;
+  // Pools with a version entry (those invalidated and not forgotten since).
+  size_t versioned_pools() const;
 
  private:
   using Key = std::pair<uint32_t, uint64_t>;  // pool, first seq
@@ -75,7 +84,14 @@ class TimeRangeCache {
   const size_t capacity_;
   mutable absl::Mutex mu_;
   absl::btree_map<Key, Range> ranges_ ABSL_GUARDED_BY(mu_);
+  // Drops the pool's ranges.
+  void EraseRangesLocked(uint32_t pool_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   absl::flat_hash_map<uint32_t, uint64_t> versions_ ABSL_GUARDED_BY(mu_);
+  // The last version given (every invalidation and Forget takes the next one).
+  uint64_t last_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // The version of every pool without an entry: the last Forget's.
+  uint64_t absent_version_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace dictlog::store

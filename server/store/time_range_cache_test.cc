@@ -70,5 +70,31 @@ TEST(TimeRangeCacheTest, SizeStaysWithinTheCapacity) {
   EXPECT_EQ(none.size(), 0u);
 }
 
+TEST(TimeRangeCacheTest, ForgottenPoolsLeaveNoVersionEntry) {
+  TimeRangeCache cache;
+  for (uint32_t pool = 1; pool <= 1000; ++pool) {  // Pools created, written, deleted.
+    cache.Fill(pool, cache.Version(pool), 1, 9, 500);
+    cache.Invalidate(pool, 10);
+    cache.Forget(pool);
+  }
+  EXPECT_EQ(cache.versioned_pools(), 0u);
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+TEST(TimeRangeCacheTest, AFillFromBeforeAForgetIsDropped) {
+  TimeRangeCache cache;
+  cache.Invalidate(1, 5);
+  const uint64_t invalidated = cache.Version(1);
+  const uint64_t never_invalidated = cache.Version(2);
+  cache.Forget(1);
+  cache.Forget(2);
+  cache.Fill(1, invalidated, 10, 19, 500);
+  cache.Fill(2, never_invalidated, 10, 19, 500);
+  EXPECT_EQ(cache.Find(1, 12), std::nullopt);
+  EXPECT_EQ(cache.Find(2, 12), std::nullopt);
+  cache.Fill(1, cache.Version(1), 10, 19, 700);  // A snapshot taken after: kept.
+  EXPECT_EQ(cache.Find(1, 12), 700);
+}
+
 }  // namespace
 }  // namespace dictlog::store

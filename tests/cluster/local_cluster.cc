@@ -1,10 +1,15 @@
 #include "tests/cluster/local_cluster.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -101,6 +106,40 @@ absl::Status LocalCluster::Start(const std::string& name) {
   return RunCommand(absl::StrCat("KAFKA_LIB='", JarDir(), "' '", Script(), "' start --dir='",
                                  dir_, "' --node=", name, " --timeout=240"))
       .status();
+}
+
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+absl::StatusOr<std::string> StartAddedNode(LocalCluster& cluster, const std::string& name,
+                                           const std::string& flags) {
+  const std::string dir = absl::StrCat(cluster.dir(), "/", name);
+  std::filesystem::create_directories(dir);
+  if (!std::filesystem::exists(dir + "/address")) {
+    std::ofstream(dir + "/address") << "127.0.0.1:" << FreeLoopbackPort() << "\n";
+    std::ofstream(dir + "/bootstrap") << cluster.bootstrap() << "\n";
+  }
+  std::string address;
+  std::ifstream(dir + "/address") >> address;
+  const char* before = std::getenv("DICTLOGD_FLAGS");
+  const std::string kept = before != nullptr ? before : "";
+  setenv("DICTLOGD_FLAGS", flags.c_str(), 1);
+  absl::Status started = cluster.Start(name);
+  setenv("DICTLOGD_FLAGS", kept.c_str(), 1);
+  if (!started.ok()) return started;
+  return address;
 }
 
 }  // namespace dictlog::testing

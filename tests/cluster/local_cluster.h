@@ -50,6 +50,16 @@ class LocalCluster {
 // Runs `command` with /bin/sh; its stdout, or INTERNAL naming the exit status.
 absl::StatusOr<std::string> RunCommand(const std::string& command);
 
+// A loopback port free now (bound to port 0, then closed), as cluster.sh picks its own.
+int FreeLoopbackPort();
+
+// Starts dictlogd node `name`, which `up` did not make, on a free loopback port with
+// the cluster's brokers and DICTLOGD_FLAGS `flags` (e.g. a longer --cluster_nodes: a
+// later flag wins over cluster.sh's); waits until it serves (`cluster.sh start`);
+// `cluster.sh down` stops it too. Its HOST:PORT.
+absl::StatusOr<std::string> StartAddedNode(LocalCluster& cluster, const std::string& name,
+                                           const std::string& flags);
+
 }  // namespace dictlog::testing
 
 #endif  // DICTLOG_TESTS_CLUSTER_LOCAL_CLUSTER_H_
