@@ -3,13 +3,14 @@
 // partitions of dictlog.records twice (--cluster_replicas=2), started by
 // deploy/local-cluster/cluster.sh. Records go into pools of every partition and a
 // dictionary is trained for one pool of partition 1; then dictlogd-3 joins with the
-// 3-node list: partition 1 moves from dictlogd-1 to dictlogd-2 and dictlogd-3, so
+// 3-node list and dictlogd-1 is restarted with it (ADR 0031: a node applies what its
+// own list gives it until then): partition 1 moves from dictlogd-1 to dictlogd-2 and
+// dictlogd-3, so
 // once its grace (--cluster_drop_unheld_after_ms, 1.5 s here) passed and both serve it
 // caught up, dictlogd-1's own store counts none of partition 1's records (GetPool
 // answers from the node's store) while it keeps the dictionary and the pools it still
 // holds, and every record still reads through dictlogd-1 (forwarded).
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@
 #include "codec/test_dictionary.h"
 #include "common/pool_partition.h"
 #include "gtest/gtest.h"
+#include "tests/cluster/cluster_test_environment.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/e2e/server_process.h"
 
@@ -33,31 +35,9 @@ const std::string kFlags = absl::StrCat(
     "--kafka_partitions=", kPartitions,
     " --cluster_announce_interval_ms=300 --cluster_drop_unheld_after_ms=1500");
 
-testing::LocalCluster* cluster = nullptr;
-
-class DropEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("DICTLOGD", testing::RunfilePath("server/daemon/dictlogd").c_str(), 1);
-    setenv("DICTLOGD_FLAGS", kFlags.c_str(), 1);
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    auto up = testing::LocalCluster::Up(absl::StrCat(tmp ? tmp : "/tmp", "/drop"), 3,
-                                        {"--nodes=2", "--replicas=2"});
-    ASSERT_TRUE(up.ok()) << up.status();
-    owned_ = *std::move(up);
-    cluster = owned_.get();
-  }
-  void TearDown() override {
-    cluster = nullptr;
-    owned_.reset();
-  }
-
- private:
-  std::unique_ptr<testing::LocalCluster> owned_;
-};
-
-const ::testing::Environment* const kDrop =
-    ::testing::AddGlobalTestEnvironment(new DropEnvironment);
+testing::ClusterTestEnvironment* const env = testing::ClusterTestEnvironment::Add(
+    {.name = "drop", .nodes = 2, .replicas = 2, .dictlogd_flags = kFlags});
+testing::LocalCluster* const& cluster = env->cluster();
 
 std::map<std::string, std::string> addresses;  // Of nodes cluster.sh up did not make.
 
@@ -146,6 +126,13 @@ TEST(DropE2eTest, ANodeDropsAPartitionItNoLongerHoldsAndKeepsItsDictionaries) {
       absl::StrCat(kFlags, " --cluster_nodes=dictlogd-1,dictlogd-2,dictlogd-3"));
   ASSERT_TRUE(added.ok()) << added.status();
   addresses["dictlogd-3"] = *added;
+  ASSERT_TRUE(WaitFor(absl::Seconds(60), [&] { return Settled("dictlogd-1", epoch + 1, 2); }));
+  // The operator's next step (ADR 0031): dictlogd-1 goes on applying what its own
+  // 2-node list gives it until it is restarted with the 3-node list.
+  ASSERT_TRUE(WaitFor(absl::Seconds(60), [&] { return Settled("dictlogd-3", epoch + 1, 2); }));
+  const absl::Status restarted =
+      env->Restart("dictlogd-1", "--cluster_nodes=dictlogd-1,dictlogd-2,dictlogd-3");
+  ASSERT_TRUE(restarted.ok()) << restarted;
   ASSERT_TRUE(WaitFor(absl::Seconds(60), [&] { return Settled("dictlogd-1", epoch + 1, 2); }));
 
   const absl::Time settled = absl::Now();
