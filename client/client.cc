@@ -344,6 +344,7 @@ absl::Status Client::Follow(const v1::FollowRequest& request,
   v1::FollowRequest next = request;
   while (true) {
     absl::Status visited;
+    bool progressed = false;  // A record was visited in this round.
     // Another replica after this one failed resumes after the last id visited.
     absl::Status status = RoutedCall(
         partition, /*deadline=*/false,
@@ -358,6 +359,7 @@ absl::Status Client::Follow(const v1::FollowRequest& request,
               if (!visited.ok()) break;
               next.set_after_id(record.id());  // A resumed stream starts after it.
               next.set_from_start(false);
+              progressed = true;
             }
           }
           if (!visited.ok()) context->TryCancel();
@@ -368,8 +370,10 @@ absl::Status Client::Follow(const v1::FollowRequest& request,
         [&] { return visited.ok() && (cancel == nullptr || !cancel->cancelled()); });
     if (!visited.ok()) return visited;
     if (cancel != nullptr && cancel->cancelled()) return absl::OkStatus();
-    if (!absl::IsAborted(status)) return status;
-    // Fell behind: resume after the last record passed on.
+    // Fell behind, or (routed) the replicas failed after records came: resume after the
+    // last record passed on.
+    const bool failed_over = partition >= 0 && absl::IsUnavailable(status) && progressed;
+    if (!absl::IsAborted(status) && !failed_over) return status;
   }
 }
 

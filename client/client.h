@@ -200,8 +200,9 @@ class Client {
   // fails (its error) or the server ends the stream (its error: UNAVAILABLE at
   // shutdown). A stream that fell behind (ABORTED) is resumed at once after the last
   // id passed to `visit`, so nothing is missed or repeated; so is a routed follow of a
-  // pool whose replica failed, on another replica (at most three attempts in a row).
-  // `cancel` may be null.
+  // pool whose replica failed, on another replica (again after each failure that came
+  // after records; at most two replicas in a row without a record). `cancel` may be
+  // null.
   absl::Status Follow(const v1::FollowRequest& request,
                       const std::function<absl::Status(const v1::Record&)>& visit,
                       FollowCancel* cancel = nullptr) const;

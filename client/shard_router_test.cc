@@ -139,8 +139,10 @@ class FakeNode final : public v1::LogStore::Service {
     }
     if (after.empty()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "went away");
     absl::MutexLock lock(&mu_);
-    while (!context->IsCancelled()) mu_.AwaitWithTimeout(absl::Condition::kFalse,
-                                                         absl::Milliseconds(10));
+    static const bool kNever = false;  // Waits for the cancel, looking every 10 ms.
+    while (!context->IsCancelled()) {
+      mu_.AwaitWithTimeout(absl::Condition(&kNever), absl::Milliseconds(10));
+    }
     return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
   }
   // The after_id of each Follow this node streamed.
