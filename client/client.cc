@@ -336,30 +336,44 @@ void FollowCancel::Attach(grpc::ClientContext* context) {
 absl::Status Client::Follow(const v1::FollowRequest& request,
                             const std::function<absl::Status(const v1::Record&)>& visit,
                             FollowCancel* cancel) const {
+  int64_t partition = -1;  // A follow by category goes to the seed, which routes it.
+  if (request.target_case() == v1::FollowRequest::kPool) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const ShardTable> table, RoutingTable());
+    partition = PartitionOfPool(*table, request.pool());
+  }
   v1::FollowRequest next = request;
   while (true) {
-    grpc::ClientContext context;
-    AddToken(&context);
-    if (cancel != nullptr) cancel->Attach(&context);
-    std::unique_ptr<grpc::ClientReader<v1::FollowResponse>> reader =
-        store_->Follow(&context, next);
-    v1::FollowResponse response;
     absl::Status visited;
-    while (visited.ok() && reader->Read(&response)) {
-      for (const v1::Record& record : response.records()) {
-        visited = visit(record);
-        if (!visited.ok()) break;
-        next.set_after_id(record.id());  // A resumed stream starts after it.
-        next.set_from_start(false);
-      }
-    }
-    if (!visited.ok()) context.TryCancel();
-    absl::Status status = FromGrpcStatus(reader->Finish());
-    if (cancel != nullptr) cancel->Attach(nullptr);
+    bool progressed = false;  // A record was visited in this round.
+    // Another replica after this one failed resumes after the last id visited.
+    absl::Status status = RoutedCall(
+        partition, /*deadline=*/false,
+        [&](v1::LogStore::Stub* stub, grpc::ClientContext* context) {
+          if (cancel != nullptr) cancel->Attach(context);
+          std::unique_ptr<grpc::ClientReader<v1::FollowResponse>> reader =
+              stub->Follow(context, next);
+          v1::FollowResponse response;
+          while (visited.ok() && reader->Read(&response)) {
+            for (const v1::Record& record : response.records()) {
+              visited = visit(record);
+              if (!visited.ok()) break;
+              next.set_after_id(record.id());  // A resumed stream starts after it.
+              next.set_from_start(false);
+              progressed = true;
+            }
+          }
+          if (!visited.ok()) context->TryCancel();
+          grpc::Status finished = reader->Finish();
+          if (cancel != nullptr) cancel->Attach(nullptr);
+          return finished;
+        },
+        [&] { return visited.ok() && (cancel == nullptr || !cancel->cancelled()); });
     if (!visited.ok()) return visited;
     if (cancel != nullptr && cancel->cancelled()) return absl::OkStatus();
-    if (!absl::IsAborted(status)) return status;
-    // Fell behind: resume after the last record passed on.
+    // Fell behind, or (routed) the replicas failed after records came: resume after the
+    // last record passed on.
+    const bool failed_over = partition >= 0 && absl::IsUnavailable(status) && progressed;
+    if (!absl::IsAborted(status) && !failed_over) return status;
   }
 }
 

@@ -23,7 +23,11 @@
 // MultiGetFrames are split by partition, the parts sent in parallel and merged back in
 // request order. A replica that refuses (FAILED_PRECONDITION with NotServedHere) or
 // fails UNAVAILABLE makes the client refresh the map and try once more on another
-// replica. Writes, admin calls, Follow and Scan by category go to the seed server.
+// replica. Follow of a pool goes to a serving replica too, and when that replica fails
+// mid-stream (UNAVAILABLE: killed, shutting down) or refuses, to another one, resumed
+// after the last id passed on (ADR 0032). Writes, admin calls, Follow and Scan by
+// category go to the seed server (which routes them: the client does not know the
+// category -> pool routes).
 #ifndef DICTLOG_CLIENT_CLIENT_H_
 #define DICTLOG_CLIENT_CLIENT_H_
 
@@ -195,7 +199,10 @@ class Client {
   // order, as the server sends them, until `cancel` is cancelled (then OK), `visit`
   // fails (its error) or the server ends the stream (its error: UNAVAILABLE at
   // shutdown). A stream that fell behind (ABORTED) is resumed at once after the last
-  // id passed to `visit`, so nothing is missed or repeated. `cancel` may be null.
+  // id passed to `visit`, so nothing is missed or repeated; so is a routed follow of a
+  // pool whose replica failed, on another replica (again after each failure that came
+  // after records; at most two replicas in a row without a record). `cancel` may be
+  // null.
   absl::Status Follow(const v1::FollowRequest& request,
                       const std::function<absl::Status(const v1::Record&)>& visit,
                       FollowCancel* cancel = nullptr) const;

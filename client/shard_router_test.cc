@@ -1,12 +1,14 @@
 // Client routing (shard_router.h, routed_reads.cc, by_partition.h) against fake nodes:
 // real gRPC servers on 127.0.0.1 port 0, each answering GetShardMap with a map the test
-// builds and reads of the partitions it serves; a `dictlog-route: direct` read of
-// another partition is answered FAILED_PRECONDITION with a NotServedHere in an
-// RpcStatus, as the server side does (proto/dictlog.proto "Routing").
+// builds and reads (and follows) of the partitions it serves; a `dictlog-route:
+// direct` read of another partition is answered FAILED_PRECONDITION with a
+// NotServedHere in an RpcStatus, as the server side does (proto/dictlog.proto
+// "Routing").
 #include "client/shard_router.h"
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -116,6 +118,35 @@ class FakeNode final : public v1::LogStore::Service {
     writer->Write(response);
     return status;
   }
+  // A replica of a pool's records 1..6: a stream from the start sends 1..3 and fails
+  // UNAVAILABLE (the node went away mid-stream); one after an id sends the rest, then
+  // waits for the client's cancel.
+  grpc::Status Follow(grpc::ServerContext* context, const v1::FollowRequest* request,
+                      grpc::ServerWriter<v1::FollowResponse>* writer) override {
+    grpc::Status status = Admit(context, {request->pool() + "/0"});
+    if (!status.ok()) return status;
+    {
+      absl::MutexLock lock(&mu_);
+      follows_.push_back(request->after_id());
+    }
+    const std::string& after = request->after_id();
+    const int from = after.empty() ? 1 : std::stoi(after.substr(after.rfind('/') + 1)) + 1;
+    const int last = after.empty() ? 3 : 6;
+    for (int seq = from; seq <= last; ++seq) {
+      v1::FollowResponse response;
+      *response.add_records() = RecordOf(absl::StrCat(request->pool(), "/", seq));
+      writer->Write(response);
+    }
+    if (after.empty()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "went away");
+    absl::MutexLock lock(&mu_);
+    static const bool kNever = false;  // Waits for the cancel, looking every 10 ms.
+    while (!context->IsCancelled()) {
+      mu_.AwaitWithTimeout(absl::Condition(&kNever), absl::Milliseconds(10));
+    }
+    return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
+  }
+  // The after_id of each Follow this node streamed.
+  std::vector<std::string> follows() const { absl::MutexLock lock(&mu_); return follows_; }
 
  private:
   // Counts the read; refuses a direct one naming a partition not served here. A frozen
@@ -193,6 +224,7 @@ class FakeNode final : public v1::LogStore::Service {
   int frozen_calls_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> direct_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> undirected_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> follows_ ABSL_GUARDED_BY(mu_);
 };
 
 // A map of kPartitions partitions over `nodes`; replicas[p] names the nodes (indexes)
@@ -330,6 +362,38 @@ TEST_F(ShardRouterTest, GetFrameAndScanOfAPoolAreRouted) {
               }).ok());
   ASSERT_EQ(by.size(), 1u);
   EXPECT_TRUE(HoldersOf(1).count(by[0]));
+  EXPECT_TRUE(a_.direct_ids().empty());
+  EXPECT_TRUE(a_.undirected_ids().empty());
+}
+
+// A Follow of a pool goes to a replica; when it fails mid-stream the client goes on on
+// the other, after the last id it passed on: each record once, in order.
+TEST_F(ShardRouterTest, FollowOfAPoolIsRoutedAndResumedOnTheOtherReplica) {
+  Client client(OptionsFor(a_));
+  const std::string pool = PoolOf(1);  // Nodes b and c.
+  v1::FollowRequest request;
+  request.set_pool(pool);
+  request.set_from_start(true);
+  FollowCancel cancel;
+  std::vector<std::string> ids;
+  const absl::Status status = client.Follow(
+      request,
+      [&](const v1::Record& record) {
+        ids.push_back(record.id());
+        if (ids.size() == 6) cancel.Cancel();
+        return absl::OkStatus();
+      },
+      &cancel);
+  EXPECT_TRUE(status.ok()) << status;
+  std::vector<std::string> want;
+  for (int seq = 1; seq <= 6; ++seq) want.push_back(absl::StrCat(pool, "/", seq));
+  EXPECT_EQ(ids, want);
+  std::vector<std::string> asked = b_.follows();
+  const std::vector<std::string> on_c = c_.follows();
+  asked.insert(asked.end(), on_c.begin(), on_c.end());
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::string>{"", pool + "/3"}));  // One on each replica.
+  EXPECT_EQ(b_.follows().size(), 1u);
   EXPECT_TRUE(a_.direct_ids().empty());
   EXPECT_TRUE(a_.undirected_ids().empty());
 }

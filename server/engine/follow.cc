@@ -40,10 +40,6 @@ absl::StatusOr<uint64_t> LogEngine::SeqInTarget(absl::string_view field, absl::s
 
 absl::Status LogEngine::Follow(const FollowSpec& spec, const Sink& sink,
                                const Interrupt& interrupt) {
-  if (options_.replicated_log != nullptr) {
-    return absl::UnimplementedError(
-        "Follow is not available in cluster mode yet (docs/cluster.md)");
-  }
   if (spec.category.empty() == spec.pool.empty()) {
     return absl::InvalidArgumentError("Follow needs exactly one of category and pool");
   }

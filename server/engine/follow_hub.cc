@@ -83,6 +83,24 @@ uint64_t FollowHub::Reserve(pool::Pool& pool, uint64_t count) {
   return first;
 }
 
+uint64_t FollowHub::ReserveApplied(const pool::Pool& pool, uint64_t last) {
+  Feed* feed = FeedOf(pool);
+  absl::MutexLock lock(&feed->mu);
+  bool abandoned = false;
+  for (auto& [first, range] : feed->pending) {
+    if (range.landed) continue;
+    if (first + range.count - 1 == last) return first;  // The same message, retried.
+    range.landed = true;  // Applies are sequential: no other write of it comes.
+    abandoned = true;
+  }
+  if (abandoned) Release(feed);
+  if (last <= feed->reserved) return 0;
+  const uint64_t first = feed->reserved + 1;
+  feed->pending[first].count = last - feed->reserved;
+  feed->reserved = last;
+  return first;
+}
+
 void FollowHub::Land(const pool::Pool& pool, uint64_t first, uint64_t count,
                      const RecordBuilder& build) {
   Feed* feed = FeedOf(pool);
@@ -136,6 +154,29 @@ absl::StatusOr<std::unique_ptr<Follower>> FollowHub::Subscribe(
   return follower;
 }
 
+// Subscribe's admission without a feed.
+absl::StatusOr<std::unique_ptr<FollowHub::Slot>> FollowHub::HoldSlot(
+    std::function<void()> on_close) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::UnavailableError("the server is shutting down");
+  if (followers_ >= options_.max_followers) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("too many follow streams (--max_follow_streams=",
+                     options_.max_followers, "); try again later"));
+  }
+  ++followers_;
+  auto slot = std::make_unique<Slot>(this, std::move(on_close));
+  slots_.push_back(slot.get());
+  return slot;
+}
+
+FollowHub::Slot::~Slot() {
+  absl::MutexLock lock(&hub_->mu_);
+  --hub_->followers_;
+  std::vector<Slot*>& all = hub_->slots_;
+  all.erase(std::remove(all.begin(), all.end(), this), all.end());
+}
+
 void FollowHub::Unsubscribe(Follower* follower) {
   {
     absl::MutexLock lock(&follower->feed_->mu);
@@ -162,7 +203,11 @@ uint64_t FollowHub::generation() const {
 
 void FollowHub::Close() {
   absl::MutexLock lock(&mu_);
+  if (closed_) return;
   closed_ = true;
+  for (Slot* slot : slots_) {
+    if (slot->on_close_) slot->on_close_();
+  }
   for (auto& [id, feed] : feeds_) {
     absl::MutexLock feed_lock(&feed->mu);
     feed->closed = true;

@@ -16,6 +16,13 @@
 // Records are copied for followers only while a pool has some; one copy is shared by
 // all of them.
 //
+// Cluster mode (ADR 0032): records applied from the log come with the log's seqs,
+// increasing per pool with gaps, applied one message after the other. The applier
+// reserves up to the message's last seq of the pool (ReserveApplied; the range covers
+// the gaps) before it writes, and lands the range once written, as an append does: so a
+// new follower's start is still a range's end, and applied records wake followers on
+// every replica.
+//
 // Thread safety: all methods may be called concurrently. A Follower's methods are
 // called from one thread (its stream); the hub must outlive its followers.
 #ifndef DICTLOG_SERVER_ENGINE_FOLLOW_HUB_H_
@@ -113,6 +120,12 @@ class FollowHub {
 
   // Pool::ReserveSeqs(count) for an append, remembered until Land.
   uint64_t Reserve(pool::Pool& pool, uint64_t count);
+  // Cluster mode: an applied message's records of `pool` have seqs up to `last`, above
+  // every seq applied before; reserves through `last` and returns the first seq of the
+  // range to Land. A range still pending whose write failed is the same message again
+  // (its first is returned) or was given up (it lands as a gap). 0 if `last` is not
+  // above the pool's reserved seq (nothing to land).
+  uint64_t ReserveApplied(const pool::Pool& pool, uint64_t last);
   // The append of [first, first + count) is over: written (`build` gives its
   // records), or failed (`build` null). Every Reserve is landed exactly once.
   void Land(const pool::Pool& pool, uint64_t first, uint64_t count,
@@ -122,6 +135,24 @@ class FollowHub {
   // max_followers, UNAVAILABLE once closed.
   absl::StatusOr<std::unique_ptr<Follower>> Subscribe(const pool::Pool& pool,
                                                       std::optional<std::string> category);
+  // One of max_followers held by a stream served elsewhere (cluster mode: a follow this
+  // node proxies to a replica, ADR 0032), given back when the slot is destroyed.
+  // `on_close` runs once if Close comes first (under the hub's lock: it must not call
+  // the hub). RESOURCE_EXHAUSTED and UNAVAILABLE as Subscribe.
+  class Slot {
+   public:
+    Slot(FollowHub* hub, std::function<void()> on_close)
+        : hub_(hub), on_close_(std::move(on_close)) {}
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    ~Slot();
+
+   private:
+    friend class FollowHub;
+    FollowHub* const hub_;
+    const std::function<void()> on_close_;
+  };
+  absl::StatusOr<std::unique_ptr<Slot>> HoldSlot(std::function<void()> on_close);
   // Waits up to `timeout` for a pool's first Reserve since `generation` (see
   // generation()), or for Close; true if one came.
   bool WaitForNewFeed(uint64_t generation, absl::Duration timeout);
@@ -146,7 +177,8 @@ class FollowHub {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<uint32_t, std::unique_ptr<Feed>> feeds_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
-  size_t followers_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t followers_ ABSL_GUARDED_BY(mu_) = 0;  // Slots included.
+  std::vector<Slot*> slots_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   // Atomic: counted under feed locks, which nest inside mu_.
   std::atomic<uint64_t> fell_behind_{0};

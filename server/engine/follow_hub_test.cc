@@ -1,6 +1,7 @@
 // FollowHub alone, over an in-memory Pool: appends landing out of order are released
 // in seq order, failed appends leave gaps, a follower gets only what comes after its
-// start (and of its category), a full buffer marks it fell behind, Close ends it.
+// start (and of its category), a full buffer marks it fell behind, Close ends it;
+// cluster mode's applied ranges (the log's seqs, with gaps) wake followers the same way.
 #include "server/engine/follow_hub.h"
 
 #include "absl/strings/str_cat.h"
@@ -139,6 +140,81 @@ TEST(FollowHubTest, LimitAndCloseAndUnsubscribe) {
   EXPECT_EQ((*follower)->Take(absl::Seconds(10)).state, Follower::State::kClosed);
   EXPECT_EQ(hub.Subscribe(*pool, std::nullopt).status().code(),
             absl::StatusCode::kUnavailable);
+}
+
+// A builder of the records with `seqs` (the log's seqs of one message: gaps allowed).
+FollowHub::RecordBuilder SeqRecords(std::vector<uint64_t> seqs) {
+  return [=] {
+    std::vector<v1::Record> records(seqs.size());
+    for (size_t k = 0; k < seqs.size(); ++k) {
+      records[k].set_id(absl::StrCat("web/", seqs[k]));
+      records[k].set_category("web");
+    }
+    return records;
+  };
+}
+
+TEST(FollowHubTest, AppliedRangesWithGapsWakeFollowersOnceInOrder) {
+  FollowHub hub(FollowOptions{});
+  auto pool = MakePool(3);
+  auto early = hub.Subscribe(*pool, std::nullopt);
+  ASSERT_TRUE(early.ok());
+  EXPECT_EQ((*early)->start(), 3u);
+  // Message at offset 1 holds this pool's records 65537 and 65539 (65538: another pool).
+  const uint64_t first = hub.ReserveApplied(*pool, 65539);
+  ASSERT_EQ(first, 4u);
+  auto late = hub.Subscribe(*pool, std::nullopt);  // Subscribed while it is written.
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ((*late)->start(), 65539u);
+  EXPECT_FALSE((*late)->WaitCommitted(65539, absl::ZeroDuration()));
+  hub.Land(*pool, first, 65539 - first + 1, SeqRecords({65537, 65539}));
+  EXPECT_TRUE((*late)->WaitCommitted(65539, absl::ZeroDuration()));
+  EXPECT_EQ(Ids((*early)->Take(absl::ZeroDuration())),
+            (std::vector<std::string>{"web/65537", "web/65539"}));
+  EXPECT_TRUE(Ids((*late)->Take(absl::ZeroDuration())).empty());  // Its catch-up reads them.
+  const uint64_t next = hub.ReserveApplied(*pool, 131073);
+  hub.Land(*pool, next, 131073 - next + 1, SeqRecords({131073}));
+  EXPECT_EQ(Ids((*late)->Take(absl::ZeroDuration())), (std::vector<std::string>{"web/131073"}));
+  EXPECT_EQ(hub.ReserveApplied(*pool, 131073), 0u);  // Applied already: nothing to land.
+}
+
+TEST(FollowHubTest, AppliedRangeWhoseWriteFailedIsReusedByItsRetryOrGivenUp) {
+  FollowHub hub(FollowOptions{});
+  auto pool = MakePool(0);
+  auto follower = hub.Subscribe(*pool, std::nullopt);
+  ASSERT_TRUE(follower.ok());
+  const uint64_t failed = hub.ReserveApplied(*pool, 2);  // The write fails: not landed.
+  EXPECT_EQ(hub.ReserveApplied(*pool, 2), failed);       // The materializer's retry.
+  hub.Land(*pool, failed, 2, SeqRecords({1, 2}));
+  EXPECT_EQ(Ids((*follower)->Take(absl::ZeroDuration())),
+            (std::vector<std::string>{"web/1", "web/2"}));
+  const uint64_t skipped = hub.ReserveApplied(*pool, 65537);  // Refused for good later.
+  const uint64_t next = hub.ReserveApplied(*pool, 131073);
+  EXPECT_GT(next, skipped);
+  hub.Land(*pool, next, 131073 - next + 1, SeqRecords({131073}));
+  EXPECT_TRUE((*follower)->WaitCommitted(131073, absl::ZeroDuration()));
+  EXPECT_EQ(Ids((*follower)->Take(absl::ZeroDuration())), (std::vector<std::string>{"web/131073"}));
+}
+
+TEST(FollowHubTest, SlotsOfProxiedStreamsCountTowardTheLimitAndCloseStopsThem) {
+  FollowOptions options;
+  options.max_followers = 1;
+  FollowHub hub(options);
+  auto pool = MakePool(0);
+  int closed = 0;
+  auto slot = hub.HoldSlot([&closed] { ++closed; });
+  ASSERT_TRUE(slot.ok()) << slot.status();
+  EXPECT_EQ(hub.Stats().connected, 1u);
+  EXPECT_EQ(hub.Subscribe(*pool, std::nullopt).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(hub.HoldSlot(nullptr).status().code(), absl::StatusCode::kResourceExhausted);
+  slot->reset();
+  EXPECT_EQ(hub.Stats().connected, 0u);
+  auto again = hub.HoldSlot([&closed] { ++closed; });
+  ASSERT_TRUE(again.ok());
+  hub.Close();
+  EXPECT_EQ(closed, 1);  // Only the slot still held.
+  EXPECT_EQ(hub.HoldSlot(nullptr).status().code(), absl::StatusCode::kUnavailable);
 }
 
 }  // namespace

@@ -347,12 +347,16 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
   RETURN_IF_ERROR(EncodeBatch(records, pools, categories, placement, &batch,
                               &writes));
   if (placement != nullptr) {  // The log's seqs; later local ones start after them.
-    // Follow streams are single-node only (LogEngine::Follow refuses in cluster mode):
-    // the hub's in-order release needs seqs it reserved itself.
     for (size_t i = 0; i < records.size(); ++i) {
       writes[i].seq = placement->seqs[i];
-      pools[i]->AdvanceSeqs(writes[i].seq + 1);
+      PoolBatch& pb = batch[pools[i].get()];
+      pb.next_seq = std::max(pb.next_seq, writes[i].seq + 1);
     }
+    for (auto& [pool, pb] : batch) {  // Before AdvanceSeqs: a new feed starts below.
+      pb.first_seq = follows_.ReserveApplied(*pool, pb.next_seq - 1);
+      if (pb.first_seq == 0) pb.first_seq = pb.next_seq;  // Nothing to land.
+    }
+    for (size_t i = 0; i < records.size(); ++i) pools[i]->AdvanceSeqs(writes[i].seq + 1);
   } else {
     for (auto& [pool, pb] : batch) {
       pb.next_seq = follows_.Reserve(*pool, pb.added.records);
@@ -386,6 +390,7 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     for (const auto& [pool, added] : *tails) pool->tail().Land(added.first, {});
     tails->clear();
     for (const auto& [pool, pb] : batch) {
+      // An applied message's range stays pending: the materializer applies it again.
       if (placement == nullptr) follows_.Land(*pool, pb.first_seq, pb.added.records, nullptr);
     }
     return written;
@@ -398,7 +403,14 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
     drift_.Record(pool->id(), pb.encoder ? pb.encoder->id() : 0, pb.drift_raw,
                   pb.drift_stored);
     if (pb.time_ms != 0) pool->set_last_time_entry_ms(pb.time_ms);
-    if (placement != nullptr) continue;
+    if (placement != nullptr) {
+      if (pb.next_seq > pb.first_seq) {
+        follows_.Land(*pool, pb.first_seq, pb.next_seq - pb.first_seq, [&, pool = pool] {
+          return AppliedRecords(*pool, *out, writes, time_ms);
+        });
+      }
+      continue;
+    }
     follows_.Land(*pool, pb.first_seq, pb.added.records, [&, pool = pool] {
       return FollowedRecords(*pool, records, *out, writes, time_ms);
     });

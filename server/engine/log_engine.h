@@ -273,6 +273,13 @@ class LogEngine {
                       const Interrupt& interrupt);
   // Ends every Follow (UNAVAILABLE) and refuses new ones: the server is shutting down.
   void EndFollows() { follows_.Close(); }
+  // One of --max_follow_streams for a Follow this node proxies to a replica (cluster
+  // mode, ADR 0032); EndFollows runs `on_close`. RESOURCE_EXHAUSTED past the limit,
+  // UNAVAILABLE after EndFollows.
+  absl::StatusOr<std::unique_ptr<FollowHub::Slot>> HoldFollowSlot(
+      std::function<void()> on_close) {
+    return follows_.HoldSlot(std::move(on_close));
+  }
   FollowStats FollowStatistics() const { return follows_.Stats(); }
 
   // The stored record as a standard zstd frame and the id of its dictionary.
@@ -529,6 +536,14 @@ class LogEngine {
   // Adds the records to their pools' open tails and seals the blocks that are ready.
   void SealBlocks(const TailAdditions& tails);
   absl::StatusOr<std::shared_ptr<pool::Pool>> FindPool(absl::string_view name) const;
+  // Cluster mode: the records of `pool` among an applied message's, decoded from the
+  // values written (the writer's frames), with the writer's time; a record that does
+  // not decode is left out and logged (log_engine_cluster.cc). time_ms as
+  // FollowedRecords'.
+  std::vector<v1::Record> AppliedRecords(const pool::Pool& pool,
+                                         absl::Span<const std::shared_ptr<pool::Pool>> pools,
+                                         absl::Span<const store::RecordWrite> writes,
+                                         int64_t time_ms) const;
   // The records of `pool` among an append's, as Follow passes them (time_ms 0: none).
   static std::vector<v1::Record> FollowedRecords(
       const pool::Pool& pool, absl::Span<const AppendInput> records,

@@ -3,11 +3,14 @@
 // the writer encoded them, dictionaries and activations at their log position), the
 // read barrier, and what dictionary admin calls do. Single-node mode never reaches
 // these (EngineOptions::replicated_log is null).
+#include <cstdio>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "codec/varint.h"
 #include "common/status_macros.h"
+#include "server/block/block_reader.h"
 #include "server/engine/log_engine.h"
 #include "server/engine/request_ids.h"
 #include "server/store/keys.h"
@@ -157,6 +160,26 @@ absl::Status LogEngine::ApplyLogged(const LoggedBatch& batch) {
                             batch.encoded};
   return AppendOnce(batch.records, batch.request_id.empty() ? nullptr : &request, &placement)
       .status();
+}
+
+std::vector<v1::Record> LogEngine::AppliedRecords(
+    const pool::Pool& pool, absl::Span<const std::shared_ptr<pool::Pool>> pools,
+    absl::Span<const store::RecordWrite> writes, int64_t time_ms) const {
+  std::vector<v1::Record> followed;
+  for (size_t i = 0; i < writes.size(); ++i) {  // In seq order within the pool.
+    if (pools[i].get() != &pool) continue;
+    const store::RecordRef ref{pool.id(), writes[i].seq};
+    absl::StatusOr<v1::Record> record =
+        ToRecord(pool, writes[i].seq, block::DecodeOne(*store_, ReadLookup(), ref, writes[i].value));
+    if (!record.ok()) {  // Stored as the writer encoded it; a Get reports the same error.
+      std::fprintf(stderr, "dictlogd: follow streams skip a record: %s\n",
+                   record.status().ToString().c_str());
+      continue;
+    }
+    if (time_ms != 0) record->set_append_time_unix_ms(time_ms);
+    followed.push_back(*std::move(record));
+  }
+  return followed;
 }
 
 absl::Status LogEngine::AppliedHere(const pool::RecordId& id,

@@ -1,10 +1,13 @@
 // LogEngine in cluster mode (log_engine_cluster.cc) with a fake ReplicatedLog: appends
 // go to the log only, reach the store through ApplyLogged with the log's seqs and
-// position, and reads wait for them instead of answering NOT_FOUND.
+// position, and reads wait for them instead of answering NOT_FOUND; records applied
+// from the log reach Follow streams on every node.
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -385,6 +388,76 @@ TEST_F(LogEngineClusterDictionaryTest, WriterCompressesWithTheLoggedDictionaryAn
     absl::StatusOr<v1::Record> record = peer_.engine->Get(ids[i]);
     ASSERT_TRUE(record.ok()) << record.status();
     EXPECT_EQ(record->payload(), lines_.back()[i]);
+  }
+}
+
+// A Follow on its own thread, collecting what it is sent until the test ends.
+class FollowThread {
+ public:
+  FollowThread(LogEngine* engine, FollowSpec spec) {
+    thread_ = std::thread([this, engine, spec = std::move(spec)] {
+      absl::Status status = engine->Follow(
+          spec,
+          [this](std::vector<v1::Record> chunk) {
+            absl::MutexLock lock(&mu_);
+            for (v1::Record& record : chunk) received_.push_back(std::move(record));
+            return absl::OkStatus();
+          },
+          [this] {
+            return stop_.load() ? absl::CancelledError("test ended") : absl::OkStatus();
+          });
+      absl::MutexLock lock(&mu_);
+      status_ = status;
+      done_ = true;
+    });
+  }
+  ~FollowThread() {
+    stop_.store(true);
+    thread_.join();
+  }
+  // Waits up to 30 s for `n` records (or the end of the stream); what it received.
+  std::vector<v1::Record> WaitFor(size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return received_.size() >= n || done_;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(30));
+    EXPECT_FALSE(done_) << status_;
+    return received_;
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  absl::Mutex mu_;
+  std::vector<v1::Record> received_ ABSL_GUARDED_BY(mu_);
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+// A replica that did not write them streams the records it applies: first those stored
+// after the start id, then each applied message's, decoded from the writer's frames.
+TEST_F(LogEngineClusterDictionaryTest, AppliedRecordsReachFollowersOnEveryReplica) {
+  const std::vector<std::string> before = AppendAndApply(Lines(50, 1));
+  ASSERT_NE(TrainInLog(/*activate=*/true), 0u);
+  FollowSpec spec;
+  spec.pool = "web";
+  spec.after_id = before[24];
+  FollowThread on_peer(peer_.engine.get(), spec);
+  FollowThread on_writer(engine_.get(), spec);
+  const std::vector<std::string> after = AppendAndApply(Lines(50, 2));
+  ASSERT_GT(log_.Logged(log_.size() - 1).encoded.back().dictionary_id, 0u);  // Frames applied.
+  std::vector<std::string> want(before.begin() + 25, before.end());
+  want.insert(want.end(), after.begin(), after.end());
+  for (FollowThread* stream : {&on_peer, &on_writer}) {
+    const std::vector<v1::Record> got = stream->WaitFor(want.size());
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].id(), want[i]);
+      const std::string& line = i < 25 ? lines_[0][25 + i] : lines_.back()[i - 25];
+      EXPECT_EQ(got[i].payload(), line) << want[i];
+      EXPECT_GT(got[i].append_time_unix_ms(), 0) << want[i];
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/service/append_router.h"
+#include "server/service/follow_proxy.h"
 #include "server/service/grpc_status.h"
 #include "server/service/packed_frames.h"
 #include "server/service/read_scope.h"
@@ -402,6 +403,19 @@ grpc::Status LogStoreService::Follow(grpc::ServerContext* context,
     }
     absl::Status allowed = auth::RequireCategory(**grant, request->category());
     if (!allowed.ok()) return ToGrpcStatus(allowed);
+  }
+  if (router_ != nullptr && router_->enabled()) {  // Cluster mode: a holder serves it.
+    const int32_t partition =
+        request->target_case() == v1::FollowRequest::kPool
+            ? router_->PartitionOfPool(request->pool())
+            : router_->PartitionOfPool(engine_->PoolOfCategory(request->category()));
+    if (partition >= 0 && !router_->Place(partition).here) {
+      if (ReadRouter::Direct(*context)) return router_->NotServedHere(router_->Place(partition));
+      ProxyStop stop;  // Outlives the slot, whose close stops it.
+      auto slot = engine_->HoldFollowSlot([&stop] { stop.Stop(); });
+      if (!slot.ok()) return ToGrpcStatus(slot.status());
+      return ProxyFollow(*router_, partition, context, *request, writer, &stop);
+    }
   }
   engine::FollowSpec spec;
   spec.category = request->category();

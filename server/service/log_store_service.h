@@ -55,6 +55,8 @@ class LogStoreService final : public v1::LogStore::Service {
                         v1::GetFrameResponse* response) override;
   // Scan's authorization (a limited token follows a category it may read, not a
   // pool); holds its handler thread until the client cancels or the server shuts down.
+  // In cluster mode a pool this node does not serve is streamed from a replica that
+  // does (follow_proxy.h), or NotServedHere for `dictlog-route: direct`.
   grpc::Status Follow(grpc::ServerContext* context, const v1::FollowRequest* request,
                       grpc::ServerWriter<v1::FollowResponse>* writer) override;
   // MultiGet's rules; frames only of pools whose every category the token may read

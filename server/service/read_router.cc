@@ -149,6 +149,19 @@ std::shared_ptr<grpc::Channel> ReadRouter::ChannelTo(const std::string& address)
 grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
                                  const cluster::Placement& placement, absl::string_view method,
                                  const PeerCall& call, Repeat repeat) const {
+  return ForwardTo(caller, placement, method, call, repeat, /*stream=*/false);
+}
+
+grpc::Status ReadRouter::ForwardStream(const grpc::ServerContext& caller,
+                                       const cluster::Placement& placement,
+                                       absl::string_view method, const PeerCall& call) const {
+  return ForwardTo(caller, placement, method, call, Repeat::kAllowed, /*stream=*/true);
+}
+
+grpc::Status ReadRouter::ForwardTo(const grpc::ServerContext& caller,
+                                   const cluster::Placement& placement,
+                                   absl::string_view method, const PeerCall& call,
+                                   Repeat repeat, bool stream) const {
   grpc::Status last(grpc::StatusCode::UNAVAILABLE,
                     absl::StrCat("no live replica serves partition ", placement.partition,
                                  " now (node ", directory_->node_name(),
@@ -157,17 +170,23 @@ grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
   for (size_t i = 0; i < placement.addresses.size(); ++i) {
     const std::string& address = placement.addresses[i];
     const bool final_replica = i + 1 == placement.addresses.size();
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(
-        final_replica ? caller_deadline : std::min(caller_deadline, absl::Now() + attempt_timeout_)));
-    context.AddMetadata(kRouteHeader, kRouteDirect);
+    // A stream's context takes the caller's deadline and cancellation.
+    std::unique_ptr<grpc::ClientContext> context =
+        stream ? grpc::ClientContext::FromServerContext(caller)
+               : std::make_unique<grpc::ClientContext>();
+    if (!stream) {
+      context->set_deadline(absl::ToChronoTime(
+          final_replica ? caller_deadline
+                        : std::min(caller_deadline, absl::Now() + attempt_timeout_)));
+    }
+    context->AddMetadata(kRouteHeader, kRouteDirect);
     const auto& metadata = caller.client_metadata();
     if (auto it = metadata.find("authorization"); it != metadata.end()) {
-      context.AddMetadata("authorization", std::string(it->second.data(), it->second.size()));
+      context->AddMetadata("authorization", std::string(it->second.data(), it->second.size()));
     }
     v1::LogStore::Stub stub(ChannelTo(address));
     directory_->CountForwarded(method);
-    last = call(&stub, &context);
+    last = call(&stub, context.get());
     if (repeat == Repeat::kOnlyIfRefused && !Refused(last)) {
       return Settled(last, address, caller_deadline);
     }

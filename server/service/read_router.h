@@ -92,9 +92,20 @@ class ReadRouter {
   grpc::Status Forward(const grpc::ServerContext& caller, const cluster::Placement& placement,
                        absl::string_view method, const PeerCall& call,
                        Repeat repeat = Repeat::kAllowed) const;
+  // Forward for a stream that lasts as long as its caller wants (Follow): every replica
+  // gets the caller's whole deadline (no attempt timeout), and the call to the replica
+  // is cancelled with the caller's (grpc::ClientContext::FromServerContext), so a
+  // caller that goes away ends the replica's stream too.
+  grpc::Status ForwardStream(const grpc::ServerContext& caller,
+                             const cluster::Placement& placement, absl::string_view method,
+                             const PeerCall& call) const;
 
  private:
   std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) const;
+  // Forward's and ForwardStream's loop; `stream` as ForwardStream.
+  grpc::Status ForwardTo(const grpc::ServerContext& caller, const cluster::Placement& placement,
+                         absl::string_view method, const PeerCall& call, Repeat repeat,
+                         bool stream) const;
 
   const cluster::ShardDirectory* const directory_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;

@@ -23,7 +23,9 @@ first use with the seed's TLS options; multiget is split by partition, the parts
 in parallel (a thread each but the first) and merged back in request order. A replica
 that refuses (FAILED_PRECONDITION with a NotServedHere) or fails UNAVAILABLE makes the
 client refresh the map (at most once per shard_map_refresh_interval) and try once more
-on another replica. Writes, admin calls and follow go to the seed (shard_routing.py).
+on another replica. Writes, admin calls and follow go to the seed (shard_routing.py),
+which in cluster mode streams a follow from a serving replica and fails over itself
+(docs/adr/0032-follow-in-cluster-mode.md).
 
 Thread safety: a Client may be used by any number of threads at once without external
 synchronization: grpc channels and stubs are thread-safe, the dictionary cache is
