@@ -61,10 +61,11 @@ ABSL_FLAG(std::string, table_compression, "lz4",
           "how RocksDB compresses the record tables' blocks on disk: none, lz4 "
           "or zstd (smallest on disk, slowest block-cache misses); changes apply to "
           "files written from then on");
-ABSL_FLAG(int64_t, records_block_bytes, 1024,
+ABSL_FLAG(int64_t, records_block_bytes, 4096,
           "size of the record tables' blocks before compression, 256..65536 bytes: a "
-          "read that misses the block cache reads and decompresses one such block; "
-          "changes apply to files written from then on (ADR 0033)");
+          "read that misses the block cache reads and decompresses one such block "
+          "(smaller: cheaper misses, larger files); changes apply to files written "
+          "from then on (ADR 0033)");
 ABSL_FLAG(bool, sync_writes, false,
           "fsync the write-ahead log before acknowledging an append (group commit)");
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");

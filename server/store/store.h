@@ -208,9 +208,9 @@ class Store {
     // Size of the records family's table blocks (before compression), in bytes,
     // 256..65536. A read that misses the block cache reads, checks, decompresses and
     // caches one such block for one record: smaller blocks make that cheaper, at a
-    // larger index (held outside the cache) and a few more bytes on disk (ADR 0033).
-    // Files written before keep their size. Default 1 KiB.
-    size_t records_block_bytes = 1024;
+    // larger index (held outside the cache) and more bytes on disk (ADR 0033). Files
+    // written before keep their size. Default 4 KiB (RocksDB's).
+    size_t records_block_bytes = 4096;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;
