@@ -329,7 +329,8 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
                                                    store::kLeastRecordsBlockBytes, "..",
                                                    store::kMostRecordsBlockBytes, ", not ", bytes));
   }
-  options.store.records_block_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_records_block_bytes));
+  options.store.records_block_bytes =
+      static_cast<size_t>(absl::GetFlag(FLAGS_records_block_bytes));
   options.store.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb))
                                     << 20;
   if (!absl::GetFlag(FLAGS_config).empty()) {
