@@ -58,9 +58,14 @@ ABSL_FLAG(int64_t, block_cache_mb, 256,
           "memory for RocksDB's cache of table blocks (stored records, indexes, "
           "filters), in MiB, shared by all pools");
 ABSL_FLAG(std::string, table_compression, "lz4",
-          "how RocksDB compresses the record tables' 4 KiB blocks on disk: none, lz4 "
+          "how RocksDB compresses the record tables' blocks on disk: none, lz4 "
           "or zstd (smallest on disk, slowest block-cache misses); changes apply to "
           "files written from then on");
+ABSL_FLAG(int64_t, records_block_bytes, 4096,
+          "size of the record tables' blocks before compression, 256..65536 bytes: a "
+          "read that misses the block cache reads and decompresses one such block "
+          "(smaller: cheaper misses, larger files); changes apply to files written "
+          "from then on (ADR 0033)");
 ABSL_FLAG(bool, sync_writes, false,
           "fsync the write-ahead log before acknowledging an append (group commit)");
 ABSL_FLAG(int64_t, max_record_bytes, 1 << 20, "largest payload accepted, in bytes");
@@ -322,6 +327,15 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
         absl::StrCat("--table_compression: ", compression.status().message()));
   }
   options.store.records_compression = *compression;
+  if (const int64_t bytes = absl::GetFlag(FLAGS_records_block_bytes);
+      bytes < int64_t{store::kLeastRecordsBlockBytes} ||
+      bytes > int64_t{store::kMostRecordsBlockBytes}) {
+    return absl::InvalidArgumentError(absl::StrCat("--records_block_bytes must be ",
+                                                   store::kLeastRecordsBlockBytes, "..",
+                                                   store::kMostRecordsBlockBytes, ", not ", bytes));
+  }
+  options.store.records_block_bytes =
+      static_cast<size_t>(absl::GetFlag(FLAGS_records_block_bytes));
   options.store.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb))
                                     << 20;
   if (!absl::GetFlag(FLAGS_config).empty()) {

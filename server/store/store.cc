@@ -50,10 +50,11 @@ absl::StatusOr<uint64_t> SeqInPool(const rocksdb::Iterator& it, uint32_t pool_id
 
 // Column family options whose table blocks live in `cache` (every family shares one).
 rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
-                                           bool bloom_filter) {
+                                           bool bloom_filter, size_t block_bytes = 4096) {
   rocksdb::ColumnFamilyOptions options;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
+  table.block_size = block_bytes;
   if (bloom_filter) table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
@@ -74,9 +75,12 @@ rocksdb::CompressionType ToRocks(TableCompression compression) {
 // The records family (single records' frames, block entries). No data-block hash index:
 // tried, it cost 1.5 bytes a record on disk (+2.9% of the SST bytes in
 // benchmarks/compare), and searching inside a block is under 1% of a Get's profile.
+// Blocks of `block_bytes` (Options::records_block_bytes, ADR 0033).
 rocksdb::ColumnFamilyOptions RecordsFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
-                                                  TableCompression compression) {
-  rocksdb::ColumnFamilyOptions options = FamilyOptions(cache, /*bloom_filter=*/true);
+                                                  TableCompression compression,
+                                                  size_t block_bytes) {
+  rocksdb::ColumnFamilyOptions options =
+      FamilyOptions(cache, /*bloom_filter=*/true, block_bytes);
   // Most reads are of records already flushed: a Bloom filter over the memtable's keys
   // lets them skip its skip list.
   options.memtable_whole_key_filtering = true;
@@ -131,6 +135,12 @@ absl::StatusOr<TableCompression> ParseTableCompression(absl::string_view name) {
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
+  if (options.records_block_bytes < kLeastRecordsBlockBytes ||
+      options.records_block_bytes > kMostRecordsBlockBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "records block size must be ", kLeastRecordsBlockBytes, "..", kMostRecordsBlockBytes,
+        " bytes, not ", options.records_block_bytes));
+  }
   std::error_code error;
   std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
   if (error) {
@@ -150,7 +160,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, FamilyOptions(cache, false)},
-      {kRecordsFamily, RecordsFamilyOptions(cache, options.records_compression)},
+      {kRecordsFamily, RecordsFamilyOptions(cache, options.records_compression,
+                                            options.records_block_bytes)},
       {kCatalogFamily, FamilyOptions(cache, false)},
       {kCountersFamily, CountersFamilyOptions(cache)},
       {kDictionariesFamily, FamilyOptions(cache, false)},

@@ -183,6 +183,10 @@ enum class TableCompression { kNone, kLz4, kZstd };
 // "none", "lz4" or "zstd"; INVALID_ARGUMENT otherwise.
 absl::StatusOr<TableCompression> ParseTableCompression(absl::string_view name);
 
+// Bounds of Store::Options::records_block_bytes.
+inline constexpr size_t kLeastRecordsBlockBytes = 256;
+inline constexpr size_t kMostRecordsBlockBytes = 65536;
+
 class Store {
  public:
   struct Options {
@@ -201,6 +205,12 @@ class Store {
     // records' frames are compressed already, but the keys, the headers and what
     // repeats across neighbouring frames are not (ADR 0011).
     TableCompression records_compression = TableCompression::kLz4;
+    // Size of the records family's table blocks (before compression), in bytes,
+    // 256..65536. A read that misses the block cache reads, checks, decompresses and
+    // caches one such block for one record: smaller blocks make that cheaper, at a
+    // larger index (held outside the cache) and more bytes on disk (ADR 0033). Files
+    // written before keep their size. Default 4 KiB (RocksDB's).
+    size_t records_block_bytes = 4096;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;

@@ -477,3 +477,54 @@ TEST(StoreTableCompressionTest, ParsesTheThreeNames) {
 
 }  // namespace
 }  // namespace dictlog::store
+
+namespace dictlog::store {
+namespace {
+
+// Block-cache bytes one read of a flushed record adds: the one table block it read.
+uint64_t BytesCachedByOneRead(const Store::Options& options) {
+  {
+    auto store = Store::Open(options);
+    EXPECT_TRUE(store.ok()) << store.status();
+    std::vector<RecordWrite> writes;
+    for (int i = 1; i <= 5000; ++i) {
+      writes.push_back({1, static_cast<uint64_t>(i), 40,
+                        absl::StrCat("frame header ", i % 7, " and a payload ", i)});
+    }
+    EXPECT_TRUE((*store)->WriteRecords(writes).ok());
+  }
+  auto store = Store::Open(options);  // The records are in a table file now.
+  EXPECT_TRUE(store.ok()) << store.status();
+  auto usage = [&] { return (*store)->IntProperty("rocksdb.block-cache-usage")[0].second; };
+  const uint64_t before = usage();
+  EXPECT_TRUE((*store)->GetRecord({1, 2500}).ok());
+  return usage() - before;
+}
+
+TEST(StoreRecordsBlockTest, DefaultIsRocksDbsFourKiB) {
+  Store::Options options;
+  options.path = FreshTestDir();
+  EXPECT_GT(BytesCachedByOneRead(options), 4000u);
+}
+
+TEST(StoreRecordsBlockTest, SmallerBlocksMakeAMissReadLess) {
+  Store::Options options;
+  options.path = FreshTestDir();
+  options.records_block_bytes = 1024;
+  const uint64_t cached = BytesCachedByOneRead(options);
+  EXPECT_GT(cached, 512u);
+  EXPECT_LT(cached, 2048u);  // 1 KiB of records and the cache's own accounting.
+}
+
+TEST(StoreRecordsBlockTest, RefusesSizesOutsideTheBounds) {
+  Store::Options options;
+  options.path = FreshTestDir();
+  for (size_t bytes : {size_t{0}, kLeastRecordsBlockBytes - 1, kMostRecordsBlockBytes + 1}) {
+    options.records_block_bytes = bytes;
+    EXPECT_EQ(Store::Open(options).status().code(), absl::StatusCode::kInvalidArgument)
+        << bytes;
+  }
+}
+
+}  // namespace
+}  // namespace dictlog::store

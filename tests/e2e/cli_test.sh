@@ -146,7 +146,8 @@ set +e
 # Server flags out of range: dictlogd refuses to start, naming the flag.
 for flag in --grpc_idle_threads=0 --block_cache_mb=-1 --table_compression=snappy \
     --max_batch_records=0 --max_record_bytes=-1 --max_pools=-1 \
-    --recompress_records_per_second=0; do
+    --recompress_records_per_second=0 --records_block_bytes=255 \
+    --records_block_bytes=65537; do
   "$dictlogd" --data_dir="$work/never" --listen=127.0.0.1:0 "$flag" 2>"$work/flag_err" \
     >/dev/null
   [[ $? -ne 0 ]] || fail "dictlogd $flag must not start"
