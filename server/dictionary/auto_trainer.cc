@@ -272,9 +272,9 @@ void AutoTrainer::Record(const Queued& queued,
   PoolState& state = pools_[queued.pool_id];
   // Trained at full size: grown; a quick first one keeps the next doubling (Notify set
   // it) for the full search. bulk_policy: so is one that sampled the whole budget.
+  const uint64_t since_origin = queued.raw_at_start - std::min(queued.raw_at_start, state.origin);
   const bool full_sample = options_.bulk_policy && !queued.drift && !queued.quick &&
-                           queued.sample_budget > 0 &&
-                           queued.raw_at_start >= queued.sample_budget;
+                           queued.sample_budget > 0 && since_origin >= queued.sample_budget;
   if (activated && (queued.full || full_sample) && !queued.quick) state.next = UINT64_MAX;
   if (activated && full_sample && !queued.full) ++done_.full_sample;
   if (activated) state.trained_bytes = result->dictionary().size_bytes();
