@@ -130,6 +130,12 @@ ABSL_FLAG(bool, auto_train_quick_first, false,
           "the largest size) instead of up to nine; the full candidate search follows "
           "once its raw bytes have doubled (measured: sooner first dictionaries, but a "
           "second re-encode of the pool; off by default, ADR 0023)");
+ABSL_FLAG(bool, auto_train_bulk_policy, true,
+          "a training that starts when its pool holds the whole sample budget "
+          "(--sample_budget_multiple x the dictionary size) is the pool's last growth "
+          "training, however small the pool was when queued; a growth of a pool whose "
+          "last dictionary won at the configured size tries that size only (ADR 0029); "
+          "false: every growth, every size");
 ABSL_FLAG(int64_t, drift_window_bytes, 32768,
           "drift signal: the ratio of each pool's last this many payload bytes of appends "
           "with its active dictionary, against the ratio the dictionary was activated "
@@ -396,6 +402,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       1, std::min<int>(absl::GetFlag(FLAGS_auto_train_threads),
                        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))));
   options.auto_trainer.quick_first = absl::GetFlag(FLAGS_auto_train_quick_first);
+  options.auto_trainer.bulk_policy = absl::GetFlag(FLAGS_auto_train_bulk_policy);
   options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
   options.raw_before_dictionary_bytes = static_cast<uint64_t>(
       std::max<int64_t>(0, absl::GetFlag(FLAGS_raw_before_dictionary_bytes)));

@@ -39,6 +39,19 @@ uint64_t AutoTrainer::FirstPoint(const pool::Pool& pool) const {
   return options_.first_min_bytes == 0 ? full : std::min(options_.first_min_bytes, full);
 }
 
+CandidateSearch AutoTrainer::SearchFor(const pool::Pool& pool, const PoolState& state,
+                                       const Queued& queued) const {
+  if (queued.quick) return CandidateSearch::kQuick;
+  // A growth whose last winner was the configured size: more data leaves no smaller
+  // size to prefer (the largest supported size is the configured one again).
+  const uint64_t configured = pool.options().dictionary_bytes();
+  if (options_.bulk_policy && !queued.first && !queued.drift &&
+      2 * state.trained_bytes > configured) {
+    return CandidateSearch::kLargest;
+  }
+  return CandidateSearch::kFull;
+}
+
 void AutoTrainer::Notify(const pool::Pool& pool) {
   const store::PoolCounters counters = pool.counters();
   const uint64_t raw = counters.raw_bytes;
@@ -55,6 +68,7 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
     state.next = options_.first_min_bytes == 0 || raw >= FullPoint(pool) ? UINT64_MAX
                                                                          : 2 * raw;
   }
+  state.raw_seen = raw;  // What a training queued for the pool would sample now.
   if (in_flight_.contains(pool.name())) return;
   // A reactivation attempt goes first; a training due now follows it in the queue.
   if (has_dictionary) Degraded(pool, raw, &state);
@@ -70,6 +84,8 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   queued.drift_trigger = state.drift_pending;
   queued.quick = options_.quick_first && !has_dictionary && queued.full;
   queued.first = !has_dictionary;
+  queued.search = SearchFor(pool, state, queued);
+  queued.sample_budget = manager_->SampleBudgetBytes(pool.options().dictionary_bytes());
   state.next = has_dictionary && queued.full ? UINT64_MAX : state.origin + 2 * since;
   if (state.drift_pending) {
     state.drift_pending = false;
@@ -179,6 +195,7 @@ void AutoTrainer::Run() {
       queued = std::move(*next);
       queue_.erase(next);
       running_.insert(queued.pool);
+      queued.raw_at_start = pools_[queued.pool_id].raw_seen;
     }
     TrainOne(queued);
   }
@@ -230,7 +247,7 @@ void AutoTrainer::TrainOne(const Queued& queued) {
   const std::string& pool = queued.pool;
   absl::StatusOr<v1::TrainDictionaryResponse> result = manager_->Train(
       pool, 0, /*activate=*/true, queued.drift ? "drift" : "auto", queued.sample_bytes,
-      queued.quick ? CandidateSearch::kQuick : CandidateSearch::kFull);
+      queued.search);
   if (result.ok()) {
     std::fprintf(stderr, "dictlogd: pool '%s': trained %sdictionary %u (%s)\n",
                  pool.c_str(), queued.quick ? "quick first " : "", result->dictionary().id(),
@@ -254,8 +271,14 @@ void AutoTrainer::Record(const Queued& queued,
   absl::MutexLock lock(&mu_);
   PoolState& state = pools_[queued.pool_id];
   // Trained at full size: grown; a quick first one keeps the next doubling (Notify set
-  // it) for the full search.
-  if (activated && queued.full && !queued.quick) state.next = UINT64_MAX;
+  // it) for the full search. bulk_policy: so is one that sampled the whole budget.
+  const uint64_t since_origin = queued.raw_at_start - std::min(queued.raw_at_start, state.origin);
+  const bool full_sample = options_.bulk_policy && !queued.drift && !queued.quick &&
+                           queued.sample_budget > 0 && since_origin >= queued.sample_budget;
+  if (activated && (queued.full || full_sample) && !queued.quick) state.next = UINT64_MAX;
+  if (activated && full_sample && !queued.full) ++done_.full_sample;
+  if (activated) state.trained_bytes = result->dictionary().size_bytes();
+  if (queued.search == CandidateSearch::kLargest) ++done_.narrowed;
   if (activated) {  // New data, new dictionary: a drift back may be tried at once.
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;

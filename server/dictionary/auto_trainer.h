@@ -25,6 +25,15 @@
 // search from the start (their samples are small, so it is cheap). A restart in
 // between forgets the full search still due.
 //
+// Bulk-load policy (bulk_policy; ADR 0029): a training that starts when the pool holds
+// its whole sample budget (the manager's SampleBudgetBytes: 1.6 MB for 16 KiB) counts
+// as the training at full size, however small the pool was when it was queued: once
+// activated, the pool is not grown (a growth would sample the same budget of the same
+// pool's newer records; a change in the data is drift's to find). A growth training of
+// a pool whose last automatic dictionary won at the configured size tries that size
+// only (CandidateSearch::kLargest: 2 or 3 candidates instead of 6 or 9). Drift
+// retrainings and their growth are unchanged.
+//
 // Drift (docs/dictionaries.md): a pool whose growth is done is checked after each
 // append: when its DriftTracker signal is degraded by at least its
 // drift_threshold_percent option (0: never), the pool's data starts again (its
@@ -95,6 +104,9 @@ struct AutoTrainerOptions {
   // search following at the pool's next doubling (above). Default false (dictlogd's
   // --auto_train_quick_first too: ADR 0023).
   bool quick_first = false;
+  // The bulk-load policy above. Default false (dictlogd's --auto_train_bulk_policy is
+  // true).
+  bool bulk_policy = false;
 };
 
 // What automatic training has done since start-up.
@@ -108,6 +120,10 @@ struct AutoTrainerStats {
   uint64_t drift_retrains = 0;  // Trainings that drift started (all pools).
   uint64_t drift_reactivations = 0;  // Earlier dictionaries activated again (all pools).
   uint64_t quick_first = 0;    // Quick first dictionaries trained (quick_first).
+  // bulk_policy: activated trainings whose full sample ended the pool's growth, and
+  // growth trainings that tried the configured size only.
+  uint64_t full_sample = 0;
+  uint64_t narrowed = 0;
 };
 
 // An activation by automatic training.
@@ -159,6 +175,10 @@ class AutoTrainer {
     bool reactivate = false;     // Not a training: ReactivateBest.
     bool quick = false;          // A quick first dictionary (CandidateSearch::kQuick).
     bool first = false;          // The pool had no dictionary when queued.
+    // The candidates to try (bulk_policy: kLargest for a growth, see above).
+    CandidateSearch search = CandidateSearch::kFull;
+    uint64_t sample_budget = 0;  // The manager's SampleBudgetBytes for the pool.
+    uint64_t raw_at_start = 0;   // The pool's raw bytes when the training started.
     // A reactivation's: where the degraded data began, and the first training point
     // from there (a growth on drifted data restarts there if one is activated).
     uint64_t restart_origin = 0;
@@ -184,6 +204,9 @@ class AutoTrainer {
     uint64_t drift_reactivations = 0;
     bool drifted = false;        // Trained on the data since `origin` only.
     bool drift_pending = false;  // The next training is the one drift starts.
+    uint64_t raw_seen = 0;       // The pool's raw bytes at its latest Notify.
+    // The size of the last dictionary automatic training activated (0: none).
+    uint64_t trained_bytes = 0;
   };
 
   void Run();
@@ -207,6 +230,9 @@ class AutoTrainer {
   // with a dictionary is still trained again (growth).
   uint64_t FirstPoint(const pool::Pool& pool) const;
   uint64_t FullPoint(const pool::Pool& pool) const;
+  // The candidate search of a training queued for `pool` in `state` (bulk_policy).
+  CandidateSearch SearchFor(const pool::Pool& pool, const PoolState& state,
+                            const Queued& queued) const;
 
   DictionaryManager* const manager_;
   const DriftTracker* const drift_;

@@ -92,6 +92,11 @@ class DictionaryManager {
       absl::string_view pool, uint32_t dictionary_bytes, bool activate,
       absl::string_view source, size_t sample_bytes = 0,
       CandidateSearch search = CandidateSearch::kFull) ABSL_LOCKS_EXCLUDED(mu_);
+  // The most payload bytes a training at `dictionary_bytes` samples: the sample budget
+  // (sample_budget_multiple x the size).
+  size_t SampleBudgetBytes(uint32_t dictionary_bytes) const {
+    return options_.sample_budget_multiple * dictionary_bytes;
+  }
   // Drift back (docs/dictionaries.md, "Drift"): compresses the pool's newest records of
   // about `sample_bytes` payload bytes with its active dictionary and with up to
   // kMaxReactivationCandidates of its earlier dictionaries (the newest ids; retired

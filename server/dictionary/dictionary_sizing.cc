@@ -31,6 +31,7 @@ std::vector<Candidate> Candidates(size_t sample_bytes, size_t configured_bytes,
     if (search == CandidateSearch::kQuick) break;
     out.push_back({bytes, Algorithm::kFastCover, 6});
     if (sample_bytes <= kMaxCoverSampleBytes) out.push_back({bytes, Algorithm::kCover, 8});
+    if (search == CandidateSearch::kLargest) break;
   }
   return out;
 }

@@ -47,11 +47,14 @@ struct Candidate {
 // largest supported size with fastCover d=8 (one training, a sixth to a ninth of
 // kFull's time): automatic training's first dictionary of a pool that already holds
 // full size, whose full search follows at the pool's next doubling (auto_trainer.h).
-enum class CandidateSearch { kFull, kQuick };
+// kLargest: every trainer setting at the largest supported size only (2 or 3
+// trainings): automatic growth of a pool whose last dictionary won at its configured
+// size, so that a larger sample has no smaller size left to prefer (ADR 0029).
+enum class CandidateSearch { kFull, kQuick, kLargest };
 
 // Every CandidateSizes size with fastCover d=8 (the trainer's default) and d=6, and,
 // on samples up to kMaxCoverSampleBytes, COVER d=8: at most 9 trainings, in that order.
-// kQuick: the first of them only.
+// kQuick: the first of them only; kLargest: those of the first size only.
 std::vector<Candidate> Candidates(size_t sample_bytes, size_t configured_bytes,
                                   CandidateSearch search = CandidateSearch::kFull);
 

@@ -50,6 +50,20 @@ TEST(CandidatesTest, QuickSearchIsTheFirstCandidateOnly) {
   EXPECT_THAT(Candidates(1024, 16 << 10, CandidateSearch::kQuick), IsEmpty());
 }
 
+// kLargest (growth after a configured-size winner): every trainer setting of the full
+// search at its first (largest) size, none of the halvings.
+TEST(CandidatesTest, LargestSearchIsTheFirstSizesSettingsOnly) {
+  const std::vector<Candidate> small = Candidates(200 << 10, 16 << 10, CandidateSearch::kLargest);
+  ASSERT_EQ(small.size(), 3u);
+  EXPECT_EQ(CandidateName(small[0]), "16384/fastcover-d8");
+  EXPECT_EQ(CandidateName(small[1]), "16384/fastcover-d6");
+  EXPECT_EQ(CandidateName(small[2]), "16384/cover-d8");
+  const std::vector<Candidate> large = Candidates(1 << 20, 16 << 10, CandidateSearch::kLargest);
+  ASSERT_EQ(large.size(), 2u);
+  EXPECT_EQ(CandidateName(large[1]), "16384/fastcover-d6");
+  EXPECT_THAT(Candidates(1024, 16 << 10, CandidateSearch::kLargest), IsEmpty());
+}
+
 TEST(CandidateSizesTest, TooLittleDataTriesNothing) {
   EXPECT_THAT(CandidateSizes(5 * 1024 - 1, 16 << 10), IsEmpty());
   EXPECT_THAT(CandidateSizes(0, 16 << 10), IsEmpty());

@@ -1,14 +1,18 @@
 // AutoTrainer's scheduling (issue 19): pools train concurrently, each on its own
 // thread, and a pool that already holds full size gets a quick first dictionary
-// followed by the full candidate search at its next doubling. Driven through LogEngine
+// followed by the full candidate search at its next doubling; the bulk-load policy
+// (ADR 0029) ends growth after a training on a full sample and narrows growth
+// searches. Driven through LogEngine
 // (real RocksDB, real zstd training); waits on conditions, no sleeps.
 #include "server/dictionary/auto_trainer.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "codec/test_dictionary.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
@@ -127,6 +131,71 @@ TEST_F(AutoTrainerTest, QuickSearchTriesOneCandidate) {
   ASSERT_TRUE(full.ok()) << full.status();
   EXPECT_TRUE(absl::StrContains(full->activation_note(), "16384/fastcover-d6"))
       << full->activation_note();
+}
+
+class BulkPolicyTest : public AutoTrainerTest {
+ protected:
+  void SetUp() override {
+    AutoTrainerTest::SetUp();
+    options_.auto_trainer.threads = 1;
+    options_.dictionaries.sample_budget_multiple = 10;  // 160 KiB.
+  }
+
+  // Queues pool "beta" early (~24 KB) while the only training thread is held in
+  // alpha's training, lets beta grow to ~264 KB (past the sample budget) before its
+  // training starts, then appends ~240 KB more to beta.
+  void TrainOnAFullSampleThenGrow() {
+    absl::Notification release;
+    bool first = true;  // Only the training thread calls the hook.
+    engine_->DictionaryManagerForTest().SetAfterStoreHookForTest([&](uint32_t) {
+      if (std::exchange(first, false)) release.WaitForNotification();  // alpha's.
+    });
+    AppendBatch("alpha", 200, 11);
+    AppendBatch("beta", 200, 12);   // Queued behind alpha at ~24 KB: not full size.
+    AppendBatch("beta", 2000, 13);  // Still queued: its sample will be the budget.
+    release.Notify();
+    ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
+    ASSERT_EQ(Dictionaries("beta").size(), 1u);
+    ASSERT_TRUE(Dictionaries("beta")[0].active());
+    AppendBatch("beta", 2000, 14);  // Past twice the ~24 KB beta was queued at.
+    ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
+    engine_->DictionaryManagerForTest().SetAfterStoreHookForTest(nullptr);
+  }
+};
+
+// A training whose sample was the whole budget is the pool's last growth training,
+// though the pool was queued far below full size.
+TEST_F(BulkPolicyTest, FullSampleEndsGrowth) {
+  options_.auto_trainer.bulk_policy = true;
+  Open();
+  TrainOnAFullSampleThenGrow();
+  EXPECT_EQ(Dictionaries("beta").size(), 1u);
+  EXPECT_EQ(engine_->AutoTrainingStats().full_sample, 1u);
+}
+
+// Without the policy the same pool is trained again at its next doubling.
+TEST_F(BulkPolicyTest, WithoutThePolicyAFullSampleIsGrownAgain) {
+  Open();
+  TrainOnAFullSampleThenGrow();
+  EXPECT_EQ(Dictionaries("beta").size(), 2u);
+  EXPECT_EQ(engine_->AutoTrainingStats().full_sample, 0u);
+}
+
+// A growth of a pool whose first dictionary won at the configured size (16 KiB, from
+// ~120 KB: below full size and below the sample budget) tries 16 KiB only.
+TEST_F(AutoTrainerTest, GrowthAfterAConfiguredSizeWinnerTriesThatSizeOnly) {
+  options_.auto_trainer.bulk_policy = true;
+  Open();
+  AppendBatch("alpha", 1000, 15);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  ASSERT_EQ(Dictionaries("alpha").size(), 1u);
+  ASSERT_EQ(Dictionaries("alpha")[0].size_bytes(), 16384u);
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 0u);  // First trainings search all.
+  AppendBatch("alpha", 2000, 16);  // Past twice: the growth at full size.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  ASSERT_EQ(Dictionaries("alpha").size(), 2u);
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 1u);
+  EXPECT_EQ(Dictionaries("alpha")[1].size_bytes(), 16384u);
 }
 
 }  // namespace
