@@ -252,7 +252,8 @@ ABSL_FLAG(int64_t, cluster_announce_interval_ms, 1000,
 ABSL_FLAG(int64_t, cluster_forward_attempt_ms, 1000,
           "cluster mode: a read forwarded to a replica that has not answered within this "
           "goes to the next replica (a stopped node still announced live), within the "
-          "caller's deadline; the last replica gets the rest of the caller's deadline");
+          "caller's deadline; the last replica gets the rest of the caller's deadline "
+          "(streams, Scan and Follow, get the caller's whole deadline on every replica)");
 ABSL_FLAG(int64_t, cluster_max_serving_lag_messages, 10000,
           "cluster mode: a built partition whose lag (messages behind the partition's end) "
           "stays above this for --cluster_serving_lag_grace_ms stops serving here (reads "

@@ -352,7 +352,8 @@ grpc::Status LogStoreService::Scan(grpc::ServerContext* context,
                                                         "); resume after the last id");
                             }
                             return status;
-                          })) {
+                          },
+                          ReadRouter::Span::kStream)) {  // Not cut at the attempt timeout.
     return *routed;
   }
   engine::ScanSpec spec;
@@ -473,9 +474,10 @@ grpc::Status LogStoreService::GetShardMap(grpc::ServerContext* context,
 
 std::optional<grpc::Status> LogStoreService::Route(grpc::ServerContext* context,
                                                    int32_t partition, absl::string_view method,
-                                                   const ReadRouter::PeerCall& call) const {
+                                                   const ReadRouter::PeerCall& call,
+                                                   ReadRouter::Span span) const {
   if (router_ == nullptr) return std::nullopt;
-  return router_->Route(*context, partition, method, call);
+  return router_->Route(*context, partition, method, call, span);
 }
 
 grpc::Status LogStoreService::MultiGetAcross(grpc::ServerContext* context,

@@ -80,8 +80,8 @@ class LogStoreService final : public v1::LogStore::Service {
                                     v1::MultiGetFramesResponse* response);
   // The router's answer for `partition` if it is not served here (read_router.h).
   std::optional<grpc::Status> Route(grpc::ServerContext* context, int32_t partition,
-                                    absl::string_view method,
-                                    const ReadRouter::PeerCall& call) const;
+                                    absl::string_view method, const ReadRouter::PeerCall& call,
+                                    ReadRouter::Span span = ReadRouter::Span::kCall) const;
 
   const EngineSlot& engine_;
   const CallAuth auth_;

@@ -111,11 +111,12 @@ ReadRouter::Split ReadRouter::SplitIds(const std::vector<std::string>& ids) cons
 
 std::optional<grpc::Status> ReadRouter::Route(const grpc::ServerContext& caller,
                                               int32_t partition, absl::string_view method,
-                                              const PeerCall& call) const {
+                                              const PeerCall& call, Span span) const {
   if (!enabled() || partition < 0) return std::nullopt;
   const cluster::Placement placement = Place(partition);
   if (placement.here) return std::nullopt;
   if (Direct(caller)) return NotServedHere(placement);
+  if (span == Span::kStream) return ForwardStream(caller, placement, method, call);
   return Forward(caller, placement, method, call);
 }
 

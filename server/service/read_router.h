@@ -69,10 +69,16 @@ class ReadRouter {
   };
   Split SplitIds(const std::vector<std::string>& ids) const;
 
+  // How long a forwarded call may take on a replica that is not the last: kCall, at
+  // most the attempt timeout (Forward); kStream, the caller's whole deadline
+  // (ForwardStream: a Scan runs as long as its records take to send).
+  enum class Span { kCall, kStream };
+
   // nullopt when this node serves `partition` (or it is -1, or single node); else the
   // answer: NotServedHere for a direct call, or the forwarded call's.
   std::optional<grpc::Status> Route(const grpc::ServerContext& caller, int32_t partition,
-                                    absl::string_view method, const PeerCall& call) const;
+                                    absl::string_view method, const PeerCall& call,
+                                    Span span = Span::kCall) const;
 
   // FAILED_PRECONDITION carrying NotServedHere{partition, addresses, epoch}; counted.
   grpc::Status NotServedHere(const cluster::Placement& placement) const;
@@ -92,7 +98,7 @@ class ReadRouter {
   grpc::Status Forward(const grpc::ServerContext& caller, const cluster::Placement& placement,
                        absl::string_view method, const PeerCall& call,
                        Repeat repeat = Repeat::kAllowed) const;
-  // Forward for a stream that lasts as long as its caller wants (Follow): every replica
+  // Forward for a stream that lasts as long as its caller wants (Follow, Scan): every replica
   // gets the caller's whole deadline (no attempt timeout), and the call to the replica
   // is cancelled with the caller's (grpc::ClientContext::FromServerContext), so a
   // caller that goes away ends the replica's stream too.

@@ -6,11 +6,14 @@
 #include "server/service/read_router.h"
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/server_builder.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "proto/dictlog.grpc.pb.h"
@@ -41,6 +44,45 @@ std::string PoolOn(int32_t partition) {
     if (cluster::PartitionOf(pool, kPartitions) == partition) return pool;
   }
 }
+
+// A replica that answers a Scan with one record and remembers the deadline the call
+// reached it with (gRPC carries the caller's deadline to the server).
+class ScanPeer final : public v1::LogStore::Service {
+ public:
+  ScanPeer() {
+    int port = 0;
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    if (server_ != nullptr && port > 0) address_ = "127.0.0.1:" + std::to_string(port);
+  }
+  ~ScanPeer() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+  grpc::Status Scan(grpc::ServerContext* context, const v1::ScanRequest*,
+                    grpc::ServerWriter<v1::ScanResponse>* writer) override {
+    {
+      absl::MutexLock lock(&mu_);
+      deadline_ = context->deadline();
+    }
+    v1::ScanResponse response;
+    response.add_records()->set_payload("from the peer");
+    writer->Write(response);
+    return grpc::Status::OK;
+  }
+  const std::string& address() const { return address_; }
+  std::chrono::system_clock::time_point deadline() const {
+    absl::MutexLock lock(&mu_);
+    return deadline_;
+  }
+
+ private:
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+  mutable absl::Mutex mu_;
+  std::chrono::system_clock::time_point deadline_ ABSL_GUARDED_BY(mu_);
+};
 
 struct Node {
   std::unique_ptr<engine::LogEngine> engine;
@@ -230,6 +272,35 @@ TEST_F(ReadRouterTest, ScanOfAPoolHeldElsewhereIsForwarded) {
   }
   ASSERT_TRUE(reader->Finish().ok());
   EXPECT_EQ(payloads, (std::vector<std::string>{"one 0", "one 1", "one 2"}));
+}
+
+// A forwarded Scan lasts as long as its records take to send: the replica gets the
+// caller's deadline, not the attempt timeout (1 s) that would end a long scan ABORTED
+// part-way on a replica that is not the last.
+TEST_F(ReadRouterTest, AForwardedScanHasTheCallersDeadlineOnEveryReplica) {
+  ScanPeer peer;
+  ASSERT_FALSE(peer.address().empty());
+  ASSERT_TRUE(FirstReplicaOfPartition1Is(peer.address()));  // Then b: not the last.
+  auto context = Authorized();
+  const auto caller_deadline = std::chrono::system_clock::now() + std::chrono::seconds(60);
+  context->set_deadline(caller_deadline);
+  v1::ScanRequest request;
+  request.set_pool(pool1_);
+  auto reader = stub_->Scan(context.get(), request);
+  std::vector<std::string> payloads;
+  v1::ScanResponse message;
+  while (reader->Read(&message)) {
+    for (const v1::Record& record : message.records()) payloads.push_back(record.payload());
+  }
+  const grpc::Status status = reader->Finish();
+  ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  EXPECT_EQ(payloads, std::vector<std::string>{"from the peer"});
+  EXPECT_GT(peer.deadline(), caller_deadline - std::chrono::seconds(10))
+      << "the replica got "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(
+             peer.deadline() - std::chrono::system_clock::now())
+             .count()
+      << " ms";
 }
 
 TEST_F(ReadRouterTest, ForwardedCallsCarryTheCallersToken) {
