@@ -174,7 +174,8 @@ ABSL_FLAG(int64_t, append_time_resolution_ms, 1000,
           "append times: calls to a pool within the same bucket of this many ms share "
           "the first one's time entry (0: an entry per call; ADR 0015)");
 ABSL_FLAG(int64_t, max_follow_streams, 32,
-          "most Follow streams (`dictlog tail -f`) at once; more are refused with "
+          "most Follow streams (`dictlog tail -f`) at once, in cluster mode those this "
+          "node proxies to a replica included; more are refused with "
           "RESOURCE_EXHAUSTED. Each holds a gRPC handler thread: keep it well below "
           "--grpc_max_threads");
 ABSL_FLAG(int64_t, follow_buffer_records, 1000,
