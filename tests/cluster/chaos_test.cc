@@ -21,9 +21,7 @@
 // events, a longer and larger load) for benchmarks/RESULTS.md; default: the short one
 // `make test` runs (SIGSTOP for 10 s, 4 s between events).
 #include <grpcpp/grpcpp.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +46,7 @@
 #include "proto/dictlog.grpc.pb.h"
 #include "tests/cluster/chaos_figures.h"
 #include "tests/cluster/cluster_test_environment.h"
+#include "tests/cluster/local_cluster.h"
 #include "tests/e2e/server_process.h"
 #include "training/files.h"
 
@@ -182,33 +181,13 @@ absl::Time WaitSettled(const std::set<std::string>& running, uint64_t min_epoch,
 // The schedule's own waits (how long a node stays killed or stopped; steady load).
 void SleepUntil(absl::Time when) { absl::SleepFor(when - absl::Now()); }
 
-// A loopback port free now (bound to port 0, then closed), as cluster.sh picks its own.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-// dictlogd-4: its port and brokers as cluster.sh keeps them for its own nodes, then
-// `cluster.sh start` with the 4-node list (the later flag wins).
+// dictlogd-4 on a free loopback port with the cluster's brokers, started with the
+// 4-node list (the later flag wins).
 absl::Status StartFourthNode() {
-  const std::string dir = cluster->dir() + "/dictlogd-4";
-  std::filesystem::create_directories(dir);
-  if (!std::filesystem::exists(dir + "/address")) {
-    std::ofstream(dir + "/address") << "127.0.0.1:" << FreePort() << "\n";
-    std::ofstream(dir + "/bootstrap") << cluster->bootstrap() << "\n";
-  }
-  return env->StartWith("dictlogd-4",
-                        "--cluster_nodes=dictlogd-1,dictlogd-2,dictlogd-3,dictlogd-4");
+  return testing::StartAddedNode(
+             *cluster, "dictlogd-4",
+             absl::StrCat(kFlags, " --cluster_nodes=dictlogd-1,dictlogd-2,dictlogd-3,dictlogd-4"))
+      .status();
 }
 
 // The loghub lines in the order `dictlog-bench load` appends them (files by name).
