@@ -7,7 +7,9 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "training/compact.h"
 #include "codec/dictionary.h"
@@ -133,6 +135,13 @@ absl::StatusOr<TrainResult> TrainTwoPasses(std::vector<std::string> train,
   return result;
 }
 
+// zstd's COVER trainer (cover.c, zstd 1.5.4 as Debian ships it) sorts through qsort()
+// with its context in a process-wide global (g_coverCtx): two COVER trainings at once
+// read each other's samples and crash the process (seen: dictlogd's two automatic
+// training threads next to a TrainDictionary call). They run one at a time; fastCover
+// keeps its state in its own context and runs unlocked.
+ABSL_CONST_INIT absl::Mutex cover_mu(absl::kConstInit);
+
 // zstd's trainer of `options.algorithm` into `dictionary` (its size the target); the
 // ZDICT result (a size or an error code).
 size_t Train(const TrainOptions& options, const std::string& joined,
@@ -147,6 +156,7 @@ size_t Train(const TrainOptions& options, const std::string& joined,
     params.steps = 4;
     params.nbThreads = 1;
     params.zParams = z;
+    absl::MutexLock lock(&cover_mu);
     return ZDICT_optimizeTrainFromBuffer_cover(dictionary->data(), dictionary->size(),
                                                joined.data(), sizes.data(), count, &params);
   }

@@ -3,7 +3,9 @@
 // search over k (segment size). TrainAndEvaluate adds what a pool needs before it
 // activates a dictionary: a held-out set, a second pass without the records that do
 // not compress, and an evaluation against the dictionary in use.
-// Stateless; safe to call from several threads.
+// Safe to call from several threads: fastCover trainings run in parallel, COVER ones
+// (TrainOptions::Algorithm::kCover) one at a time in the process (zstd 1.5.4's COVER
+// keeps its sort context in a global).
 #ifndef DICTLOG_TRAINING_TRAINER_H_
 #define DICTLOG_TRAINING_TRAINER_H_
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,36 @@ TEST(TrainerTest, CoverAndFastCoverWithDSixTrainWorkingDictionaries) {
     EXPECT_EQ(*codec::DictionaryIdOf(*dict), 40000u);
     EXPECT_TRUE(codec::EncoderDictionary::Create(*dict, 3).ok());
   }
+}
+
+// zstd 1.5.4's COVER sorts with its context in a global: trainings on several threads
+// at once crashed dictlogd (segfault in COVER_strict_cmp8) or trained on each other's
+// samples. Each thread's dictionaries must equal that corpus's trained alone.
+TEST(TrainerTest, CoverTrainingsOnSeveralThreadsAtOnceEqualTheirSoloResults) {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 3;
+  TrainOptions options{4096, 40000, 3};
+  options.algorithm = TrainOptions::Algorithm::kCover;
+  std::vector<std::vector<std::string>> corpora;
+  std::vector<std::string> alone;
+  for (int t = 0; t < kThreads; ++t) {
+    corpora.push_back(codec::SyntheticLogLines(1500, 10 + t));
+    absl::StatusOr<std::string> dict = TrainDictionary(corpora.back(), options);
+    ASSERT_TRUE(dict.ok()) << dict.status();
+    alone.push_back(*std::move(dict));
+  }
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        absl::StatusOr<std::string> dict = TrainDictionary(corpora[t], options);
+        if (!dict.ok() || *dict != alone[t]) ++mismatches[t];
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 TEST(TrainerTest, UnsupportedDIsInvalidArgument) {

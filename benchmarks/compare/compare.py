@@ -143,6 +143,13 @@ class Server:
         except OSError:
             return ""
 
+    def exit_report(self):
+        """If the process has exited: its exit status and log tail (else empty)."""
+        code = self.process.poll() if self.process is not None else None
+        if code is None:
+            return ""
+        return "\n%s had exited (status %d); its log:\n%s" % (self.name, code, self.log_tail())
+
     def signal(self, sig):
         self.process.send_signal(sig)
 
@@ -256,8 +263,11 @@ def select_files(args, work):
 
 def dictlog_json(args, server, *command):
     """`dictlog --format=json COMMAND...`: the JSON objects it prints, one a line."""
-    out = run([args.dictlog, "--server=" + server.address, "--format=json"] + list(command),
-              "dictlog " + " ".join(command))
+    try:
+        out = run([args.dictlog, "--server=" + server.address, "--format=json"] + list(command),
+                  "dictlog " + " ".join(command))
+    except CompareError as e:
+        raise CompareError(str(e) + server.exit_report()) from None
     return [json.loads(line) for line in out.decode("utf-8", "surrogateescape").splitlines()
             if line.strip()]
 

@@ -268,6 +268,8 @@ AdminAcks RecordLoad(const CyclePlan& plan, const CycleLoad& load, Totals* total
   if (!l.unexpected_error.empty()) {
     ++totals->check.admin_violations;
     totals->check.examples.push_back("lifecycle step failed: " + l.unexpected_error);
+    std::printf("    lifecycle step failed (pool %s): %s\n", plan.lifecycle_pool.c_str(),
+                l.unexpected_error.c_str());
   }
   if (l.dictionary_id != 0) {
     ++totals->dictionaries_trained;
