@@ -89,7 +89,13 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   state.next = has_dictionary && queued.full ? UINT64_MAX : state.origin + 2 * since;
   if (state.drift_pending) {
     state.drift_pending = false;
-    if (state.drift_backoff == 0) state.drift_backoff = FullPoint(pool);
+    // The least wait for a first drift, or one long after the last retraining (its
+    // dictionary lasted); otherwise the doubled wait Record left.
+    if (state.drift_backoff == 0 ||
+        raw - std::min(raw, state.drift_last) >= kDriftSettledMultiple * state.drift_backoff) {
+      state.drift_backoff = FullPoint(pool);
+    }
+    state.drift_last = raw;
     state.drift_not_before = raw + state.drift_backoff;
     ++state.drift_retrains;
     ++done_.drift_retrains;
@@ -285,7 +291,10 @@ void AutoTrainer::Record(const Queued& queued,
   }
   if (queued.drift_trigger) {
     if (activated) {
-      state.drift_backoff = 0;  // The next drift waits the least again.
+      // A gain on the drifted data, yet the next drift may come soon (data that
+      // alternates between formats): it waits twice as long, unless it comes after
+      // kDriftSettledMultiple x this wait (Notify).
+      state.drift_backoff *= 2;
     } else {
       // Nothing better for the drifted data: stop growing on it and wait twice as
       // long before the next drift retraining.

@@ -42,9 +42,11 @@
 // trained on its records since the origin only, and grown from there (at each doubling
 // of the data since the origin, up to full size), each candidate activated only on
 // measured gain. After a drift retraining, the next needs at least min_bytes_multiple
-// x the dictionary size of new appends, twice as much after each one that was not
-// activated (back-off), reset by one that was. One training per pool at a time, as
-// for all.
+// x the dictionary size of new appends, twice as much after each further one, activated
+// or not (back-off: data that alternates between formats drifts at every switch, and a
+// retraining on the newest burst always gains on it), back to the least for a drift
+// that comes kDriftSettledMultiple x the wait or more after the last retraining. One
+// training per pool at a time, as for all.
 //
 // Drift back: whenever a pool with a dictionary is degraded past its threshold (during
 // growth too, and before a drift retraining is due), the trainer first measures the
@@ -135,6 +137,10 @@ struct AutoActivation {
 
 class AutoTrainer {
  public:
+  // A drift this many times the current back-off after the last drift retraining
+  // counts as new: it waits the least again.
+  static constexpr uint64_t kDriftSettledMultiple = 8;
+
   // Called on the trainer's thread after a dictionary was activated, before the
   // trainer counts as idle again.
   using ActivationCallback = std::function<void(const AutoActivation& activation)>;
@@ -197,6 +203,7 @@ class AutoTrainer {
     // next back-off (0: not yet set).
     uint64_t drift_not_before = 0;
     uint64_t drift_backoff = 0;
+    uint64_t drift_last = 0;  // Raw bytes when the last drift retraining was queued.
     uint64_t drift_retrains = 0;
     // Back-off of reactivation attempts, like drift_not_before / drift_backoff.
     uint64_t reactivate_not_before = 0;

@@ -229,6 +229,24 @@ TEST_F(DriftTest, RetrainingWithoutGainBacksOff) {
   EXPECT_NE(Active("r").source(), "drift");
 }
 
+// Data that keeps alternating between two formats (as a bulk load of a file whose
+// sections differ, copied over and over: loghub's Hadoop in the scale comparison): A,
+// then bursts of B and A in turn. Each burst of B drifts, and a retraining on it
+// gains on that burst, so each activation used to reset the back-off and every burst
+// was trained again (a full candidate search each time): 6 retrainings in these 24
+// alternations (~1.9 MB). Retrainings are spaced at doubling intervals whether
+// activated or not: at most 4.
+TEST_F(DriftTest, AlternatingFormatsRetrainAtDoublingIntervals) {
+  Feed("alt", TemplateLines(2000, 60));
+  for (int burst = 0; burst < 24; ++burst) {
+    Feed("alt", JsonAccessLines(200, 61 + burst));   // ~40 KB of B.
+    Feed("alt", TemplateLines(250, 90 + burst));     // ~40 KB of A.
+  }
+  const v1::PoolInfo info = Info("alt");
+  EXPECT_GE(info.drift_retrains(), 1u);
+  EXPECT_LE(info.drift_retrains(), 4u);
+}
+
 // Automatic upkeep, opt-in: after the drift retraining is activated with a gain of
 // at least upkeep_min_gain_percent, the pool's older records are re-encoded with it
 // and the dictionaries nothing references any more (those of A) are retired. A pool
