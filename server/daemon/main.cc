@@ -136,6 +136,10 @@ ABSL_FLAG(bool, auto_train_bulk_policy, true,
           "training, however small the pool was when queued; a growth of a pool whose "
           "last dictionary won at the configured size tries that size only (ADR 0029); "
           "false: every growth, every size");
+ABSL_FLAG(int, auto_train_nice, 10,
+          "nice value of the automatic training threads (and of the re-encode jobs they "
+          "start), 0..19: background training takes the CPU appends and reads leave "
+          "(ADR 0034); 0: as the server's other threads");
 ABSL_FLAG(int64_t, drift_window_bytes, 32768,
           "drift signal: the ratio of each pool's last this many payload bytes of appends "
           "with its active dictionary, against the ratio the dictionary was activated "
@@ -405,6 +409,7 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
                        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))));
   options.auto_trainer.quick_first = absl::GetFlag(FLAGS_auto_train_quick_first);
   options.auto_trainer.bulk_policy = absl::GetFlag(FLAGS_auto_train_bulk_policy);
+  options.auto_trainer.nice = std::clamp(absl::GetFlag(FLAGS_auto_train_nice), 0, 19);
   options.recompress_first_dictionary = absl::GetFlag(FLAGS_recompress_first_dictionary);
   options.raw_before_dictionary_bytes = static_cast<uint64_t>(
       std::max<int64_t>(0, absl::GetFlag(FLAGS_raw_before_dictionary_bytes)));

@@ -1,7 +1,13 @@
 #include "server/dictionary/auto_trainer.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -188,6 +194,11 @@ std::deque<AutoTrainer::Queued>::iterator AutoTrainer::NextRunnable() {
 }
 
 void AutoTrainer::Run() {
+  if (options_.nice != 0 &&
+      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), options_.nice) != 0) {
+    std::fprintf(stderr, "dictlogd: automatic training: cannot set nice %d: %s\n",
+                 options_.nice, std::strerror(errno));
+  }
   while (true) {
     Queued queued;
     {

@@ -109,6 +109,10 @@ struct AutoTrainerOptions {
   // The bulk-load policy above. Default false (dictlogd's --auto_train_bulk_policy is
   // true).
   bool bulk_policy = false;
+  // The training threads' nice value (Linux: per thread; 0 leaves them as created;
+  // threads they start, e.g. a re-encode job's, inherit it): trainings take the CPU
+  // that appends and reads leave. Default 0 (dictlogd's --auto_train_nice: 10).
+  int nice = 0;
 };
 
 // What automatic training has done since start-up.

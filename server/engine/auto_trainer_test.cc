@@ -6,6 +6,11 @@
 // (real RocksDB, real zstd training); waits on conditions, no sleeps.
 #include "server/dictionary/auto_trainer.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -196,6 +201,23 @@ TEST_F(AutoTrainerTest, GrowthAfterAConfiguredSizeWinnerTriesThatSizeOnly) {
   ASSERT_EQ(Dictionaries("alpha").size(), 2u);
   EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 1u);
   EXPECT_EQ(Dictionaries("alpha")[1].size_bytes(), 16384u);
+}
+
+// The training threads run at the configured nice value (dictlogd's --auto_train_nice),
+// the thread that appends keeps its own. The hook runs on the training thread, once the
+// dictionary is stored.
+TEST_F(AutoTrainerTest, TrainingsRunAtTheConfiguredNiceValue) {
+  const int own = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+  options_.auto_trainer.nice = own + 7;
+  Open();
+  std::atomic<int> seen{-100};
+  engine_->DictionaryManagerForTest().SetAfterStoreHookForTest([&](uint32_t) {
+    seen = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+  });
+  AppendBatch("niced", 2000, 7);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
+  EXPECT_EQ(seen.load(), own + 7);
+  EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid))), own);
 }
 
 }  // namespace
