@@ -40,6 +40,12 @@ uint64_t AutoTrainer::FullPoint(const pool::Pool& pool) const {
   return options_.min_bytes_multiple * pool.options().dictionary_bytes();
 }
 
+bool AutoTrainer::SamplesFullBudget(const Queued& queued, const PoolState& state) const {
+  const uint64_t since_origin = queued.raw_at_start - std::min(queued.raw_at_start, state.origin);
+  return options_.bulk_policy && !queued.drift && !queued.quick && !queued.reactivate &&
+         queued.sample_budget > 0 && since_origin >= queued.sample_budget;
+}
+
 uint64_t AutoTrainer::FirstPoint(const pool::Pool& pool) const {
   const uint64_t full = FullPoint(pool);
   return options_.first_min_bytes == 0 ? full : std::min(options_.first_min_bytes, full);
@@ -212,7 +218,9 @@ void AutoTrainer::Run() {
       queued = std::move(*next);
       queue_.erase(next);
       running_.insert(queued.pool);
-      queued.raw_at_start = pools_[queued.pool_id].raw_seen;
+      const PoolState& state = pools_[queued.pool_id];
+      queued.raw_at_start = state.raw_seen;
+      if (SamplesFullBudget(queued, state)) queued.search = CandidateSearch::kLargest;
     }
     TrainOne(queued);
   }
@@ -289,9 +297,7 @@ void AutoTrainer::Record(const Queued& queued,
   PoolState& state = pools_[queued.pool_id];
   // Trained at full size: grown; a quick first one keeps the next doubling (Notify set
   // it) for the full search. bulk_policy: so is one that sampled the whole budget.
-  const uint64_t since_origin = queued.raw_at_start - std::min(queued.raw_at_start, state.origin);
-  const bool full_sample = options_.bulk_policy && !queued.drift && !queued.quick &&
-                           queued.sample_budget > 0 && since_origin >= queued.sample_budget;
+  const bool full_sample = SamplesFullBudget(queued, state);
   if (activated && (queued.full || full_sample) && !queued.quick) state.next = UINT64_MAX;
   if (activated && full_sample && !queued.full) ++done_.full_sample;
   if (activated) state.trained_bytes = result->dictionary().size_bytes();

@@ -29,10 +29,11 @@
 // its whole sample budget (the manager's SampleBudgetBytes: 1.6 MB for 16 KiB) counts
 // as the training at full size, however small the pool was when it was queued: once
 // activated, the pool is not grown (a growth would sample the same budget of the same
-// pool's newer records; a change in the data is drift's to find). A growth training of
-// a pool whose last automatic dictionary won at the configured size tries that size
-// only (CandidateSearch::kLargest: 2 or 3 candidates instead of 6 or 9). Drift
-// retrainings and their growth are unchanged.
+// pool's newer records; a change in the data is drift's to find), and it tries the
+// largest supported size only (CandidateSearch::kLargest: on such a sample the
+// configured size, fastCover d=8 and d=6; ADR 0035). A growth training of a pool whose
+// last automatic dictionary won at the configured size tries that size only too (2 or
+// 3 candidates instead of 6 or 9). Drift retrainings and their growth are unchanged.
 //
 // Drift (docs/dictionaries.md): a pool whose growth is done is checked after each
 // append: when its DriftTracker signal is degraded by at least its
@@ -234,6 +235,10 @@ class AutoTrainer {
   // caller queues that training behind the attempt when it is due).
   bool Degraded(const pool::Pool& pool, uint64_t raw_bytes, PoolState* state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // bulk_policy: whether `queued`, starting now (raw_at_start set), samples the pool's
+  // whole sample budget since its origin (not a drift retraining, quick first or
+  // reactivation).
+  bool SamplesFullBudget(const Queued& queued, const PoolState& state) const;
   // The drift retraining part of Degraded: data starts again `back` bytes ago.
   void MarkDrift(const pool::Pool& pool, uint64_t raw_bytes, uint64_t back,
                  const DriftSignal& signal, PoolState* state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -169,21 +169,26 @@ class BulkPolicyTest : public AutoTrainerTest {
 };
 
 // A training whose sample was the whole budget is the pool's last growth training,
-// though the pool was queued far below full size.
+// though the pool was queued far below full size, and it tried the configured size
+// only (ADR 0035; alpha's first training, on ~24 KB, searched every size).
 TEST_F(BulkPolicyTest, FullSampleEndsGrowth) {
   options_.auto_trainer.bulk_policy = true;
   Open();
   TrainOnAFullSampleThenGrow();
   EXPECT_EQ(Dictionaries("beta").size(), 1u);
+  EXPECT_EQ(Dictionaries("beta")[0].size_bytes(), 16384u);
   EXPECT_EQ(engine_->AutoTrainingStats().full_sample, 1u);
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 1u);
 }
 
-// Without the policy the same pool is trained again at its next doubling.
+// Without the policy the same pool is trained again at its next doubling, and every
+// training searches every size.
 TEST_F(BulkPolicyTest, WithoutThePolicyAFullSampleIsGrownAgain) {
   Open();
   TrainOnAFullSampleThenGrow();
   EXPECT_EQ(Dictionaries("beta").size(), 2u);
   EXPECT_EQ(engine_->AutoTrainingStats().full_sample, 0u);
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 0u);
 }
 
 // A growth of a pool whose first dictionary won at the configured size (16 KiB, from
