@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# prof.sh NAME BIN_DIR STORAGE_OPTIONS COPIES: compare's record+dict steps by hand
+# profile.sh NAME BIN_DIR STORAGE_OPTIONS COPIES: compare's record+dict steps by hand
 # (load, wait for dictionaries, recompress every pool, restart) with perf on dictlogd
-# during the load and during the final form. Outputs under /tmp/ingest3_prof/NAME.
+# during the load and during the final form. Outputs under $PROFILE_OUT/NAME (default
+# /tmp/ingest3_prof; RESULTS.md's "Bulk-load trainer policy" used /tmp/trainer_prof).
 set -euo pipefail
 name=$1 bin=$2 options=$3 copies=$4; shift 4
-out=/tmp/ingest3_prof/$name
+out=${PROFILE_OUT:-/tmp/ingest3_prof}/$name
 rm -rf "$out"; mkdir -p "$out"
 echo "default_pool_options { $options }" > "$out/config.textproto"
 pid=
