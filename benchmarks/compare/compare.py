@@ -48,6 +48,10 @@ CONFIGS = [
      "block_bytes": 4096, "dictionary": True},
     {"name": "rocksdb_dict16k", "server": "compare_server", "storage": "rocksdb",
      "block_bytes": 16384, "dictionary": True},
+    # RocksDB with uncompressed blocks: what a lookup costs with nothing to decompress
+    # (compare_report.lookup_bounds); not one of the scale mode's defaults.
+    {"name": "rocksdb_plain", "server": "compare_server", "storage": "rocksdb",
+     "block_bytes": 4096, "dictionary": False, "uncompressed": True},
     {"name": "null", "server": "compare_server", "storage": "none", "dictionary": False},
 ]
 CONFIG_NAMES = [c["name"] for c in CONFIGS]
@@ -405,7 +409,8 @@ def server_argv(config, args, work):
             "--block_bytes=%d" % config.get("block_bytes", 4096),
             "--data_dir=" + os.path.join(work, "db"),
             "--stats_out=" + os.path.join(work, "stats.json"),
-            "--block_cache_mb=%d" % args.block_cache_mb]
+            "--block_cache_mb=%d" % args.block_cache_mb] + \
+        (["--uncompressed"] if config.get("uncompressed") else [])
 
 
 def finalize(config, args, server, work):
@@ -541,13 +546,15 @@ def write_outputs(args, rows, details, started_machine, command, conditions):
         "rounds": args.rounds, "machine_at_start": started_machine,
         "machine_at_end": machine_line(), "rows": rows, "targets": goals,
         "versus_rocksdb": compare_report.versus_rocksdb(rows),
+        "lookup_bounds": compare_report.lookup_bounds(rows),
         # compare_server's own report per configuration (rocksdb_dict: SST properties).
         "compare_server": details,
     }
     paths = {name: os.path.join(args.out, args.prefix + ext)
              for name, ext in (("md", ".md"), ("csv", ".csv"), ("json", ".json"))}
     with open(paths["md"], "w") as f:
-        f.write(table + "\n" + compare_report.targets_markdown(goals))
+        f.write(table + "\n" + compare_report.targets_markdown(goals) +
+                compare_report.bounds_markdown(compare_report.lookup_bounds(rows)))
     with open(paths["csv"], "w") as f:
         f.write(compare_report.to_csv(rows))
     try:
@@ -560,7 +567,8 @@ def write_outputs(args, rows, details, started_machine, command, conditions):
     with open(paths["json"], "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
-    sys.stdout.write(table + "\n" + compare_report.targets_markdown(goals))
+    sys.stdout.write(table + "\n" + compare_report.targets_markdown(goals) +
+                     compare_report.bounds_markdown(compare_report.lookup_bounds(rows)))
     progress("wrote %s" % ", ".join(list(paths.values()) + summary["charts"]))
 
 

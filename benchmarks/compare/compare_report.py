@@ -295,6 +295,36 @@ def versus_rocksdb(rows):
     return out
 
 
+def lookup_bounds(rows):
+    """What a RocksDB lookup costs with nothing to decompress, from the rocksdb_plain
+    configuration (uncompressed blocks, same keys, cache and front end), beside the
+    read targets: each read rate of record+dict, block2k+dict and rocksdb_dict as a
+    fraction of rocksdb_plain's, and rocksdb_plain's against the null handler and
+    rocksdb_dict (the most any configuration on RocksDB could reach for the Get and
+    MultiGet targets). Empty without rocksdb_plain."""
+    by = {row["config"]: row for row in rows}
+    plain = by.get("rocksdb_plain")
+    if plain is None:
+        return []
+    out = []
+    for key, what in (("get_ops_s", "Get ops/s"), ("multiget_records_s", "MultiGet(64) rec/s")):
+        for config in ("record+dict", "block2k+dict", "rocksdb_dict", "null"):
+            if config not in by or not by[config][key] or not plain[key]:
+                continue
+            out.append({"bound": "%s:%s_vs_rocksdb_plain" % (key, config),
+                        "what": "%s: %s / rocksdb_plain" % (what, config),
+                        "factor": round(by[config][key] / plain[key], 3)})
+    return out
+
+
+def bounds_markdown(entries):
+    if not entries:
+        return ""
+    lines = ["| read rate against rocksdb_plain | factor |", "|---|---:|"]
+    lines += ["| %s | %.3f |" % (e["what"], e["factor"]) for e in entries]
+    return "\n".join(lines) + "\n"
+
+
 def targets_markdown(entries):
     lines = ["| target | measured | needed | result |", "|---|---:|---:|---|"]
     for t in entries:

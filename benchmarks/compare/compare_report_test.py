@@ -112,6 +112,23 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(versus[0]["get_factor"], 1.2)
         self.assertEqual(compare_report.versus_rocksdb([row("record")]), [])
 
+    def test_lookup_bounds(self):
+        rows = [row("record+dict", get=900.0, multiget=30000.0),
+                row("rocksdb_dict", server="compare_server", get=800.0, multiget=15000.0),
+                row("rocksdb_plain", server="compare_server", get=1000.0, multiget=40000.0),
+                row("null", server="compare_server", ratio_stored=0, get=2000.0,
+                    multiget=100000.0)]
+        bounds = {b["bound"]: b["factor"] for b in compare_report.lookup_bounds(rows)}
+        self.assertEqual(bounds["get_ops_s:record+dict_vs_rocksdb_plain"], 0.9)
+        self.assertEqual(bounds["get_ops_s:null_vs_rocksdb_plain"], 2.0)
+        self.assertEqual(bounds["multiget_records_s:record+dict_vs_rocksdb_plain"], 0.75)
+        self.assertEqual(bounds["multiget_records_s:rocksdb_dict_vs_rocksdb_plain"], 0.375)
+        self.assertNotIn("get_ops_s:block2k+dict_vs_rocksdb_plain", bounds)  # Not run.
+        self.assertIn("| Get ops/s: record+dict / rocksdb_plain | 0.900 |",
+                      compare_report.bounds_markdown(compare_report.lookup_bounds(rows)))
+        self.assertEqual(compare_report.lookup_bounds(rows[:2]), [])
+        self.assertEqual(compare_report.bounds_markdown([]), "")
+
 
 def scale_row(name, server="dictlogd", sst=2000, multiget=20000.0, load_s=8.0,
               finalize_s=2.0, rss=100 << 20):

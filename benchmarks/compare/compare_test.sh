@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 PYTHON=/usr/bin/python3 "$runfiles/benchmarks/compare/compare" \
   --dir="${TEST_SRCDIR}/loghub" --files=HDFS,Spark --mode=quick --duration=1s --rounds=2 \
-  --concurrency=4 --configs=record+dict,rocksdb_dict,null --out="$work/out" \
+  --concurrency=4 --configs=record+dict,rocksdb_dict,rocksdb_plain,null --out="$work/out" \
   >"$work/stdout" 2>"$work/stderr" || { cat "$work/stderr"; fail "compare failed"; }
 cat "$work/stdout"
 grep -q "\[compare .*\] record+dict: waiting for dictionaries" "$work/stderr" ||
@@ -27,7 +27,7 @@ out, logs = sys.argv[1], sys.argv[2]
 records = sum(len(open(os.path.join(logs, f), "rb").read().rstrip(b"\n").split(b"\n"))
               for f in ("HDFS.log", "Spark.log"))
 rows = list(csv.DictReader(open(os.path.join(out, "compare.csv"))))
-assert [r["config"] for r in rows] == ["record+dict", "rocksdb_dict", "null"], rows
+assert [r["config"] for r in rows] == ["record+dict", "rocksdb_dict", "rocksdb_plain", "null"], rows
 for r in rows:
     assert int(r["records"]) == records, r
     assert int(r["get_errors"]) == 0 and int(r["multiget_errors"]) == 0, r
@@ -48,6 +48,15 @@ rocks = summary["compare_server"]["rocksdb_dict"]
 assert rocks["backend"] == "rocksdb_dict" and summary["compare_server"]["null"]["backend"] == "null"
 assert rocks["compression"] == "ZSTD" and "max_dict_bytes=16384" in rocks["compression_options"], rocks
 assert "zstd_max_train_bytes=1600000" in rocks["compression_options"], rocks
+# rocksdb_plain: the same backend with uncompressed blocks, stored at about raw size.
+plain = summary["compare_server"]["rocksdb_plain"]
+assert plain["compression"] == "NoCompression", plain
+assert 0.5 < by["rocksdb_plain"]["ratio"] < 1.2, by["rocksdb_plain"]
+bounds = {b["bound"]: b["factor"] for b in summary["lookup_bounds"]}
+for name in ("get_ops_s:record+dict_vs_rocksdb_plain", "multiget_records_s:null_vs_rocksdb_plain"):
+    assert bounds[name] > 0, summary["lookup_bounds"]
+grep_md = open(os.path.join(out, "compare.md")).read()
+assert "| read rate against rocksdb_plain | factor |" in grep_md, grep_md
 targets = {t["target"]: t for t in summary["targets"]}
 for name in ("multiget_records_vs_get", "get_vs_null"):
     assert targets[name]["measured"] > 0 and targets[name]["pass"] in (True, False), targets[name]

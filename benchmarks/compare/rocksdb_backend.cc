@@ -54,10 +54,14 @@ rocksdb::Options RocksDbBackendDbOptions(const RocksDbBackendOptions& options) {
   rocksdb::Options db;
   db.create_if_missing = true;
   db.error_if_exists = true;
-  db.compression = rocksdb::kZSTD;
-  db.compression_opts = DictionaryCompression(options);
-  db.bottommost_compression = rocksdb::kZSTD;
-  db.bottommost_compression_opts = DictionaryCompression(options);
+  const rocksdb::CompressionType type =
+      options.uncompressed ? rocksdb::kNoCompression : rocksdb::kZSTD;
+  db.compression = type;
+  db.bottommost_compression = type;
+  if (!options.uncompressed) {
+    db.compression_opts = DictionaryCompression(options);
+    db.bottommost_compression_opts = DictionaryCompression(options);
+  }
   rocksdb::BlockBasedTableOptions table;
   table.block_size = options.block_bytes;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));

@@ -3,7 +3,8 @@
 // compressed by zstd with per-SST dictionaries (CompressionOptions max_dict_bytes,
 // zstd_max_train_bytes), the same at every level and at the bottommost one; a bloom
 // filter of 10 bits per key and an LRU cache of uncompressed blocks, as dictlog's
-// records column family has.
+// records column family has. With `uncompressed` the blocks are stored as they are
+// (rocksdb_plain: what a RocksDB lookup costs with no decompression at all).
 //
 // Thread safety: safe for concurrent calls (RocksDB's own; ids from a SeqAllocator).
 #ifndef DICTLOG_BENCHMARKS_COMPARE_ROCKSDB_BACKEND_H_
@@ -32,6 +33,8 @@ struct RocksDbBackendOptions {
   uint32_t zstd_max_train_bytes = 1600 * 1000;
   // Block cache (uncompressed blocks). Default 8 MiB, RocksDB's own default.
   size_t block_cache_bytes = 8 << 20;
+  // No compression at any level (max_dict_bytes and zstd_max_train_bytes unused).
+  bool uncompressed = false;
 };
 
 class RocksDbBackend : public Backend {

@@ -10,10 +10,12 @@
 namespace dictlog::compare {
 namespace {
 
-std::unique_ptr<RocksDbBackend> OpenFresh(uint32_t max_dict_bytes, const std::string& suffix) {
+std::unique_ptr<RocksDbBackend> OpenFresh(uint32_t max_dict_bytes, const std::string& suffix,
+                                          bool uncompressed = false) {
   RocksDbBackendOptions options;
   options.path = FreshTestDir(suffix);
   options.max_dict_bytes = max_dict_bytes;
+  options.uncompressed = uncompressed;
   absl::StatusOr<std::unique_ptr<RocksDbBackend>> backend = RocksDbBackend::Open(options);
   EXPECT_TRUE(backend.ok()) << backend.status();
   return backend.ok() ? *std::move(backend) : nullptr;
@@ -114,6 +116,23 @@ TEST(RocksDbBackendTest, DictionaryOptionsTakeEffect) {
   EXPECT_NEAR(JsonInt(dict, "data_blocks"), raw / 4096, raw / 4096 / 5 + 2) << dict;
   EXPECT_LT(JsonInt(dict, "data_bytes"), JsonInt(plain, "data_bytes")) << dict << plain;
   EXPECT_GT(JsonInt(dict, "stored_bytes"), 0);
+}
+
+// rocksdb_plain: blocks stored as they are; its data bytes are the raw bytes and more
+// (keys, block trailers), far above the compressed form's.
+TEST(RocksDbBackendTest, UncompressedStoresBlocksAsTheyAre) {
+  const std::vector<std::string> lines = LoghubLines("HDFS.log");
+  ASSERT_GE(lines.size(), 1000u);
+  std::unique_ptr<RocksDbBackend> plain = OpenFresh(16 * 1024, "-none", /*uncompressed=*/true);
+  std::unique_ptr<RocksDbBackend> zstd = OpenFresh(0, "-zstd");
+  ASSERT_TRUE(plain != nullptr && zstd != nullptr);
+  const std::string none = LoadAndMeasure(*plain, lines);
+  const std::string compressed = LoadAndMeasure(*zstd, lines);
+  EXPECT_NE(none.find("\"compression\":\"NoCompression\""), std::string::npos) << none;
+  EXPECT_GE(JsonInt(none, "data_bytes"), JsonInt(none, "raw_value_bytes")) << none;
+  EXPECT_GT(JsonInt(none, "data_bytes"), 2 * JsonInt(compressed, "data_bytes"))
+      << none << compressed;
+  EXPECT_EQ(JsonInt(none, "records"), static_cast<int64_t>(lines.size()));
 }
 
 }  // namespace

@@ -34,6 +34,9 @@ ABSL_FLAG(int, block_bytes, 4096, "rocksdb_dict: BlockBasedTable block_size");
 ABSL_FLAG(int, max_dict_bytes, 16 * 1024, "rocksdb_dict: zstd dictionary size (0: none)");
 ABSL_FLAG(int, zstd_max_train_bytes, 1600 * 1000, "rocksdb_dict: dictionary training input");
 ABSL_FLAG(int, block_cache_mb, 8, "rocksdb_dict: cache of uncompressed blocks, MiB");
+ABSL_FLAG(bool, uncompressed, false,
+          "rocksdb_dict: store blocks uncompressed (no zstd, no dictionary; the "
+          "rocksdb_plain configuration: RocksDB's lookup cost alone)");
 ABSL_FLAG(int, max_request_bytes, 64 << 20, "largest gRPC request message, in bytes");
 
 namespace dictlog::compare {
@@ -57,6 +60,7 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend() {
   options.zstd_max_train_bytes =
       static_cast<uint32_t>(absl::GetFlag(FLAGS_zstd_max_train_bytes));
   options.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb)) << 20;
+  options.uncompressed = absl::GetFlag(FLAGS_uncompressed);
   ASSIGN_OR_RETURN(std::unique_ptr<RocksDbBackend> backend, RocksDbBackend::Open(options));
   return std::unique_ptr<Backend>(std::move(backend));
 }
