@@ -535,6 +535,7 @@ def write_outputs(args, rows, details, started_machine, command, conditions):
     scale = compare_report.scale_table(rows)
     if scale:
         table += "\n" + scale
+    bounds = compare_report.lookup_bounds(rows)
     goals = compare_report.targets(
         rows, rss_budget_bytes=(args.block_cache_mb << 20) + DICTIONARY_CACHE_BYTES)
     summary = {
@@ -546,15 +547,16 @@ def write_outputs(args, rows, details, started_machine, command, conditions):
         "rounds": args.rounds, "machine_at_start": started_machine,
         "machine_at_end": machine_line(), "rows": rows, "targets": goals,
         "versus_rocksdb": compare_report.versus_rocksdb(rows),
-        "lookup_bounds": compare_report.lookup_bounds(rows),
+        "lookup_bounds": bounds,
         # compare_server's own report per configuration (rocksdb_dict: SST properties).
         "compare_server": details,
     }
+    markdown = (table + "\n" + compare_report.targets_markdown(goals) +
+                compare_report.bounds_markdown(bounds))
     paths = {name: os.path.join(args.out, args.prefix + ext)
              for name, ext in (("md", ".md"), ("csv", ".csv"), ("json", ".json"))}
     with open(paths["md"], "w") as f:
-        f.write(table + "\n" + compare_report.targets_markdown(goals) +
-                compare_report.bounds_markdown(compare_report.lookup_bounds(rows)))
+        f.write(markdown)
     with open(paths["csv"], "w") as f:
         f.write(compare_report.to_csv(rows))
     try:
@@ -567,8 +569,7 @@ def write_outputs(args, rows, details, started_machine, command, conditions):
     with open(paths["json"], "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
-    sys.stdout.write(table + "\n" + compare_report.targets_markdown(goals) +
-                     compare_report.bounds_markdown(compare_report.lookup_bounds(rows)))
+    sys.stdout.write(markdown)
     progress("wrote %s" % ", ".join(list(paths.values()) + summary["charts"]))
 
 

@@ -298,10 +298,9 @@ def versus_rocksdb(rows):
 def lookup_bounds(rows):
     """What a RocksDB lookup costs with nothing to decompress, from the rocksdb_plain
     configuration (uncompressed blocks, same keys, cache and front end), beside the
-    read targets: each read rate of record+dict, block2k+dict and rocksdb_dict as a
-    fraction of rocksdb_plain's, and rocksdb_plain's against the null handler and
-    rocksdb_dict (the most any configuration on RocksDB could reach for the Get and
-    MultiGet targets). Empty without rocksdb_plain."""
+    read targets: each Get and MultiGet rate of record+dict, block2k+dict, rocksdb_dict
+    and null as a fraction of rocksdb_plain's (null's factor says how far below the
+    null handler any configuration on RocksDB stays). Empty without rocksdb_plain."""
     by = {row["config"]: row for row in rows}
     plain = by.get("rocksdb_plain")
     if plain is None:

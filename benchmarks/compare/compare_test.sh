@@ -55,8 +55,8 @@ assert 0.5 < by["rocksdb_plain"]["ratio"] < 1.2, by["rocksdb_plain"]
 bounds = {b["bound"]: b["factor"] for b in summary["lookup_bounds"]}
 for name in ("get_ops_s:record+dict_vs_rocksdb_plain", "multiget_records_s:null_vs_rocksdb_plain"):
     assert bounds[name] > 0, summary["lookup_bounds"]
-grep_md = open(os.path.join(out, "compare.md")).read()
-assert "| read rate against rocksdb_plain | factor |" in grep_md, grep_md
+markdown = open(os.path.join(out, "compare.md")).read()
+assert "| read rate against rocksdb_plain | factor |" in markdown, markdown
 targets = {t["target"]: t for t in summary["targets"]}
 for name in ("multiget_records_vs_get", "get_vs_null"):
     assert targets[name]["measured"] > 0 and targets[name]["pass"] in (True, False), targets[name]
