@@ -82,8 +82,9 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   }
   state.raw_seen = raw;  // What a training queued for the pool would sample now.
   if (in_flight_.contains(pool.name())) return;
-  // A reactivation attempt goes first; a training due now follows it in the queue.
-  if (has_dictionary) Degraded(pool, raw, &state);
+  // A reactivation attempt goes first; a training due now is queued by a later
+  // Notify, once the attempt's outcome is known (it may end a drift: ReactivateOne).
+  if (has_dictionary && Degraded(pool, raw, &state)) return;
   if (state.next == UINT64_MAX || raw < state.next) return;
   // Failed, unactivated and growth attempts all wait for 2x data (since the origin);
   // a dictionary trained at full size is not grown again.
@@ -119,7 +120,7 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
 bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* state) {
   if (drift_ == nullptr) return false;
   const uint32_t active = pool.active_dictionary_id();
-  const double evaluated = manager_->EvaluatedRatio(active);
+  const double evaluated = manager_->DriftReferenceRatio(active);
   const DriftSignal signal = drift_->Signal(pool.id(), active, evaluated);
   if (evaluated == 0 && signal.full) {  // Imported: keep its first window's ratio.
     manager_->RecordFirstWindowRatio(active, signal.activation_ratio).IgnoreError();
@@ -243,10 +244,17 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
   absl::MutexLock lock(&mu_);
   PoolState& state = pools_[queued.pool_id];
   if (activated) {
-    // A drift retraining pending goes on, gated against this one. A growth on drifted
-    // data restarts where the data changed back: grown on the burst and the return
-    // together, it would fit neither.
-    if (state.drifted && !state.drift_pending) {
+    if (result->replaced_drift) {
+      // Back from a burst to data an earlier dictionary was made for: the drift is
+      // over. No retraining is pending and nothing grows on the drifted data (trained
+      // on the return alone, a candidate fits a slice of what that dictionary covers).
+      state.drift_pending = false;
+      state.drifted = false;
+      state.next = UINT64_MAX;
+    } else if (state.drifted && !state.drift_pending) {
+      // A drift retraining pending goes on, gated against this one. A growth on
+      // drifted data restarts where the data changed back: grown on the burst and the
+      // return together, it would fit neither.
       state.origin = queued.restart_origin;
       state.next = queued.restart_next;
     }
@@ -259,11 +267,8 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
         state.reactivate_backoff == 0 ? drift_->window_bytes() : 2 * state.reactivate_backoff;
     state.reactivate_not_before = queued.raw_bytes + state.reactivate_backoff;
   }
-  // A training queued behind it keeps the pool in flight.
-  if (std::none_of(queue_.begin(), queue_.end(),
-                   [&](const Queued& q) { return q.pool == queued.pool; })) {
-    in_flight_.erase(queued.pool);
-  }
+  // Nothing was queued behind it (Notify queues no training for a pool in flight).
+  in_flight_.erase(queued.pool);
   running_.erase(queued.pool);
 }
 

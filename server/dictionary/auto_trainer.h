@@ -55,11 +55,16 @@
 // kMaxReactivationCandidates) on the degraded part of the window and activates the
 // best if it beats the active one by the activation gain: data that returns to an
 // earlier format gets that format's broad dictionary back at once, instead of a narrow
-// one trained on a burst. A drift retraining pending goes on, gated against it; a
-// growth on drifted data restarts from where the data changed back (the degraded
-// part), so it never mixes the burst with the return. Otherwise nothing changes. An
-// attempt that finds nothing better waits for a window's bytes of appends before the
-// next, twice as long after each further one (reset by any activation).
+// one trained on a burst. Drift then judges it against the ratio it was reactivated
+// with (DictionaryManager::DriftReferenceRatio), not its evaluation on its whole
+// training mix, which a single section of that mix may fall short of. If the
+// dictionary it replaced was a drift one, the drift is over: a drift retraining
+// pending is dropped and a growth on drifted data stops (ADR 0036). Otherwise a drift
+// retraining pending goes on, gated against it, and a growth on drifted data restarts
+// from where the data changed back (the degraded part), so it never mixes the burst
+// with the return. A training due when an attempt is queued waits for the next Notify
+// after it. An attempt that finds nothing better waits for a window's bytes of appends
+// before the next, twice as long after each further one (reset by any activation).
 //
 // When a dictionary is activated, the trainer calls `on_activated` (the engine
 // re-encodes the records stored before a first or grown dictionary; after drift, its

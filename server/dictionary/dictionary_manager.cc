@@ -288,8 +288,11 @@ absl::Status DictionaryManager::AddLogged(storage::DictionaryRecord record) {
       .status();
 }
 
-double DictionaryManager::EvaluatedRatio(uint32_t id) const {
+double DictionaryManager::DriftReferenceRatio(uint32_t id) const {
   absl::MutexLock lock(&mu_);
+  if (auto reactivated = reactivated_ratio_.find(id); reactivated != reactivated_ratio_.end()) {
+    return reactivated->second;
+  }
   auto it = records_.find(id);
   if (it == records_.end()) return 0;
   return it->second.has_evaluation() ? it->second.evaluation().ratio()
@@ -333,6 +336,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::ActivateLocked(const pool:
   }
   (*updated)->SetActiveDictionary(std::move(dict));
   if (previous != 0) dictionaries_->Unpin(previous);
+  reactivated_ratio_.erase(id);  // ReactivateBest sets it again after this.
   return InfoLocked(it->second);
 }
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
@@ -46,6 +47,9 @@ struct Reactivation {
   double active_ratio = 0;   // The active dictionary's on the same records.
   double gain = 0;           // ratio / active_ratio - 1.
   size_t tried = 0;          // Earlier dictionaries evaluated.
+  // The active dictionary it measured against was trained by drift (source "drift"):
+  // an activation here means the data went back from a burst.
+  bool replaced_drift = false;
   std::string note;          // For the log: what was tried and why (not) activated.
 };
 
@@ -102,15 +106,19 @@ class DictionaryManager {
   // kMaxReactivationCandidates of its earlier dictionaries (the newest ids; retired
   // ones are gone), each in the stored form appends use, and activates the best
   // earlier one if it beats the active one by activation_min_gain. Trains nothing and
-  // stores nothing but the activation. NOT_FOUND for an unknown pool;
+  // stores nothing but the activation; until the dictionary is activated otherwise or
+  // the server restarts, drift judges it against the ratio measured here
+  // (DriftReferenceRatio). NOT_FOUND for an unknown pool;
   // FAILED_PRECONDITION if it has no active dictionary. Too few records (< 5) or no
   // earlier dictionary: not activated.
   absl::StatusOr<Reactivation> ReactivateBest(absl::string_view pool, size_t sample_bytes)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // The ratio drift compares dictionary `id`'s recent appends with: the held-out ratio
-  // it was evaluated with when trained, or without an evaluation (imported) the first
-  // window ratio recorded below; 0 if neither or unknown.
-  double EvaluatedRatio(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // The ratio drift compares dictionary `id`'s recent appends with: the ratio it was
+  // activated with. That is the ratio ReactivateBest measured on the records that
+  // brought it back, if it was last activated there (memory only); else the held-out
+  // ratio it was evaluated with when trained, or without an evaluation (imported) the
+  // first window ratio recorded below; 0 if none or unknown.
+  double DriftReferenceRatio(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
   // Persists `ratio` as dictionary `id`'s first window ratio, if it has no evaluation
   // and none recorded yet (a no-op otherwise): the drift comparison then survives a
   // restart. NOT_FOUND if unknown.
@@ -224,6 +232,9 @@ class DictionaryManager {
   // Metadata of every dictionary (content left empty: the store has it).
   std::map<uint32_t, storage::DictionaryRecord> records_ ABSL_GUARDED_BY(mu_);
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  // The ratio each dictionary ReactivateBest activated was measured at there; erased
+  // when the dictionary is activated any other way.
+  absl::flat_hash_map<uint32_t, double> reactivated_ratio_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dictlog::dictionary

@@ -62,9 +62,13 @@ absl::StatusOr<Reactivation> DictionaryManager::ReactivateBest(absl::string_view
   }
   Reactivation result;
   const std::vector<uint32_t> earlier = EarlierDictionaries(pool->id(), active);
+  if (earlier.empty()) {
+    result.note = "no earlier dictionary to compare";
+    return result;
+  }
   ASSIGN_OR_RETURN(const std::vector<std::string> sample, Sample(*pool, sample_bytes));
-  if (earlier.empty() || sample.size() < 5) {
-    result.note = "no earlier dictionary or too few records to compare";
+  if (sample.size() < 5) {
+    result.note = "too few records to compare";
     return result;
   }
   uint64_t raw = 0;
@@ -85,6 +89,11 @@ absl::StatusOr<Reactivation> DictionaryManager::ReactivateBest(absl::string_view
     }
   }
   if (result.id == 0 || result.active_ratio == 0) return result;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = records_.find(active);
+    result.replaced_drift = it != records_.end() && it->second.source() == "drift";
+  }
   result.gain = result.ratio / result.active_ratio - 1;
   if (result.gain < options_.activation_min_gain) return result;
   absl::MutexLock lock(&mu_);
@@ -92,6 +101,7 @@ absl::StatusOr<Reactivation> DictionaryManager::ReactivateBest(absl::string_view
   std::shared_ptr<pool::Pool> now = pools_->Find(pool_name);
   if (now == nullptr || now->active_dictionary_id() != active) return result;
   RETURN_IF_ERROR(ActivateLocked(*now, result.id).status());
+  reactivated_ratio_[result.id] = result.ratio;
   result.activated = true;
   return result;
 }

@@ -88,12 +88,15 @@ class DriftTest : public ::testing::Test {
     engine_ = std::move(*engine);
   }
 
-  // Appends `lines` to `pool` in batches of 20, waiting for automatic training (and
-  // re-encoding) after each; keeps the largest degraded percent seen.
-  void Feed(const std::string& pool, const std::vector<std::string>& lines) {
-    for (size_t i = 0; i < lines.size(); i += 20) {
+  // Appends `lines` to `pool` in batches of `batch_lines`, waiting for automatic
+  // training (and re-encoding) after each; keeps the largest degraded percent seen.
+  void Feed(const std::string& pool, const std::vector<std::string>& lines,
+            size_t batch_lines = 20) {
+    for (size_t i = 0; i < lines.size(); i += batch_lines) {
       std::vector<AppendInput> batch;
-      for (size_t j = i; j < i + 20 && j < lines.size(); ++j) batch.push_back({pool, lines[j]});
+      for (size_t j = i; j < i + batch_lines && j < lines.size(); ++j) {
+        batch.push_back({pool, lines[j]});
+      }
       ASSERT_TRUE(engine_->Append(batch).ok());
       ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
       ASSERT_TRUE(engine_->WaitForRecompressForTest(pool, absl::Seconds(60)));
@@ -177,7 +180,9 @@ TEST_F(DriftTest, DriftRetrainsOnNewDataAndRecovers) {
 // A pool filled in one large batch (its dictionary trained after it, so no appends
 // with it yet) that then gets B: the window's first half of B is already degraded, so
 // the drift counts from the switch and the retraining comes after a first training's
-// worth (16 KiB) of B, not after a window and a first training's worth.
+// worth (16 KiB) of B, not after a window and a first training's worth (one append
+// later: the append that finds the drift queues a reactivation attempt first, and the
+// next one the training).
 TEST_F(DriftTest, DriftCountsFromTheSwitchAfterALargeBatch) {
   std::vector<AppendInput> batch;
   for (const std::string& line : codec::SyntheticLogLines(1500, 42)) batch.push_back({"lb", line});
@@ -193,7 +198,7 @@ TEST_F(DriftTest, DriftCountsFromTheSwitchAfterALargeBatch) {
     if (Info("lb").drift_retrains() > 0) break;
   }
   EXPECT_EQ(Info("lb").drift_retrains(), 1u);
-  EXPECT_LE(b_bytes, 16384u + 200);  // One record past the first training point.
+  EXPECT_LE(b_bytes, 16384u + 2 * 200);  // Two records past the first training point.
   EXPECT_EQ(Active("lb").source(), "drift");
 }
 
@@ -311,6 +316,30 @@ TEST_F(DriftTest, DriftBackReactivatesTheEarlierDictionary) {
   EXPECT_GE(info.drift_reactivations(), 1u);
   EXPECT_EQ(Active("back").source(), "auto");  // One of those trained on C.
   EXPECT_EQ(info.drift_retrains(), 1u);  // Reactivated, not retrained on C again.
+}
+
+// The return from a burst in a bulk load (large batches, as loghub's Hadoop in the
+// scale comparison, whose sections a dictionary trained on the whole file stores at
+// different ratios): C until grown, a burst of B retrained at full size at once, then
+// C again. The return reactivates a C dictionary and ends the drift: no retraining
+// on the return (before ADR 0036 one was pending and trained on its first slice, and
+// won on that slice), and the C dictionary is judged from then on against the ratio it
+// was reactivated with, not its evaluation on the whole of its training data.
+TEST_F(DriftTest, ReturnFromABurstEndsTheDrift) {
+  Feed("ret", TemplateLines(2000, 70));
+  ASSERT_EQ(Active("ret").source(), "auto");
+  Feed("ret", JsonAccessLines(2000, 71), 1000);  // ~400 KB of B in two appends.
+  ASSERT_EQ(Info("ret").drift_retrains(), 1u);
+  ASSERT_EQ(Active("ret").source(), "drift");
+  Feed("ret", TemplateLines(3000, 72), 1000);  // ~450 KB of C in three appends.
+  const v1::PoolInfo info = Info("ret");
+  EXPECT_EQ(info.drift_retrains(), 1u);
+  EXPECT_GE(info.drift_reactivations(), 1u);
+  const v1::DictionaryInfo active = Active("ret");
+  EXPECT_EQ(active.source(), "auto");
+  EXPECT_GT(info.drift_activation_ratio(), 0);
+  EXPECT_NE(info.drift_activation_ratio(), active.evaluation().ratio());
+  EXPECT_LT(info.drift_degraded_percent(), 10);
 }
 
 // A restart: the window is in memory only, so it starts empty (`pools` says the

@@ -151,7 +151,7 @@ void LogEngine::Upkeep(const std::string& pool) {
 dictionary::DriftSignal LogEngine::DriftOf(const pool::Pool& pool) const {
   const uint32_t active = pool.active_dictionary_id();
   if (active == 0) return {};
-  return drift_.Signal(pool.id(), active, manager_->EvaluatedRatio(active));
+  return drift_.Signal(pool.id(), active, manager_->DriftReferenceRatio(active));
 }
 
 void LogEngine::OnFirstNotActivated(const std::string& pool) {
