@@ -120,9 +120,9 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
 bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* state) {
   if (drift_ == nullptr) return false;
   const uint32_t active = pool.active_dictionary_id();
-  const double evaluated = manager_->DriftReferenceRatio(active);
-  const DriftSignal signal = drift_->Signal(pool.id(), active, evaluated);
-  if (evaluated == 0 && signal.full) {  // Imported: keep its first window's ratio.
+  const double reference = manager_->DriftReferenceRatio(active);
+  const DriftSignal signal = drift_->Signal(pool.id(), active, reference);
+  if (reference == 0 && signal.full) {  // Imported: keep its first window's ratio.
     manager_->RecordFirstWindowRatio(active, signal.activation_ratio).IgnoreError();
   }
   const uint32_t threshold = pool::DriftThresholdPercent(pool.options());
