@@ -494,6 +494,14 @@ absl::StatusOr<v1::GetDictionaryResponse> DictionaryManager::Get(uint32_t id) co
   return response;
 }
 
+absl::Status DictionaryManager::RetireLocked(const storage::DictionaryRecord& record) {
+  ++retired_generation_;  // Before the dictionary can go missing for any reader.
+  RETURN_IF_ERROR(store_->RetireDictionary(record));
+  dictionaries_->Erase(record.id());
+  reactivated_ratio_.erase(record.id());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<size_t> DictionaryManager::ForgetPool(uint32_t pool_id) {
   absl::MutexLock lock(&mu_);
   size_t forgotten = 0;
@@ -502,9 +510,7 @@ absl::StatusOr<size_t> DictionaryManager::ForgetPool(uint32_t pool_id) {
       ++it;
       continue;
     }
-    ++retired_generation_;  // Before the dictionary can go missing for any reader.
-    RETURN_IF_ERROR(store_->RetireDictionary(it->second));
-    dictionaries_->Erase(it->first);
+    RETURN_IF_ERROR(RetireLocked(it->second));
     it = records_.erase(it);
     ++forgotten;
   }
@@ -527,9 +533,7 @@ absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::Gc(bool dry_r
       continue;
     }
     if (!dry_run) {
-      ++retired_generation_;  // Before the dictionary can go missing for any reader.
-      RETURN_IF_ERROR(store_->RetireDictionary(it->second));
-      dictionaries_->Erase(info.id());
+      RETURN_IF_ERROR(RetireLocked(it->second));
       it = records_.erase(it);
     } else {
       ++it;

@@ -47,8 +47,8 @@ struct Reactivation {
   double active_ratio = 0;   // The active dictionary's on the same records.
   double gain = 0;           // ratio / active_ratio - 1.
   size_t tried = 0;          // Earlier dictionaries evaluated.
-  // The active dictionary it measured against was trained by drift (source "drift"):
-  // an activation here means the data went back from a burst.
+  // Activated, and the dictionary it replaced was trained by drift (source "drift"):
+  // the data went back from a burst.
   bool replaced_drift = false;
   std::string note;          // For the log: what was tried and why (not) activated.
 };
@@ -206,6 +206,10 @@ class DictionaryManager {
           then) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::DictionaryInfo> ActivateLocked(const pool::Pool& pool, uint32_t id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Retires `record`'s dictionary in the store and forgets it everywhere but records_
+  // (the caller erases it there: it may be iterating).
+  absl::Status RetireLocked(const storage::DictionaryRecord& record)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<v1::DictionaryInfo> InfoLocked(const storage::DictionaryRecord& record) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Stored bytes of `records` compressed one by one with dictionary `id` at the level
@@ -233,7 +237,7 @@ class DictionaryManager {
   std::map<uint32_t, storage::DictionaryRecord> records_ ABSL_GUARDED_BY(mu_);
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   // The ratio each dictionary ReactivateBest activated was measured at there; erased
-  // when the dictionary is activated any other way.
+  // when the dictionary is activated any other way or retired.
   absl::flat_hash_map<uint32_t, double> reactivated_ratio_ ABSL_GUARDED_BY(mu_);
 };
 

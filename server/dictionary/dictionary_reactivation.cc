@@ -89,17 +89,14 @@ absl::StatusOr<Reactivation> DictionaryManager::ReactivateBest(absl::string_view
     }
   }
   if (result.id == 0 || result.active_ratio == 0) return result;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = records_.find(active);
-    result.replaced_drift = it != records_.end() && it->second.source() == "drift";
-  }
   result.gain = result.ratio / result.active_ratio - 1;
   if (result.gain < options_.activation_min_gain) return result;
   absl::MutexLock lock(&mu_);
   // Not if the pool's active dictionary changed meanwhile (an operator's activation).
   std::shared_ptr<pool::Pool> now = pools_->Find(pool_name);
   if (now == nullptr || now->active_dictionary_id() != active) return result;
+  auto replaced = records_.find(active);
+  result.replaced_drift = replaced != records_.end() && replaced->second.source() == "drift";
   RETURN_IF_ERROR(ActivateLocked(*now, result.id).status());
   reactivated_ratio_[result.id] = result.ratio;
   result.activated = true;
