@@ -340,16 +340,25 @@ std::vector<store::ScannedRecord> MergeBlock(std::vector<store::ScannedRecord> r
 absl::StatusOr<std::vector<store::ScannedRecord>> ScanPool(
     const store::Store& store, const codec::DictionaryLookup& dictionaries,
     uint32_t pool_id, uint64_t indexed_from, uint64_t from_seq, size_t max_records,
-    size_t max_bytes) {
+    size_t max_bytes, const store::ReadSnapshot* snapshot) {
   if (indexed_from == 0) return store.ScanRecords(pool_id, from_seq, max_records, max_bytes);
+  // A seal between the two reads would move records from the second's family to the
+  // first's after the first had looked: both read one moment.
+  std::unique_ptr<store::ReadSnapshot> own;
+  if (snapshot == nullptr) {
+    own = store.Snapshot();
+    snapshot = own.get();
+  }
   ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
-                   store.ScanIndexedBlocks(pool_id, indexed_from, from_seq, 1));
-  if (blocks.empty()) return store.ScanRecords(pool_id, from_seq, max_records, max_bytes);
+                   store.ScanIndexedBlocks(pool_id, indexed_from, from_seq, 1, snapshot));
+  if (blocks.empty()) {
+    return store.ScanRecords(pool_id, from_seq, max_records, max_bytes, UINT64_MAX, snapshot);
+  }
   // Not past the block: the records family holds only deletions of its records
   // there, and of the blocks after it (walking them would cost a pass per call).
   ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> records,
                    store.ScanRecords(pool_id, from_seq, max_records, max_bytes,
-                                     blocks[0].last_seq + 1));
+                                     blocks[0].last_seq + 1, snapshot));
   size_t bytes = 0;
   for (const store::ScannedRecord& record : records) bytes += record.value.size();
   const bool more_records = records.size() >= max_records || bytes >= max_bytes;

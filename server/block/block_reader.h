@@ -70,10 +70,12 @@ absl::StatusOr<IndexedContent> DecodeIndexedBlock(const codec::DictionaryLookup&
 // with its category, codec::EncodeRaw), so callers filter and decode them as any
 // value. Returns fewer than `max_records` only at the end of the pool, or at the end
 // of an indexed block. DATA_LOSS (naming the block) if an indexed block does not decode.
+// Both families are read from one snapshot (`snapshot`, or one taken for the call), so
+// a block sealed while the call runs cannot hide its records from it.
 absl::StatusOr<std::vector<store::ScannedRecord>> ScanPool(
     const store::Store& store, const codec::DictionaryLookup& dictionaries,
     uint32_t pool_id, uint64_t indexed_from, uint64_t from_seq, size_t max_records,
-    size_t max_bytes = SIZE_MAX);
+    size_t max_bytes = SIZE_MAX, const store::ReadSnapshot* snapshot = nullptr);
 
 }  // namespace dictlog::block
 

@@ -242,15 +242,17 @@ v1::PoolInfo LogEngine::InfoOf(const pool::Pool& pool,
 void LogEngine::SetOldestRetained(const pool::Pool& pool, v1::PoolInfo* info) const {
   // The oldest record is the first of the oldest indexed block or one in the records
   // family before it (whose scan stops there).
+  // Both from one moment, or a seal between them could hide the oldest records.
   uint64_t seq = UINT64_MAX;
+  const std::unique_ptr<store::ReadSnapshot> snapshot = store_->Snapshot();
   if (pool.indexed_from_seq() != 0) {
     absl::StatusOr<std::vector<store::IndexedBlock>> block = store_->ScanIndexedBlocks(
-        pool.id(), pool.indexed_from_seq(), pool.retained_from(), 1);
+        pool.id(), pool.indexed_from_seq(), pool.retained_from(), 1, snapshot.get());
     if (!block.ok()) return;  // Info is best effort: no field.
     if (!block->empty()) seq = block->front().first_seq;
   }
-  absl::StatusOr<std::vector<store::ScannedRecord>> oldest =
-      store_->ScanRecords(pool.id(), pool.retained_from(), 1, SIZE_MAX, seq);
+  absl::StatusOr<std::vector<store::ScannedRecord>> oldest = store_->ScanRecords(
+      pool.id(), pool.retained_from(), 1, SIZE_MAX, seq, snapshot.get());
   if (!oldest.ok()) return;
   if (!oldest->empty()) seq = oldest->front().seq;
   if (seq == UINT64_MAX) return;  // No record.

@@ -326,9 +326,9 @@ struct Store::PoolBounds {
   rocksdb::Slice upper_slice;
 };
 
-std::unique_ptr<rocksdb::Iterator> Store::IndexedBlockIterator(uint32_t pool_id,
-                                                               uint64_t from_seq,
-                                                               PoolBounds* bounds) const {
+std::unique_ptr<rocksdb::Iterator> Store::IndexedBlockIterator(
+    uint32_t pool_id, uint64_t from_seq, PoolBounds* bounds,
+    const ReadSnapshot* snapshot) const {
   // Bounded to the pool's indexed blocks: a seek never leaves them, and blocks found
   // through entry values (all keyed before from_seq) are out of its range.
   bounds->lower = RecordKey(pool_id, from_seq);
@@ -339,6 +339,7 @@ std::unique_ptr<rocksdb::Iterator> Store::IndexedBlockIterator(uint32_t pool_id,
   rocksdb::ReadOptions read;
   read.iterate_lower_bound = &bounds->lower_slice;
   read.iterate_upper_bound = &bounds->upper_slice;
+  if (snapshot != nullptr) read.snapshot = snapshot->snapshot_;
   return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(read, blocks_));
 }
 
@@ -388,13 +389,13 @@ absl::StatusOr<IndexedBlockSearch> Store::FindIndexedBlocks(
   return search;
 }
 
-absl::StatusOr<std::vector<IndexedBlock>> Store::ScanIndexedBlocks(uint32_t pool_id,
-                                                                   uint64_t from_seq,
-                                                                   uint64_t seq,
-                                                                   size_t max_blocks) const {
+absl::StatusOr<std::vector<IndexedBlock>> Store::ScanIndexedBlocks(
+    uint32_t pool_id, uint64_t from_seq, uint64_t seq, size_t max_blocks,
+    const ReadSnapshot* snapshot) const {
   std::vector<IndexedBlock> out;
   PoolBounds bounds;
-  std::unique_ptr<rocksdb::Iterator> it = IndexedBlockIterator(pool_id, from_seq, &bounds);
+  std::unique_ptr<rocksdb::Iterator> it =
+      IndexedBlockIterator(pool_id, from_seq, &bounds, snapshot);
   it->SeekForPrev(IndexedBlockKey(pool_id, seq, UINT64_MAX));
   if (!it->Valid()) {
     RETURN_IF_ERROR(FromRocks(it->status(), "scanning blocks"));
@@ -670,6 +671,12 @@ std::vector<absl::StatusOr<std::string>> Store::MultiGetBlocks(
   return MultiGetFrom(blocks_, keys, "reading a block");
 }
 
+ReadSnapshot::~ReadSnapshot() { db_->ReleaseSnapshot(snapshot_); }
+
+std::unique_ptr<ReadSnapshot> Store::Snapshot() const {
+  return std::unique_ptr<ReadSnapshot>(new ReadSnapshot(db_.get(), db_->GetSnapshot()));
+}
+
 absl::StatusOr<std::string> Store::GetRecord(RecordRef ref) const {
   // Pinned: the value is copied once, out of the block cache, not twice.
   rocksdb::PinnableSlice value;
@@ -733,13 +740,15 @@ absl::StatusOr<std::vector<ScannedRecord>> Store::ScanRecords(uint32_t pool_id,
                                                               uint64_t from_seq,
                                                               size_t max_records,
                                                               size_t max_bytes,
-                                                              uint64_t end_seq) const {
+                                                              uint64_t end_seq,
+                                                              const ReadSnapshot* snapshot) const {
   std::vector<ScannedRecord> out;
   if (from_seq >= end_seq) return out;
   const std::string upper = end_seq == UINT64_MAX ? std::string() : RecordKey(pool_id, end_seq);
   const rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions read;
   if (!upper.empty()) read.iterate_upper_bound = &upper_slice;
+  if (snapshot != nullptr) read.snapshot = snapshot->snapshot_;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, records_));
   size_t bytes = 0;
   for (it->Seek(RecordKey(pool_id, from_seq));

@@ -44,6 +44,7 @@ class Env;
 class FileSystem;
 class ColumnFamilyHandle;
 class Iterator;
+class Snapshot;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -187,6 +188,25 @@ absl::StatusOr<TableCompression> ParseTableCompression(absl::string_view name);
 inline constexpr size_t kLeastRecordsBlockBytes = 256;
 inline constexpr size_t kMostRecordsBlockBytes = 65536;
 
+// A point-in-time view of a Store for reads that must agree with each other: the
+// blocks and records families of a block-mode pool, which sealing changes together
+// (a scan that read them at two moments could miss the records a seal moved between
+// its reads). Made by Store::Snapshot; released on destruction, which must come before
+// the Store's. Thread safety: may be read through from several threads at once.
+class ReadSnapshot {
+ public:
+  ~ReadSnapshot();
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+ private:
+  friend class Store;
+  ReadSnapshot(rocksdb::DB* db, const rocksdb::Snapshot* snapshot)
+      : db_(db), snapshot_(snapshot) {}
+  rocksdb::DB* const db_;
+  const rocksdb::Snapshot* const snapshot_;
+};
+
 class Store {
  public:
   struct Options {
@@ -285,11 +305,10 @@ class Store {
   absl::StatusOr<IndexedBlockSearch> FindIndexedBlocks(uint32_t pool_id, uint64_t from_seq,
                                                        absl::Span<const uint64_t> seqs) const;
   // Up to `max_blocks` indexed blocks of the pool (keyed at or after `from_seq`) whose
-  // last seq is at least `seq`, in seq order.
-  absl::StatusOr<std::vector<IndexedBlock>> ScanIndexedBlocks(uint32_t pool_id,
-                                                              uint64_t from_seq,
-                                                              uint64_t seq,
-                                                              size_t max_blocks) const;
+  // last seq is at least `seq`, in seq order; read from `snapshot` if given.
+  absl::StatusOr<std::vector<IndexedBlock>> ScanIndexedBlocks(
+      uint32_t pool_id, uint64_t from_seq, uint64_t seq, size_t max_blocks,
+      const ReadSnapshot* snapshot = nullptr) const;
   // Up to `max_blocks` of the pool's newest indexed blocks (keyed at or after
   // `from_seq`) whose first seq is before `before_seq`, newest first.
   absl::StatusOr<std::vector<IndexedBlock>> LatestIndexedBlocks(uint32_t pool_id,
@@ -347,6 +366,9 @@ class Store {
   // Tests only: pools the append-time cache keeps a version of (TimeRangeCache).
   size_t TimeCacheVersionedPoolsForTest() const { return time_ranges_.versioned_pools(); }
 
+  // The database as it is now, for reads that must agree (ReadSnapshot).
+  std::unique_ptr<ReadSnapshot> Snapshot() const;
+
   // NOT_FOUND if there is no such record.
   absl::StatusOr<std::string> GetRecord(RecordRef ref) const;
   // One result per ref, in order; NOT_FOUND for absent records.
@@ -356,10 +378,12 @@ class Store {
   // stops after the record that brings their stored values to `max_bytes` or more
   // (default: no byte limit), so at least one is returned if any exists.
   // Only records with seq < end_seq: the iterator stops there, so the deletions
-  // sealing leaves behind (block mode) past it are not walked.
+  // sealing leaves behind (block mode) past it are not walked. Read from `snapshot`
+  // if given.
   absl::StatusOr<std::vector<ScannedRecord>> ScanRecords(
       uint32_t pool_id, uint64_t from_seq, size_t max_records,
-      size_t max_bytes = SIZE_MAX, uint64_t end_seq = UINT64_MAX) const;
+      size_t max_bytes = SIZE_MAX, uint64_t end_seq = UINT64_MAX,
+      const ReadSnapshot* snapshot = nullptr) const;
   // The append time (ms since the epoch) of each ref, in order: that of the pool's
   // time entry at or before its seq; nullopt where the pool has none (records written
   // before append times were stored, or without one). DATA_LOSS for a malformed entry.
@@ -397,9 +421,9 @@ class Store {
   // An iterator over the pool's indexed blocks keyed at or after `from_seq`; the
   // bounds live in `bounds`, which must outlive it.
   struct PoolBounds;
-  std::unique_ptr<rocksdb::Iterator> IndexedBlockIterator(uint32_t pool_id,
-                                                          uint64_t from_seq,
-                                                          PoolBounds* bounds) const;
+  std::unique_ptr<rocksdb::Iterator> IndexedBlockIterator(
+      uint32_t pool_id, uint64_t from_seq, PoolBounds* bounds,
+      const ReadSnapshot* snapshot = nullptr) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
   absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
