@@ -563,13 +563,18 @@ class LogEngine {
   absl::StatusOr<std::vector<store::ScannedRecord>> ScanChunk(const pool::Pool& pool,
                                                               uint64_t seq,
                                                               uint64_t* read_at) const;
+  // Verify's work on the pool's records family. Appends to `tail_seqs` (ascending) the
+  // seqs it counted at or after the pool's first indexed seq: its open tail, which a
+  // seal may move into an indexed block before VerifyIndexedBlocks reads the blocks.
   absl::Status VerifyPool(const pool::Pool& pool, size_t max_listed,
                           const std::function<bool()>& cancelled,
-                          v1::VerifyResponse* response) const;
-  // Verify's work on the pool's indexed blocks: an indexed block that does not decode
+                          v1::VerifyResponse* response, std::vector<uint64_t>* tail_seqs) const;
+  // Verify's work on the pool's indexed blocks, not counting again the records of
+  // `counted` (sorted: VerifyPool's tail_seqs). An indexed block that does not decode
   // is listed once, by its first record's id.
   absl::Status VerifyIndexedBlocks(const pool::Pool& pool, size_t max_listed,
                                    const std::function<bool()>& cancelled,
+                                   absl::Span<const uint64_t> counted,
                                    v1::VerifyResponse* response) const;
   // The pool's info plus what its next dictionary would be (the manager's choice).
   v1::PoolInfo InfoOf(const pool::Pool& pool,
