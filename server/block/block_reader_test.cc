@@ -35,13 +35,7 @@ class BlockReaderTest : public ::testing::Test {
     ASSERT_TRUE(encoder.ok()) << encoder.status();
     encoder_ = *encoder;
 
-    std::vector<store::RecordWrite> singles;
-    for (uint64_t seq = 1; seq <= 6; ++seq) {
-      store::RecordWrite write{kPool, seq, lines_[seq - 1].size(), "", 0};
-      ASSERT_TRUE(codec::EncodeRecord(lines_[seq - 1], {}, &write.value).ok());
-      singles.push_back(write);
-    }
-    ASSERT_TRUE(store_->WriteRecords(singles).ok());
+    ASSERT_TRUE(store_->WriteRecords(Singles(kPool, 1, 6)).ok());
     Seal(1, {1, 2, 3}, encoder_.get());
     Seal(5, {5, 6}, nullptr);
   }
@@ -67,6 +61,39 @@ class BlockReaderTest : public ::testing::Test {
         codec::EncodeRecord(codec::EncodeBlockContent(payloads), options, &seal.value).ok());
     seal.dictionary_id = dict ? dict->id() : 0;
     ASSERT_TRUE(store_->SealBlock(seal).ok());
+  }
+
+  // The line stored at `seq` (lines_ over and over).
+  const std::string& Line(uint64_t seq) const { return lines_[(seq - 1) % lines_.size()]; }
+
+  // Single records seqs first..last of pool `pool_id`, without a dictionary.
+  std::vector<store::RecordWrite> Singles(uint32_t pool_id, uint64_t first, uint64_t last) {
+    std::vector<store::RecordWrite> writes;
+    for (uint64_t seq = first; seq <= last; ++seq) {
+      store::RecordWrite write{pool_id, seq, Line(seq).size(), "", 0};
+      EXPECT_TRUE(codec::EncodeRecord(Line(seq), {}, &write.value).ok());
+      writes.push_back(write);
+    }
+    return writes;
+  }
+
+  // The seal of seqs first..last of pool `pool_id` into an indexed block (no dictionary).
+  store::BlockSeal IndexedSeal(uint32_t pool_id, uint64_t first, uint64_t last) {
+    store::BlockSeal seal;
+    seal.pool_id = pool_id;
+    seal.first_seq = first;
+    seal.last_seq = last;
+    seal.indexed = true;
+    std::vector<codec::IndexedEntry> entries;
+    for (uint64_t seq = first; seq <= last; ++seq) {
+      entries.push_back({seq, 0, Line(seq)});
+      store::BlockSeal::Entry entry;
+      entry.seq = seq;
+      seal.entries.push_back(entry);
+    }
+    EXPECT_TRUE(
+        codec::EncodeRecord(codec::EncodeIndexedBlockContent(entries), {}, &seal.value).ok());
+    return seal;
   }
 
   std::vector<absl::StatusOr<codec::DecodedRecord>> Read(std::vector<uint64_t> seqs) {
@@ -222,30 +249,9 @@ TEST_F(BlockReaderTest, BlockFrameWithUnknownOrOversizedSizeIsDataLoss) {
 // would find no block and the records read no records.
 TEST_F(BlockReaderTest, ScanPoolSeesOneMomentWhileATailIsSealed) {
   constexpr uint32_t kIndexedPool = 8;
-  std::vector<store::RecordWrite> tail;
-  for (uint64_t seq = 1; seq <= 4; ++seq) {
-    store::RecordWrite write{kIndexedPool, seq, lines_[seq - 1].size(), "", 0};
-    ASSERT_TRUE(codec::EncodeRecord(lines_[seq - 1], {}, &write.value).ok());
-    tail.push_back(write);
-  }
-  ASSERT_TRUE(store_->WriteRecords(tail).ok());
+  ASSERT_TRUE(store_->WriteRecords(Singles(kIndexedPool, 1, 4)).ok());
   const std::unique_ptr<store::ReadSnapshot> before_seal = store_->Snapshot();
-
-  store::BlockSeal seal;
-  seal.pool_id = kIndexedPool;
-  seal.first_seq = 1;
-  seal.last_seq = 3;
-  seal.indexed = true;
-  std::vector<codec::IndexedEntry> entries;
-  for (uint64_t seq = 1; seq <= 3; ++seq) {
-    entries.push_back({seq, 0, lines_[seq - 1]});
-    store::BlockSeal::Entry entry;
-    entry.seq = seq;
-    seal.entries.push_back(entry);
-  }
-  ASSERT_TRUE(
-      codec::EncodeRecord(codec::EncodeIndexedBlockContent(entries), {}, &seal.value).ok());
-  ASSERT_TRUE(store_->SealBlock(seal).ok());
+  ASSERT_TRUE(store_->SealBlock(IndexedSeal(kIndexedPool, 1, 3)).ok());
 
   auto payloads = [&](const std::vector<store::ScannedRecord>& scanned) {
     std::map<uint64_t, std::string> out;
@@ -285,26 +291,8 @@ TEST_F(BlockReaderTest, ScanPoolRacingSealsNeverMissesRecords) {
   int short_scans = 0;
   for (int round = 0; round < kRounds; ++round) {
     const uint64_t first = 1 + 3 * static_cast<uint64_t>(round);
-    std::vector<store::RecordWrite> tail;
-    store::BlockSeal seal;
-    seal.pool_id = kIndexedPool;
-    seal.first_seq = first;
-    seal.last_seq = first + 2;
-    seal.indexed = true;
-    std::vector<codec::IndexedEntry> entries;
-    for (uint64_t seq = first; seq <= first + 2; ++seq) {
-      const std::string& line = lines_[seq % lines_.size()];
-      store::RecordWrite write{kIndexedPool, seq, line.size(), "", 0};
-      ASSERT_TRUE(codec::EncodeRecord(line, {}, &write.value).ok());
-      tail.push_back(write);
-      entries.push_back({seq, 0, line});
-      store::BlockSeal::Entry entry;
-      entry.seq = seq;
-      seal.entries.push_back(entry);
-    }
-    ASSERT_TRUE(
-        codec::EncodeRecord(codec::EncodeIndexedBlockContent(entries), {}, &seal.value).ok());
-    ASSERT_TRUE(store_->WriteRecords(tail).ok());
+    const store::BlockSeal seal = IndexedSeal(kIndexedPool, first, first + 2);
+    ASSERT_TRUE(store_->WriteRecords(Singles(kIndexedPool, first, first + 2)).ok());
     std::atomic<bool> go{false};
     std::thread sealer([&] {
       while (!go.load()) {

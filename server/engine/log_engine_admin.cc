@@ -263,8 +263,9 @@ void LogEngine::SetOldestRetained(const pool::Pool& pool, v1::PoolInfo* info) co
   // family before it (whose scan stops there).
   // Both from one moment, or a seal between them could hide the oldest records.
   uint64_t seq = UINT64_MAX;
-  const std::unique_ptr<store::ReadSnapshot> snapshot = store_->Snapshot();
+  std::unique_ptr<store::ReadSnapshot> snapshot;  // Record mode: one read, none needed.
   if (pool.indexed_from_seq() != 0) {
+    snapshot = store_->Snapshot();
     absl::StatusOr<std::vector<store::IndexedBlock>> block = store_->ScanIndexedBlocks(
         pool.id(), pool.indexed_from_seq(), pool.retained_from(), 1, snapshot.get());
     if (!block.ok()) return;  // Info is best effort: no field.
