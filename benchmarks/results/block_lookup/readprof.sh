@@ -4,16 +4,23 @@
 # perf on dictlogd (DIR/perf_OP.data) and the read report in DIR/read_OP.json.
 set -euo pipefail
 out=$1 bin=$2 op=$3 secs=$4
+pid= perf_pid=
+# Whatever is still running when the script ends (a failed read included) is stopped.
+trap '[[ -n "$perf_pid" ]] && kill -INT "$perf_pid" 2>/dev/null; [[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null; true' EXIT
+read_for() {  # read_for DURATION [FLAG...]
+  local duration=$1; shift
+  "$bin/dictlog-bench" read --server=127.0.0.1:$port --ids="$out/ids" --op="$op" --batch=64 \
+    --duration="$duration" --concurrency=32 --connections=4 "$@"
+}
 rm -f "$out/port"
 "$bin/dictlogd" --listen=127.0.0.1:0 --port_file="$out/port" --data_dir="$out/db" \
   --config="$out/config.textproto" --auto_train=true --block_cache_mb=31 >>"$out/server_read.log" 2>&1 &
 pid=$!
-trap 'kill -KILL $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 600); do [[ -s "$out/port" ]] && break; sleep 0.1; done
 port=$(cat "$out/port")
-"$bin/dictlog-bench" read --server=127.0.0.1:$port --ids="$out/ids" --op=$op --batch=64 --duration=3s --concurrency=32 --connections=4 >/dev/null 2>&1
+read_for 3s >/dev/null 2>&1
 perf record -F 999 -g -p "$pid" -o "$out/perf_$op.data" >"$out/perf_$op.log" 2>&1 &
-pp=$!
-"$bin/dictlog-bench" read --server=127.0.0.1:$port --ids="$out/ids" --op=$op --batch=64 --duration=${secs}s --concurrency=32 --connections=4 --json="$out/read_$op.json" 2>&1 | tail -3
-kill -INT $pp; wait $pp || true
-kill -TERM $pid; wait $pid || true
+perf_pid=$!
+read_for "${secs}s" --json="$out/read_$op.json" 2>&1 | tail -3
+kill -INT "$perf_pid"; wait "$perf_pid" || true; perf_pid=
+kill -TERM "$pid"; wait "$pid" || true; pid=
