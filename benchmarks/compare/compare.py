@@ -288,6 +288,9 @@ def dictlogd_argv(config, args, work):
             "--config=" + config_path,
             "--auto_train=" + ("true" if config["dictionary"] else "false"),
             "--recompress_records_per_second=10000000",
+            # No load balancer to warn: the restart that makes the stored form final
+            # (memtables to SST files) does not wait the default 1 s notice.
+            "--shutdown_notice_seconds=0",
             "--block_cache_mb=%d" % args.block_cache_mb]
 
 

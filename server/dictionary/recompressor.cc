@@ -316,6 +316,20 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
     return false;
   }
   absl::MutexLock seal(&pool.tail().seal_mutex());  // No block seal under our feet.
+  ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
+  const uint32_t target = encoder ? encoder->id() : 0;
+  status->set_target_dictionary_id(target);
+  // A job's first step: if every record already names the target, no scan can find
+  // one to re-encode (the counters say what a scan would; gc trusts them the same way).
+  if (status->records_done() == 0 && status->records_rewritten() == 0) {
+    ASSIGN_OR_RETURN(const bool all_use_target, store_->AllRecordsUse(pool.id(), target));
+    if (all_use_target) {
+      status->set_records_done(status->records_total());
+      state->set_next_seq(state->end_seq() + 1);
+      RETURN_IF_ERROR(store_->PutRecompressState(*state));
+      return true;  // The next step ends the job.
+    }
+  }
   uint64_t limit = state->end_seq();  // The last seq this step covers.
   ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
                    NextIndexedBlocks(pool, *state, &limit));
@@ -323,9 +337,6 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
   ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> batch,
                    store_->ScanRecords(pool.id(), state->next_seq(), options_.batch_records,
                                        SIZE_MAX, limit == UINT64_MAX ? limit : limit + 1));
-  ASSIGN_OR_RETURN(std::shared_ptr<const codec::EncoderDictionary> encoder, pool.Encoder());
-  const uint32_t target = encoder ? encoder->id() : 0;
-  status->set_target_dictionary_id(target);
   std::vector<store::RecordRewrite> rewrites;
   store::PoolCounters delta;
   const bool records_left = batch.size() == options_.batch_records &&

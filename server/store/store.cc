@@ -258,10 +258,13 @@ absl::Status Store::LoadPoolDetails(StoredPool* pool) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key) const {
+absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key,
+                                                 const ReadSnapshot* snapshot) const {
   std::string value;
   PoolCounters counters;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), counters_, key, &value);
+  rocksdb::ReadOptions read;
+  if (snapshot != nullptr) read.snapshot = snapshot->snapshot_;
+  rocksdb::Status s = db_->Get(read, counters_, key, &value);
   if (s.IsNotFound()) return counters;
   RETURN_IF_ERROR(FromRocks(s, "reading counters"));
   if (!DecodePoolCounters(value, &counters)) {
@@ -618,6 +621,15 @@ absl::StatusOr<bool> Store::DictionaryIdUsed(uint32_t dictionary_id) const {
 
 absl::StatusOr<PoolCounters> Store::DictionaryReferences(uint32_t dictionary_id) const {
   return ReadCounters(DictionaryCounterKey(dictionary_id));
+}
+
+absl::StatusOr<bool> Store::AllRecordsUse(uint32_t pool_id, uint32_t dictionary_id) const {
+  if (dictionary_id == 0) return false;  // Records without a dictionary are not counted.
+  const std::unique_ptr<ReadSnapshot> snapshot = Snapshot();
+  ASSIGN_OR_RETURN(const PoolCounters pool, ReadCounters(CounterKey(pool_id), snapshot.get()));
+  ASSIGN_OR_RETURN(const PoolCounters named,
+                   ReadCounters(DictionaryCounterKey(dictionary_id), snapshot.get()));
+  return named.records == pool.records;
 }
 
 absl::Status Store::RetireDictionary(const storage::DictionaryRecord& dictionary) {

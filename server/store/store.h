@@ -285,6 +285,10 @@ class Store {
   absl::Status PutDictionary(const storage::DictionaryRecord& dictionary);
   absl::StatusOr<std::vector<storage::DictionaryRecord>> LoadDictionaries() const;
   absl::StatusOr<PoolCounters> DictionaryReferences(uint32_t dictionary_id) const;
+  // Whether every record of the pool names `dictionary_id` (not 0): the pool's stored
+  // counters and the dictionary's references, read at one snapshot (every write moves
+  // both in one batch), count the same records. A pool without records: true.
+  absl::StatusOr<bool> AllRecordsUse(uint32_t pool_id, uint32_t dictionary_id) const;
   // The stored bytes of one dictionary. NOT_FOUND if absent or retired.
   absl::StatusOr<std::string> DictionaryContent(uint32_t dictionary_id) const;
   // Whether dictionary id `dictionary_id` was ever given: stored, or retired.
@@ -424,7 +428,8 @@ class Store {
   std::unique_ptr<rocksdb::Iterator> IndexedBlockIterator(
       uint32_t pool_id, uint64_t from_seq, PoolBounds* bounds,
       const ReadSnapshot* snapshot = nullptr) const;
-  absl::StatusOr<PoolCounters> ReadCounters(const std::string& key) const;
+  absl::StatusOr<PoolCounters> ReadCounters(const std::string& key,
+                                            const ReadSnapshot* snapshot = nullptr) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
   absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
                    absl::string_view value, absl::string_view what);

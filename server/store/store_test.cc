@@ -260,6 +260,24 @@ TEST_F(StoreTest, RewriteMovesCountsBetweenDictionariesAndSavesProgress) {
   EXPECT_EQ((*states)[0].status().records_done(), 2u);
 }
 
+// What lets a re-compression finish without a scan: every record of the pool names
+// the dictionary, counting records stored without one.
+TEST_F(StoreTest, AllRecordsUseCountsRecordsWithoutADictionary) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "p")).ok());
+  EXPECT_TRUE(*store_->AllRecordsUse(1, 32768));  // No records.
+  EXPECT_FALSE(*store_->AllRecordsUse(1, 0));     // No dictionary is never counted.
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 100, std::string(80, 'x'), 0},
+                                    {1, 2, 100, std::string(90, 'y'), 32768}}).ok());
+  EXPECT_FALSE(*store_->AllRecordsUse(1, 32768));  // Record 1 has no dictionary.
+  storage::RecompressState progress;
+  progress.set_pool_id(1);
+  ASSERT_TRUE(store_->RewriteRecords({{1, 1, 100, 80, 0, "new1", 32768}}, progress).ok());
+  EXPECT_TRUE(*store_->AllRecordsUse(1, 32768));
+  EXPECT_FALSE(*store_->AllRecordsUse(1, 32769));
+  ASSERT_TRUE(store_->WriteRecords({{1, 3, 100, "z", 32769}}).ok());
+  EXPECT_FALSE(*store_->AllRecordsUse(1, 32768));
+}
+
 TEST_F(StoreTest, LatestRecordsAreNewestFirstWithinThePool) {
   ASSERT_TRUE(store_->WriteRecords({{1, 1, 1, "a"}, {1, 2, 1, "b"}, {1, 3, 1, "c"},
                                     {2, 1, 1, "other"}}).ok());
