@@ -78,9 +78,10 @@ rocksdb::CompressionType ToRocks(TableCompression compression) {
 // Blocks of `block_bytes` (Options::records_block_bytes, ADR 0033).
 rocksdb::ColumnFamilyOptions RecordsFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
                                                   TableCompression compression,
-                                                  size_t block_bytes) {
+                                                  size_t block_bytes, size_t file_bytes) {
   rocksdb::ColumnFamilyOptions options =
       FamilyOptions(cache, /*bloom_filter=*/true, block_bytes);
+  options.target_file_size_base = file_bytes;  // Options::table_file_bytes.
   // Most reads are of records already flushed: a Bloom filter over the memtable's keys
   // lets them skip its skip list.
   options.memtable_whole_key_filtering = true;
@@ -91,8 +92,10 @@ rocksdb::ColumnFamilyOptions RecordsFamilyOptions(const std::shared_ptr<rocksdb:
 
 // The blocks family: each value is a zstd frame of up to block_bytes; another pass over
 // it would only cost CPU.
-rocksdb::ColumnFamilyOptions BlocksFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache) {
+rocksdb::ColumnFamilyOptions BlocksFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
+                                                 size_t file_bytes) {
   rocksdb::ColumnFamilyOptions options = FamilyOptions(cache, /*bloom_filter=*/true);
+  options.target_file_size_base = file_bytes;  // Options::table_file_bytes.
   options.compression = rocksdb::kNoCompression;
   return options;
 }
@@ -141,6 +144,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
         "records block size must be ", kLeastRecordsBlockBytes, "..", kMostRecordsBlockBytes,
         " bytes, not ", options.records_block_bytes));
   }
+  if (options.table_file_bytes == 0) {
+    return absl::InvalidArgumentError("table file size must be positive");
+  }
   std::error_code error;
   std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
   if (error) {
@@ -161,11 +167,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, FamilyOptions(cache, false)},
       {kRecordsFamily, RecordsFamilyOptions(cache, options.records_compression,
-                                            options.records_block_bytes)},
+                                            options.records_block_bytes,
+                                            options.table_file_bytes)},
       {kCatalogFamily, FamilyOptions(cache, false)},
       {kCountersFamily, CountersFamilyOptions(cache)},
       {kDictionariesFamily, FamilyOptions(cache, false)},
-      {kBlocksFamily, BlocksFamilyOptions(cache)},
+      {kBlocksFamily, BlocksFamilyOptions(cache, options.table_file_bytes)},
       // Most lookups are of new request ids, absent: a Bloom filter answers them in
       // memory.
       {kRequestsFamily, FamilyOptions(cache, true)},

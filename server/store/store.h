@@ -231,6 +231,12 @@ class Store {
     // larger index (held outside the cache) and more bytes on disk (ADR 0033). Files
     // written before keep their size. Default 4 KiB (RocksDB's).
     size_t records_block_bytes = 4096;
+    // Size at which compactions cut the records and blocks families' table files. Keys
+    // lead with the pool id, so a compaction of one pool's key range (CompactPool:
+    // after a re-compression, a retention pass, a pool delete) rewrites the files that
+    // hold that pool's keys, about this much beyond them, not every pool's. Default
+    // 8 MiB (RocksDB's own is 64 MiB).
+    size_t table_file_bytes = size_t{8} << 20;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;

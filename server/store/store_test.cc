@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -276,6 +277,55 @@ TEST_F(StoreTest, AllRecordsUseCountsRecordsWithoutADictionary) {
   EXPECT_FALSE(*store_->AllRecordsUse(1, 32769));
   ASSERT_TRUE(store_->WriteRecords({{1, 3, 100, "z", 32769}}).ok());
   EXPECT_FALSE(*store_->AllRecordsUse(1, 32768));
+}
+
+// The records family's table files are cut at Options::table_file_bytes, so a
+// compaction of one pool's range leaves the files that hold only other pools' keys as
+// they are (with one file for every pool, it rewrote them all).
+TEST_F(StoreTest, CompactingOnePoolLeavesOtherPoolsFiles) {
+  store_.reset();
+  Store::Options options{path_, false};
+  options.records_compression = TableCompression::kNone;
+  options.table_file_bytes = 64 << 10;
+  store_ = *Store::Open(options);
+  std::string payload;
+  for (int i = 0; i < 300; ++i) payload += static_cast<char>('a' + (i * 7919 + i / 13) % 26);
+  auto write_pool = [&](uint32_t pool_id, absl::string_view mark) {
+    std::vector<RecordWrite> records;
+    for (uint64_t seq = 1; seq <= 2000; ++seq) {
+      records.push_back({pool_id, seq, 300, absl::StrCat(mark, seq, payload), 0});
+    }
+    ASSERT_TRUE(store_->WriteRecords(records).ok());
+  };
+  for (uint32_t id : {1u, 2u}) ASSERT_TRUE(store_->PutPool(Pool(id, absl::StrCat("p", id))).ok());
+  write_pool(1, "a");
+  write_pool(2, "a");
+  ASSERT_TRUE(store_->CompactPool(1, /*rewrite_bottom=*/true).ok());  // Both, from L0.
+  auto large_files = [&] {
+    std::set<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+      if (entry.path().extension() == ".sst" && entry.file_size() >= (32 << 10)) {
+        names.insert(entry.path().filename().string());
+      }
+    }
+    return names;
+  };
+  const std::set<std::string> before = large_files();
+  ASSERT_GE(before.size(), 10u);  // 1.2 MB of records in 64 KiB files.
+  write_pool(2, "b");  // Pool 2 rewritten: its old values are garbage.
+  ASSERT_TRUE(store_->CompactPool(2).ok());
+  size_t kept = 0;
+  for (const std::string& name : large_files()) kept += before.count(name);
+  EXPECT_GE(kept, before.size() / 2 - 2) << "pool 1's files were rewritten";
+  EXPECT_EQ(*store_->GetRecord({2, 7}), absl::StrCat("b7", payload));
+  EXPECT_EQ(*store_->GetRecord({1, 7}), absl::StrCat("a7", payload));
+}
+
+TEST_F(StoreTest, ZeroTableFileSizeIsRefused) {
+  store_.reset();
+  Store::Options options{path_, false};
+  options.table_file_bytes = 0;
+  EXPECT_EQ(Store::Open(options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(StoreTest, LatestRecordsAreNewestFirstWithinThePool) {
