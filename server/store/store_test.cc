@@ -22,9 +22,11 @@ class StoreTest : public ::testing::Test {
     Reopen();
   }
 
-  void Reopen() {
+  void Reopen() { ReopenWith({path_, false}); }
+
+  void ReopenWith(const Store::Options& options) {
     store_.reset();
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({path_, false});
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(options);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = std::move(*store);
   }
@@ -283,11 +285,10 @@ TEST_F(StoreTest, AllRecordsUseCountsRecordsWithoutADictionary) {
 // compaction of one pool's range leaves the files that hold only other pools' keys as
 // they are (with one file for every pool, it rewrote them all).
 TEST_F(StoreTest, CompactingOnePoolLeavesOtherPoolsFiles) {
-  store_.reset();
   Store::Options options{path_, false};
   options.records_compression = TableCompression::kNone;
   options.table_file_bytes = 64 << 10;
-  store_ = *Store::Open(options);
+  ReopenWith(options);
   std::string payload;
   for (int i = 0; i < 300; ++i) payload += static_cast<char>('a' + (i * 7919 + i / 13) % 26);
   auto write_pool = [&](uint32_t pool_id, absl::string_view mark) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # readprof.sh DIR BIN OP SECONDS: dictlogd (BIN/dictlogd) on a store that ingest3/profile.sh left in DIR/db
 # (ids in DIR/ids), a 3 s warm-up, then `dictlog-bench read --op=OP` for SECONDS with
-# perf on dictlogd (DIR/perf_OP.data) and the read report in DIR/read_OP.json.
+# perf on dictlogd (DIR/perf_OP.data) and the read report in DIR/read_OP.json, whose
+# records/s it prints last. PERF=0: the same without perf (read A/Bs).
 set -euo pipefail
 out=$1 bin=$2 op=$3 secs=$4
 pid= perf_pid=
@@ -19,8 +20,12 @@ pid=$!
 for _ in $(seq 1 600); do [[ -s "$out/port" ]] && break; sleep 0.1; done
 port=$(cat "$out/port")
 read_for 3s >/dev/null 2>&1
-perf record -F 999 -g -p "$pid" -o "$out/perf_$op.data" >"$out/perf_$op.log" 2>&1 &
-perf_pid=$!
+if [[ "${PERF:-1}" != 0 ]]; then
+  perf record -F 999 -g -p "$pid" -o "$out/perf_$op.data" >"$out/perf_$op.log" 2>&1 &
+  perf_pid=$!
+fi
 read_for "${secs}s" --json="$out/read_$op.json" 2>&1 | tail -3
-kill -INT "$perf_pid"; wait "$perf_pid" || true; perf_pid=
+if [[ -n "$perf_pid" ]]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; perf_pid=; fi
 kill -TERM "$pid"; wait "$pid" || true; pid=
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("records/s", r["records_per_s"], "errors", r["errors"])' \
+  "$out/read_$op.json"
