@@ -1,7 +1,6 @@
 #include "training/evaluate.h"
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <utility>
 
@@ -14,8 +13,6 @@ namespace dictlog::trainer {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr std::chrono::milliseconds kMinTimedDuration(20);
 
 // A dictionary loaded for both directions; both null when there is none.
 struct LoadedDictionary {
@@ -93,44 +90,10 @@ absl::Status CheckRoundTrip(const std::vector<std::string>& records,
   return absl::OkStatus();
 }
 
-// Runs `pass` (one pass over the set) until kMinTimedDuration has elapsed; returns
-// passes per second.
-absl::StatusOr<double> PassesPerSecond(const std::function<absl::Status()>& pass) {
-  const Clock::time_point start = Clock::now();
-  int passes = 0;
-  std::chrono::duration<double> elapsed{0};
-  do {
-    RETURN_IF_ERROR(pass());
-    ++passes;
-    elapsed = Clock::now() - start;
-  } while (elapsed < kMinTimedDuration);
-  return passes / elapsed.count();
-}
-
-absl::Status TimeCandidate(const std::vector<std::string>& records,
-                           const std::vector<std::string>& stored,
-                           const LoadedDictionary& candidate, int level,
-                           Evaluation* evaluation) {
-  const codec::EncodeOptions options = EncodeOptionsFor(candidate, level);
-  std::string out;
-  ASSIGN_OR_RETURN(const double compress_passes, PassesPerSecond([&] {
-                     for (const std::string& record : records) {
-                       out.clear();
-                       RETURN_IF_ERROR(codec::EncodeRecord(record, options, &out));
-                     }
-                     return absl::OkStatus();
-                   }));
-  const SingleDictionary lookup(candidate.decoder);
-  ASSIGN_OR_RETURN(const double decompress_passes, PassesPerSecond([&] {
-                     for (const std::string& value : stored) {
-                       RETURN_IF_ERROR(codec::DecodeRecord(value, lookup).status());
-                     }
-                     return absl::OkStatus();
-                   }));
-  const double mb = evaluation->raw_bytes / 1e6;
-  evaluation->compress_mb_per_s = compress_passes * mb;
-  evaluation->decompress_mb_per_s = decompress_passes * mb;
-  return absl::OkStatus();
+// Payload MB (1e6 bytes) per second of `elapsed`; 0 if no time was measured.
+double MbPerSecond(uint64_t raw_bytes, Clock::duration elapsed) {
+  const double seconds = std::chrono::duration<double>(elapsed).count();
+  return seconds > 0 ? raw_bytes / 1e6 / seconds : 0;
 }
 
 double Ratio(uint64_t raw_bytes, uint64_t stored_bytes) {
@@ -152,18 +115,22 @@ absl::StatusOr<Evaluation> Evaluate(const std::vector<std::string>& records,
   Evaluation evaluation;
   evaluation.records = records.size();
   for (const std::string& record : records) evaluation.raw_bytes += record.size();
+  const Clock::time_point start = Clock::now();
   ASSIGN_OR_RETURN(const std::vector<std::string> stored,
                    EncodeAll(records, EncodeOptionsFor(loaded_candidate, level),
                              &evaluation.candidate_bytes));
+  const Clock::time_point encoded = Clock::now();
+  RETURN_IF_ERROR(
+      CheckRoundTrip(records, stored, SingleDictionary(loaded_candidate.decoder)));
+  const Clock::time_point decoded = Clock::now();
   RETURN_IF_ERROR(EncodeAll(records, EncodeOptionsFor(loaded_baseline, level),
                             &evaluation.baseline_bytes)
                       .status());
-  RETURN_IF_ERROR(
-      CheckRoundTrip(records, stored, SingleDictionary(loaded_candidate.decoder)));
   evaluation.candidate_ratio = Ratio(evaluation.raw_bytes, evaluation.candidate_bytes);
   evaluation.baseline_ratio = Ratio(evaluation.raw_bytes, evaluation.baseline_bytes);
   evaluation.gain = evaluation.candidate_ratio / evaluation.baseline_ratio - 1;
-  RETURN_IF_ERROR(TimeCandidate(records, stored, loaded_candidate, level, &evaluation));
+  evaluation.compress_mb_per_s = MbPerSecond(evaluation.raw_bytes, encoded - start);
+  evaluation.decompress_mb_per_s = MbPerSecond(evaluation.raw_bytes, decoded - encoded);
   return evaluation;
 }
 

@@ -34,10 +34,10 @@ struct Evaluation {
 // Compresses `records` one at a time with `candidate` and with `baseline` (standard
 // zstd dictionary bytes; an empty string_view means no dictionary) at level `level`,
 // via codec::EncodeRecord, and checks that each candidate-encoded record decodes back
-// byte-identical (INTERNAL if not). Times compression and decompression of the
-// candidate, repeating each timing loop until at least 20 ms have elapsed so that
-// small sets give stable numbers. A ratio of a set whose stored size is 0 (only empty
-// records) is 1.
+// byte-identical (INTERNAL if not). The candidate's speeds are timed on those two
+// passes (one pass each: a training evaluates every candidate, and a repeated timing
+// loop cost automatic training more than the training itself; small sets give rough
+// figures). A ratio of a set whose stored size is 0 (only empty records) is 1.
 // INVALID_ARGUMENT if `records` is empty or a dictionary does not load.
 absl::StatusOr<Evaluation> Evaluate(const std::vector<std::string>& records,
                                     absl::string_view candidate,

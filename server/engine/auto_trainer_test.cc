@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "codec/test_dictionary.h"
@@ -45,6 +47,25 @@ class AutoTrainerTest : public ::testing::Test {
   void AppendBatch(const std::string& category, int count, uint32_t seed) {
     const std::vector<std::string> lines = codec::SyntheticLogLines(count, seed);
     std::vector<engine::AppendInput> records;
+    for (const std::string& line : lines) records.push_back({category, line});
+    auto ids = engine_->Append(records);
+    ASSERT_TRUE(ids.ok()) << ids.status();
+  }
+
+  // One append of `count` lines of 150 formats, each with ~100 bytes of its own fixed
+  // text: more than a 4 or 8 KiB dictionary holds, so the 16 KiB candidate wins.
+  void AppendVaried(const std::string& category, int count, uint32_t seed) {
+    std::mt19937 words(7);  // The formats are the same for every seed.
+    std::vector<std::string> formats(150);
+    for (std::string& format : formats) {
+      while (format.size() < 100) absl::StrAppend(&format, "w", words() % 100000, " ");
+    }
+    std::mt19937 rng(seed);
+    std::vector<engine::AppendInput> records;
+    std::vector<std::string> lines;
+    for (int i = 0; i < count; ++i) {
+      lines.push_back(absl::StrCat(formats[rng() % formats.size()], "id=", rng() % 1000000));
+    }
     for (const std::string& line : lines) records.push_back({category, line});
     auto ids = engine_->Append(records);
     ASSERT_TRUE(ids.ok()) << ids.status();
@@ -196,12 +217,12 @@ TEST_F(BulkPolicyTest, WithoutThePolicyAFullSampleIsGrownAgain) {
 TEST_F(AutoTrainerTest, GrowthAfterAConfiguredSizeWinnerTriesThatSizeOnly) {
   options_.auto_trainer.bulk_policy = true;
   Open();
-  AppendBatch("alpha", 1000, 15);
+  AppendVaried("alpha", 1000, 15);
   ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
   ASSERT_EQ(Dictionaries("alpha").size(), 1u);
   ASSERT_EQ(Dictionaries("alpha")[0].size_bytes(), 16384u);
   EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 0u);  // First trainings search all.
-  AppendBatch("alpha", 2000, 16);  // Past twice: the growth at full size.
+  AppendVaried("alpha", 2000, 16);  // Past twice: the growth at full size.
   ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
   ASSERT_EQ(Dictionaries("alpha").size(), 2u);
   EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 1u);
