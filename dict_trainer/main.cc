@@ -53,10 +53,9 @@ Usage: dict_trainer --out=FILE [--size=16384] [--id=N] [--level=3] [--baseline=D
 Each INPUT is a file with one record per line (the '\n' is not part of the record), or
 a directory: every regular file in it, sorted by name, each line a record.
 
-The last tenth of the records (the newest, when inputs are in time order) is held out
-for evaluation; a dictionary is trained on the rest in two passes (the records that a
-first dictionary does not shrink are excluded from the second) and measured on it; the
-dictionary written is then trained again on every record that shrinks. The dictionary is a standard zstd dictionary carrying the id --id (default:
+Every 10th record is held out for evaluation; the dictionary is trained on the rest in
+two passes (the records that a first dictionary does not shrink are excluded from the
+second). The dictionary is a standard zstd dictionary carrying the id --id (default:
 a random id in 32768..65535, which frames store in 2 bytes; the id used is printed). It is written to
 FILE.tmp and renamed to FILE. Progress goes to stderr; stdout gets the dictionary line
 and a table comparing the stored size (dictlog's record format) of the held-out

@@ -51,19 +51,28 @@ absl::Status CheckInput(const std::vector<std::string>& samples,
   return absl::OkStatus();
 }
 
-// TrainAndEvaluate holds out the newest 1/kHoldOutShare of the records for evaluation.
-constexpr size_t kHoldOutShare = 10;
+// TrainAndEvaluate holds out every kHoldOutEvery-th record for evaluation.
+constexpr size_t kHoldOutEvery = 10;
 
 struct Split {
   std::vector<std::string> train;
   std::vector<std::string> held_out;
 };
 
-// The newest tenth (at least one record: the last) to held_out, the older rest to train.
+// Every kHoldOutEvery-th record to held_out (at least one: the last), the rest to train.
 Split SplitRecords(const std::vector<std::string>& records) {
-  const size_t held = std::min(records.size(), std::max<size_t>(1, records.size() / kHoldOutShare));
-  const auto boundary = records.end() - static_cast<std::ptrdiff_t>(held);
-  return {{records.begin(), boundary}, {boundary, records.end()}};
+  Split split;
+  split.held_out.reserve(records.size() / kHoldOutEvery + 1);
+  split.train.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const bool hold_out = i % kHoldOutEvery == kHoldOutEvery - 1;
+    (hold_out ? split.held_out : split.train).push_back(records[i]);
+  }
+  if (split.held_out.empty() && !split.train.empty()) {
+    split.held_out.push_back(std::move(split.train.back()));
+    split.train.pop_back();
+  }
+  return split;
 }
 
 // `status` with `context` appended to its message.
@@ -194,10 +203,10 @@ absl::StatusOr<std::string> TrainDictionary(const std::vector<std::string>& samp
   return dictionary;
 }
 
-absl::StatusOr<TrainResult> TrainHoldingOut(const std::vector<std::string>& records,
-                                            const TrainOptions& options,
-                                            absl::string_view baseline,
-                                            const Progress& progress) {
+absl::StatusOr<TrainResult> TrainAndEvaluate(const std::vector<std::string>& records,
+                                             const TrainOptions& options,
+                                             absl::string_view baseline,
+                                             const Progress& progress) {
   const Progress report = progress ? progress : [](absl::string_view, double) {};
   if (!baseline.empty()) {  // Fail before training, not after.
     if (absl::StatusOr<uint32_t> id = codec::DictionaryIdOf(baseline); !id.ok()) {
@@ -214,9 +223,9 @@ absl::StatusOr<TrainResult> TrainHoldingOut(const std::vector<std::string>& reco
       TrainTwoPasses(std::move(split.train), options, report);
   if (absl::IsFailedPrecondition(result.status())) {
     return Annotate(result.status(),
-                    absl::StrCat("(the newest ", held_out, " of the ", records.size(),
-                                 " records are held out for evaluation; the older rest "
-                                 "train)"));
+                    absl::StrCat("(", held_out, " of the ", records.size(),
+                                 " records, every ", kHoldOutEvery,
+                                 "th, are held out for evaluation; the rest train)"));
   }
   RETURN_IF_ERROR(result.status());
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
@@ -225,31 +234,6 @@ absl::StatusOr<TrainResult> TrainHoldingOut(const std::vector<std::string>& reco
   ASSIGN_OR_RETURN(result->evaluation, Evaluate(split.held_out, result->dictionary,
                                                 baseline, options.compression_level));
   report("evaluate", 1);
-  return result;
-}
-
-absl::Status TrainOnAll(const std::vector<std::string>& records, const TrainOptions& options,
-                        TrainResult* result, const Progress& progress) {
-  const Progress report = progress ? progress : [](absl::string_view, double) {};
-  const auto start = std::chrono::steady_clock::now();
-  report("final", 0);
-  ASSIGN_OR_RETURN(TrainResult all,
-                   TrainTwoPasses(records, options, [](absl::string_view, double) {}));
-  result->dictionary = std::move(all.dictionary);
-  result->samples_used = all.samples_used;
-  result->samples_excluded = all.samples_excluded;
-  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  result->train_seconds += elapsed.count();
-  report("final", 1);
-  return absl::OkStatus();
-}
-
-absl::StatusOr<TrainResult> TrainAndEvaluate(const std::vector<std::string>& records,
-                                             const TrainOptions& options,
-                                             absl::string_view baseline,
-                                             const Progress& progress) {
-  ASSIGN_OR_RETURN(TrainResult result, TrainHoldingOut(records, options, baseline, progress));
-  RETURN_IF_ERROR(TrainOnAll(records, options, &result, progress));
   return result;
 }
 

@@ -58,31 +58,25 @@ absl::StatusOr<std::string> TrainDictionary(const std::vector<std::string>& samp
 
 struct TrainResult {
   std::string dictionary;       // zstd dictionary bytes with options.dictionary_id
-  size_t samples_used = 0;      // records the dictionary was trained on
+  size_t samples_used = 0;      // records the final dictionary was trained on
   size_t samples_excluded = 0;  // records left out because they did not shrink
   Evaluation evaluation;        // on the held-out records, against `baseline`
-  double train_seconds = 0;     // wall time of the trainings and filters
+  double train_seconds = 0;     // wall time of both training passes and the filter
 };
 
 // Progress callback: called with a short stage name ("split", "train", "filter",
-// "retrain", "evaluate", "final") and the fraction of that stage done, in [0, 1]; every
-// stage that runs is reported at least at 0 and at 1 ("retrain" runs only when records
-// were excluded, "final" only in TrainAndEvaluate). Called on the thread that called
-// TrainAndEvaluate. May be empty.
+// "retrain", "evaluate") and the fraction of that stage done, in [0, 1]; every stage
+// that runs is reported at least at 0 and at 1 ("retrain" runs only when records were
+// excluded). Called on the thread that called TrainAndEvaluate. May be empty.
 using Progress = std::function<void(absl::string_view stage, double fraction)>;
 
-// Holds out the newest tenth of `records` (oldest first; at least 1 record) for
-// evaluation and trains on the older rest, in two passes: trains a first dictionary,
-// drops the records whose stored form (codec::EncodeRecord with that dictionary) is not
-// smaller than the record itself (they would teach the dictionary noise), and if any were
-// dropped, trains again on the rest. Then evaluates that dictionary on the held-out
-// records against `baseline` (standard zstd dictionary bytes; empty: no dictionary) at
-// options.compression_level: what a dictionary trained on a pool's records does on the
-// records that come after them (a tenth picked from among the training records would
-// overstate it: on loghub by 24% on average, benchmarks/RESULTS.md "Training cost").
-// Last (TrainOnAll) it trains the dictionary again on every record, the newest included:
-// the evaluation is of the dictionary trained without them, the result the one trained
-// with them.
+// Holds out every 10th record (at least 1) for evaluation and trains on the rest, in
+// two passes: trains a first dictionary on all training records, drops the records
+// whose stored form (codec::EncodeRecord with that dictionary) is not smaller than
+// the record itself (they would teach the dictionary noise), and if any were dropped,
+// trains again on the rest. Then evaluates the dictionary on the held-out records
+// against `baseline` (standard zstd dictionary bytes; empty: no dictionary) at
+// options.compression_level.
 // FAILED_PRECONDITION (the message says how many records/bytes are needed) when there
 // is too little data, including too little left after dropping; INVALID_ARGUMENT for
 // a bad id or size or a baseline that is not a dictionary.
@@ -90,22 +84,6 @@ absl::StatusOr<TrainResult> TrainAndEvaluate(const std::vector<std::string>& rec
                                              const TrainOptions& options,
                                              absl::string_view baseline,
                                              const Progress& progress = {});
-
-// TrainAndEvaluate without its last step: `dictionary` is the one evaluated, trained on
-// the older nine tenths (candidates are compared on it; dictionary_sizing.h).
-absl::StatusOr<TrainResult> TrainHoldingOut(const std::vector<std::string>& records,
-                                            const TrainOptions& options,
-                                            absl::string_view baseline,
-                                            const Progress& progress = {});
-
-// TrainAndEvaluate's last step: replaces result->dictionary (from TrainHoldingOut on the
-// same records and options) with one trained on all of `records` in the same two passes
-// (a first dictionary of them all decides which records do not shrink, so the newest
-// are judged by a dictionary that has seen them), and sets samples_used and
-// samples_excluded to that training's; the evaluation stays. Errors as
-// TrainDictionary's.
-absl::Status TrainOnAll(const std::vector<std::string>& records, const TrainOptions& options,
-                        TrainResult* result, const Progress& progress = {});
 
 }  // namespace dictlog::trainer
 

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
 
 namespace dictlog::dictionary {
 
@@ -57,7 +56,7 @@ absl::StatusOr<SizedTrainResult> TrainBestSize(const std::vector<std::string>& r
     sized.algorithm = out.tried[i].algorithm;
     sized.d = out.tried[i].d;
     absl::StatusOr<trainer::TrainResult> result =
-        trainer::TrainHoldingOut(records, sized, baseline);
+        trainer::TrainAndEvaluate(records, sized, baseline);
     if (!result.ok() && !absl::IsFailedPrecondition(result.status())) {
       return result.status();  // A bad id or baseline: no other candidate does better.
     }
@@ -70,15 +69,6 @@ absl::StatusOr<SizedTrainResult> TrainBestSize(const std::vector<std::string>& r
       out.best_index = i;
       have_best = true;
     }
-  }
-  if (have_best) {  // The winner, trained again on every record (the newest included).
-    trainer::TrainOptions sized = options;
-    sized.dictionary_bytes = out.tried[out.best_index].bytes;
-    sized.algorithm = out.tried[out.best_index].algorithm;
-    sized.d = out.tried[out.best_index].d;
-    const double before = out.best.train_seconds;
-    RETURN_IF_ERROR(trainer::TrainOnAll(records, sized, &out.best));
-    out.train_seconds += out.best.train_seconds - before;
   }
   if (!have_best) {  // Today's answer: what the configured size needs.
     absl::StatusOr<trainer::TrainResult> result =

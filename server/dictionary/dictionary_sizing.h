@@ -70,10 +70,8 @@ struct SizedTrainResult {
 };
 
 // Trains every Candidates(bytes of `records`, options.dictionary_bytes, search) with
-// trainer::TrainHoldingOut (the same held-out records for all, so the ratios compare),
-// keeps the one with the best held-out ratio (the earlier candidate wins ties) and
-// trains it again on every record (trainer::TrainOnAll): TrainAndEvaluate's steps, the
-// last one for the winner only.
+// trainer::TrainAndEvaluate (the same held-out records for all, so the ratios compare)
+// and returns the one with the best held-out ratio; the earlier candidate wins ties.
 // With no supported size, or when every candidate fails, the error of training at the
 // configured size (FAILED_PRECONDITION saying how much data is needed).
 absl::StatusOr<SizedTrainResult> TrainBestSize(const std::vector<std::string>& records,

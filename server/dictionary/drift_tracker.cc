@@ -1,5 +1,7 @@
 #include "server/dictionary/drift_tracker.h"
 
+#include <algorithm>
+
 namespace dictlog::dictionary {
 namespace {
 
@@ -8,6 +10,13 @@ double Ratio(uint64_t raw, uint64_t stored) {
 }
 
 }  // namespace
+
+double DriftTracker::ReferenceRatio(double evaluated_ratio, double first_window_ratio) {
+  if (evaluated_ratio <= 0) return first_window_ratio;
+  if (first_window_ratio <= 0) return evaluated_ratio;
+  return std::min(evaluated_ratio,
+                  std::max(first_window_ratio, (1 - kFirstWindowShortfall) * evaluated_ratio));
+}
 
 void DriftTracker::Record(uint32_t pool_id, uint32_t dictionary_id, uint64_t raw,
                           uint64_t stored) {
@@ -50,7 +59,8 @@ DriftSignal DriftTracker::Signal(uint32_t pool_id, uint32_t active_id,
   signal.older_span_bytes = w.older_span;
   signal.recent_ratio = Ratio(signal.recent_raw_bytes, w.older.stored + w.newer.stored);
   signal.full = w.older.raw >= half_;
-  signal.activation_ratio = evaluated_ratio > 0 ? evaluated_ratio : w.first_full_ratio;
+  signal.first_window_ratio = w.first_full_ratio;
+  signal.activation_ratio = ReferenceRatio(evaluated_ratio, w.first_full_ratio);
   if (signal.full && signal.activation_ratio > 0 && signal.recent_ratio > 0) {
     signal.degraded_percent = 100 * (1 - signal.recent_ratio / signal.activation_ratio);
   }

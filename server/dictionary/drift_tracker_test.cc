@@ -27,16 +27,43 @@ TEST(DriftTrackerTest, EmptyUntilAppendsWithTheActiveDictionary) {
   EXPECT_EQ(tracker.Signal(kPool, kDict + 1, 3.0).dictionary_id, 0u);
 }
 
-TEST(DriftTrackerTest, DegradedPercentAgainstTheEvaluation) {
+// The first window fell 20% short of the evaluation: the reference comes down by 10%
+// only (kFirstWindowShortfall), and the window is degraded against that.
+TEST(DriftTrackerTest, DegradedPercentAgainstTheEvaluationLessTheShortfall) {
   DriftTracker tracker(1000);
   for (int i = 0; i < 5; ++i) tracker.Record(kPool, kDict, 100, 50);  // 2x, 500 bytes.
   DriftSignal signal = tracker.Signal(kPool, kDict, 2.5);
   ASSERT_TRUE(signal.full);
   EXPECT_DOUBLE_EQ(signal.recent_ratio, 2.0);
-  EXPECT_DOUBLE_EQ(signal.activation_ratio, 2.5);
-  EXPECT_NEAR(signal.degraded_percent, 20.0, 1e-9);
-  // Better than evaluated: negative.
+  EXPECT_DOUBLE_EQ(signal.first_window_ratio, 2.0);
+  EXPECT_DOUBLE_EQ(signal.activation_ratio, 2.25);
+  EXPECT_NEAR(signal.degraded_percent, 100 * (1 - 2.0 / 2.25), 1e-9);
+  // Better than evaluated: negative, against the evaluation.
   EXPECT_NEAR(tracker.Signal(kPool, kDict, 1.6).degraded_percent, -25.0, 1e-9);
+}
+
+// A first window a little below the evaluation (held-out records overstate new ones)
+// is the reference: the same ratio later is no drift; 10% below it is.
+TEST(DriftTrackerTest, FirstWindowWithinTheShortfallIsTheReference) {
+  DriftTracker tracker(1000);
+  for (int i = 0; i < 5; ++i) tracker.Record(kPool, kDict, 100, 50);  // 2x.
+  for (int i = 0; i < 5; ++i) tracker.Record(kPool, kDict, 100, 50);
+  DriftSignal signal = tracker.Signal(kPool, kDict, 2.1);
+  EXPECT_DOUBLE_EQ(signal.activation_ratio, 2.0);
+  EXPECT_NEAR(signal.degraded_percent, 0, 1e-9);
+  for (int i = 0; i < 20; ++i) tracker.Record(kPool, kDict, 100, 60);  // 1.67x.
+  signal = tracker.Signal(kPool, kDict, 2.1);
+  EXPECT_DOUBLE_EQ(signal.activation_ratio, 2.0);
+  EXPECT_NEAR(signal.recent_ratio, 100.0 / 60, 1e-9);
+  EXPECT_NEAR(signal.degraded_percent, 100 * (1 - (100.0 / 60) / 2.0), 1e-9);
+}
+
+TEST(DriftTrackerTest, ReferenceRatio) {
+  EXPECT_DOUBLE_EQ(DriftTracker::ReferenceRatio(3.0, 0), 3.0);   // No window yet.
+  EXPECT_DOUBLE_EQ(DriftTracker::ReferenceRatio(0, 2.0), 2.0);   // No evaluation.
+  EXPECT_DOUBLE_EQ(DriftTracker::ReferenceRatio(3.0, 3.5), 3.0); // Better: the evaluation.
+  EXPECT_DOUBLE_EQ(DriftTracker::ReferenceRatio(3.0, 2.8), 2.8);
+  EXPECT_DOUBLE_EQ(DriftTracker::ReferenceRatio(3.0, 1.5), 2.7); // At most 10% lower.
 }
 
 TEST(DriftTrackerTest, WindowForgetsOldAppends) {

@@ -344,15 +344,18 @@ TEST_F(DriftTest, ReturnFromABurstEndsTheDrift) {
 
 // A restart: the window is in memory only, so it starts empty (`pools` says the
 // window is not full and shows no degradation) while the ratio it compares with, the
-// dictionary's evaluation, is still known; appends refill it and drift is detected
+// dictionary's evaluation, is still known (before the restart, the first window's
+// ratio may have lowered it by up to 10%); appends refill it and drift is detected
 // and retrained as before the restart.
 TEST_F(DriftTest, DriftDetectionWorksAfterARestart) {
   Feed("rs", codec::SyntheticLogLines(2500, 60));
   v1::PoolInfo info = Info("rs");
   ASSERT_TRUE(info.drift_window_full());
-  const double activation = info.drift_activation_ratio();
-  ASSERT_GT(activation, 1.5);
-  EXPECT_DOUBLE_EQ(activation, Active("rs").evaluation().ratio());
+  const double evaluated = Active("rs").evaluation().ratio();
+  ASSERT_GT(evaluated, 1.5);
+  EXPECT_LE(info.drift_activation_ratio(), evaluated);
+  EXPECT_GE(info.drift_activation_ratio(), 0.9 * evaluated - 1e-9);
+  const double activation = evaluated;
   engine_.reset();
   auto reopened = LogEngine::Open(options_);
   ASSERT_TRUE(reopened.ok()) << reopened.status();
