@@ -485,6 +485,7 @@ DICTLOG_ADMIN_CALL(Verify, VerifyRequest, VerifyResponse)
 DICTLOG_ADMIN_CALL(Recompress, RecompressRequest, RecompressStatus)
 DICTLOG_ADMIN_CALL(GetRecompressStatus, RecompressRequest, RecompressStatus)
 DICTLOG_ADMIN_CALL(Backup, BackupRequest, BackupResponse)
+DICTLOG_ADMIN_CALL(Flush, FlushRequest, FlushResponse)
 
 #undef DICTLOG_ADMIN_CALL
 

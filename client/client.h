@@ -239,6 +239,9 @@ class Client {
       const v1::RecompressRequest& request) const;
   // A consistent copy of the whole store in request.dir on the server's machine.
   absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request) const;
+  // Every memtable of the server's store to table files (e.g. before measuring its
+  // size on disk).
+  absl::StatusOr<v1::FlushResponse> Flush(const v1::FlushRequest& request) const;
 
   // The server's shard map as it answers it (LogStore.GetShardMap; partitions 0 from a
   // single node), unvalidated; UNIMPLEMENTED from a server that predates it.

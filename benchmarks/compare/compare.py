@@ -4,9 +4,9 @@
 For each configuration it starts the server itself on 127.0.0.1 port 0 (dictlogd with
 the configuration's pool options, or compare_server), loads the same loghub records
 with `dictlog-bench load`, waits for dictionaries and re-compression where the
-configuration has them, makes the stored form final (dictlogd: a restart, which
-flushes RocksDB's memtables into SST files; compare_server: SIGUSR1, flush and full
-compaction), measures stored bytes, checks a sample of records reads back exactly
+configuration has them, makes the stored form final (dictlogd: `dictlog flush`, its
+memtables written to SST files, or a restart for a dictlogd without that call;
+compare_server: SIGUSR1, flush and full compaction), measures stored bytes, checks a sample of records reads back exactly
 what was loaded, and keeps the server running. Then it runs the same read load
 (`dictlog-bench read`: Get, then MultiGet(64), uniform ids, --duration each) on every
 configuration in turn, for --rounds rounds (medians: the machine's noise hits every
@@ -288,7 +288,8 @@ def dictlogd_argv(config, args, work):
             "--config=" + config_path,
             "--auto_train=" + ("true" if config["dictionary"] else "false"),
             "--recompress_records_per_second=10000000",
-            # No load balancer to warn: the restart that makes the stored form final
+            # No load balancer to warn: the restart that makes an older dictlogd's
+            # stored form final (one without Admin.Flush)
             # (memtables to SST files) does not wait the default 1 s notice.
             "--shutdown_notice_seconds=0",
             "--block_cache_mb=%d" % args.block_cache_mb]
@@ -328,7 +329,7 @@ def dictlogd_stats(args, server, work):
         "dictionary_bytes": sum(d["size_bytes"] for d in dictionaries if d["active"]),
         "pools": len(pools),
         "dictionaries": sum(1 for d in dictionaries if d["active"]),
-        # On disk after the restart's flush: keys, index, filters, every column family.
+        # On disk after the flush: keys, index, filters, every column family.
         "sst_bytes": sst_bytes(os.path.join(work, "db")),
     }
 
@@ -427,10 +428,25 @@ def finalize(config, args, server, work):
     if config["dictionary"]:
         progress("%s: waiting for dictionaries" % config["name"])
         wait_for_dictionaries(args, server, time.time() + args.wait_seconds)
-    progress("%s: restarting dictlogd (memtables to SST files)" % config["name"])
+    flush_memtables(args, server, config["name"])
+    return dictlogd_stats(args, server, work), {}
+
+
+def flush_memtables(args, server, name):
+    """dictlogd's memtables to SST files: `dictlog flush`, or for a dictlogd without
+    Admin.Flush (an older --dictlogd_before) a restart, which flushes them at close."""
+    result = subprocess.run([args.dictlog, "--server=" + server.address, "flush"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    if result.returncode == 0:
+        progress("%s: %s" % (name, result.stdout.decode(errors="replace").strip()))
+        return
+    err = result.stderr.decode(errors="replace")
+    if "UNIMPLEMENTED" not in err:
+        raise CompareError("dictlog flush failed (exit %d): %s%s" %
+                           (result.returncode, err[-2000:], server.exit_report()))
+    progress("%s: no Admin.Flush: restarting dictlogd (memtables to SST files)" % name)
     server.stop()
     server.start()
-    return dictlogd_stats(args, server, work), {}
 
 
 def prepare(config, args, data_dir, dataset, root):

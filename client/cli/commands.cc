@@ -218,6 +218,7 @@ absl::Status RunCommand(const client::Client& client, const std::vector<std::str
   if (command == "recompress") return RunRecompress(client, args, options, io);
   if (command == "verify") return RunVerify(client, args, options, io);
   if (command == "backup") return RunBackup(client, args, options, io);
+  if (command == "flush") return RunFlush(client, args, options, io);
   if (command == "health") return RunHealth(client, args, options, io);
   if (command == "tail") return RunTail(client, args, options, io);
   if (command == "shards") return RunShards(client, args, options, io);

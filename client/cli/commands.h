@@ -93,6 +93,11 @@ absl::Status RunVerify(const client::Client& client, const std::vector<std::stri
 absl::Status RunBackup(const client::Client& client, const std::vector<std::string>& args,
                        const CommandOptions& options, CommandIo io);
 
+// Asks the server to write its memtables to table files and prints the store's table
+// file bytes after it.
+absl::Status RunFlush(const client::Client& client, const std::vector<std::string>& args,
+                      const CommandOptions& options, CommandIo io);
+
 // `tail -f`: prints the records of a category or pool as they are appended, until
 // options.follow_cancel is cancelled (then OK) or the server ends the stream.
 absl::Status RunTail(const client::Client& client, const std::vector<std::string>& args,

@@ -207,4 +207,17 @@ absl::Status RunBackup(const client::Client& client, const std::vector<std::stri
   return absl::OkStatus();
 }
 
+absl::Status RunFlush(const client::Client& client, const std::vector<std::string>& args,
+                      const CommandOptions& options, CommandIo io) {
+  if (args.size() != 1) return UsageError("usage: flush (no arguments)");
+  ASSIGN_OR_RETURN(v1::FlushResponse response, client.Flush(v1::FlushRequest()));
+  if (options.format == OutputFormat::kJson) {
+    io.out << absl::StrFormat("{\"table_file_bytes\":%d}\n", response.table_file_bytes());
+  } else {
+    io.out << absl::StrFormat("flushed: %d bytes of table files\n",
+                              response.table_file_bytes());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace dictlog::cli

@@ -164,6 +164,9 @@ Commands:
                                  directory (absolute path) on the server's machine,
                                  inside the server's --backup_root;
                                  restore: dictlogd --data_dir=DIR
+  flush                          write the server's memtables to table files and
+                                 print the store's table file bytes (to measure it
+                                 on disk; the write-ahead log keeps data safe anyway)
   health [SERVICE]               print SERVING if the server's grpc.health.v1 check
                                  says so, else exit 1 (a probe; needs no token);
                                  SERVICE dictlog.replicas: a cluster node's held

@@ -86,17 +86,33 @@ absl::StatusOr<v1::RecompressStatus> Recompressor::Start(absl::string_view pool_
     }
     return store::FromCatalog(it->second.status());
   }
-  storage::RecompressState state;
-  state.set_pool_id(pool->id());
-  state.set_next_seq(1);
-  state.set_end_seq(pool->AllocateSeqs(0) - 1);  // The last seq handed out so far.
-  storage::RecompressStatus* status = state.mutable_status();
-  status->set_pool(pool->name());
-  status->set_state(storage::RecompressStatus::RUNNING);
-  status->set_target_dictionary_id(pool->active_dictionary_id());
-  status->set_records_total(pool->counters().records);
-  RETURN_IF_ERROR(store_->PutRecompressState(state));
   if (on_done) on_done_[pool->id()] = std::move(on_done);
+  return StartLocked(*pool);
+}
+
+absl::StatusOr<v1::RecompressStatus> Recompressor::StartOrFollow(absl::string_view pool_name) {
+  std::shared_ptr<pool::Pool> pool = pools_->Find(pool_name);
+  if (pool == nullptr) return absl::NotFoundError(absl::StrCat("no pool '", pool_name, "'"));
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(pool->id());
+  if (it != jobs_.end() && it->second.status().state() == storage::RecompressStatus::RUNNING) {
+    follow_up_.insert(pool->id());
+    return store::FromCatalog(it->second.status());
+  }
+  return StartLocked(*pool);
+}
+
+absl::StatusOr<v1::RecompressStatus> Recompressor::StartLocked(pool::Pool& pool) {
+  storage::RecompressState state;
+  state.set_pool_id(pool.id());
+  state.set_next_seq(1);
+  state.set_end_seq(pool.AllocateSeqs(0) - 1);  // The last seq handed out so far.
+  storage::RecompressStatus* status = state.mutable_status();
+  status->set_pool(pool.name());
+  status->set_state(storage::RecompressStatus::RUNNING);
+  status->set_target_dictionary_id(pool.active_dictionary_id());
+  status->set_records_total(pool.counters().records);
+  RETURN_IF_ERROR(store_->PutRecompressState(state));
   Launch(state);
   return store::FromCatalog(state.status());
 }
@@ -180,6 +196,14 @@ void Recompressor::RunJob(uint32_t pool_id) {
       if (stop_ || !more.ok() || !*more) {
         on_done_.erase(pool_id);
         FinishJobLocked(pool_id);
+        const bool follow = follow_up_.erase(pool_id) > 0;
+        if (follow && !stop_ && more.ok() && !pool->deleted()) {
+          absl::Status started = StartLocked(*pool).status();
+          if (!started.ok()) {
+            std::fprintf(stderr, "dictlogd: pool '%s': the re-compression to follow could "
+                         "not start: %s\n", pool->name().c_str(), started.ToString().c_str());
+          }
+        }
         return;
       }
     }

@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 #include <optional>
+#include <set>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -68,6 +69,13 @@ class Recompressor {
   absl::StatusOr<v1::RecompressStatus> Start(absl::string_view pool,
                                              DoneCallback on_done = nullptr)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // As Start, but when a job is running already, another one follows it once it ends,
+  // over every record up to then (not persisted: a restart in between forgets it).
+  // For a new dictionary activated while a job runs: the running job covers the records
+  // up to its own start only, and those of its batches before the activation were
+  // re-encoded with the older dictionary.
+  absl::StatusOr<v1::RecompressStatus> StartOrFollow(absl::string_view pool)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // The pool's current or last job; state NONE if it never had one.
   absl::StatusOr<v1::RecompressStatus> Status(absl::string_view pool) const
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -83,6 +91,9 @@ class Recompressor {
         options_(options), reaper_([this] { Reap(); }) {}
 
   void Launch(storage::RecompressState state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A new job over every record of `pool` handed out so far, stored and launched.
+  absl::StatusOr<v1::RecompressStatus> StartLocked(pool::Pool& pool)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunJob(uint32_t pool_id);
   // Hands the ending job's own thread to the reaper.
   void FinishJobLocked(uint32_t pool_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -125,6 +136,7 @@ class Recompressor {
   std::map<uint32_t, storage::RecompressState> jobs_ ABSL_GUARDED_BY(mu_);
   std::map<uint32_t, DoneCallback> on_done_ ABSL_GUARDED_BY(mu_);  // Of running jobs.
   std::map<uint32_t, std::thread> threads_ ABSL_GUARDED_BY(mu_);  // Of running jobs.
+  std::set<uint32_t> follow_up_ ABSL_GUARDED_BY(mu_);  // Pools of StartOrFollow.
   std::vector<std::thread> ended_ ABSL_GUARDED_BY(mu_);  // For the reaper to join.
   size_t unjoined_ ABSL_GUARDED_BY(mu_) = 0;  // Job threads started, not yet joined.
   bool stop_ ABSL_GUARDED_BY(mu_) = false;

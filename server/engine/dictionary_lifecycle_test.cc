@@ -216,6 +216,54 @@ TEST_F(DictionaryLifecycleTest, StartJoinsTheRunningJobsCallback) {
   EXPECT_EQ(done, (std::vector<std::string>{"first:app", "joined:app"}));
 }
 
+// StartOrFollow while a job runs (a growth dictionary activated during the first
+// dictionary's re-encode): another job follows it, and in the end every record names
+// the newest dictionary, the ones appended after the first job started and the ones it
+// re-encoded before the activation included.
+TEST_F(DictionaryLifecycleTest, StartOrFollowCoversEveryRecordWithTheNewestDictionary) {
+  options_.recompressor.batch_records = 100;
+  options_.recompressor.max_records_per_second = 200;  // A few batches: about 3 s.
+  Reopen();
+  std::vector<std::string> lines = codec::SyntheticLogLines(600, 39);
+  std::vector<std::string> ids = AppendLines("app", lines);
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  train.set_activate(true);
+  ASSERT_TRUE(engine_->TrainDictionary(train).ok());
+  const uint32_t first = engine_->GetPool("app")->active_dictionary_id();
+  ASSERT_NE(first, 0u);
+  dictionary::Recompressor& recompressor = engine_->RecompressorForTest();
+  auto started = recompressor.StartOrFollow("app");
+  ASSERT_TRUE(started.ok()) << started.status();
+  const std::vector<std::string> later = codec::SyntheticLogLines(200, 40);
+  const std::vector<std::string> later_ids = AppendLines("app", later);
+  EXPECT_EQ(FrameDictionary(later_ids.front()), first);  // Compressed at append.
+  train.set_activate(false);
+  auto second = engine_->TrainDictionary(train);
+  ASSERT_TRUE(second.ok()) << second.status();
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("app");
+  activate.set_id(second->dictionary().id());
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  auto followed = recompressor.StartOrFollow("app");
+  ASSERT_TRUE(followed.ok()) << followed.status();
+  ASSERT_EQ(followed->state(), v1::RecompressStatus::RUNNING) << "the first job ended early";
+  ASSERT_TRUE(recompressor.WaitForTest("app", absl::Seconds(60)));
+  v1::RecompressRequest request;
+  request.set_pool("app");
+  auto job = engine_->GetRecompressStatus(request);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::RecompressStatus::DONE) << job->error();
+  EXPECT_EQ(job->target_dictionary_id(), second->dictionary().id());
+  EXPECT_EQ(FrameDictionary(ids.front()), second->dictionary().id());
+  EXPECT_EQ(FrameDictionary(later_ids.back()), second->dictionary().id());
+  for (const v1::DictionaryInfo& d : Dictionaries()) {
+    EXPECT_EQ(d.records(), d.id() == second->dictionary().id() ? 800u : 0u) << d.id();
+  }
+  ExpectAllReadBack(ids, lines);
+  ExpectAllReadBack(later_ids, later);
+}
+
 TEST_F(DictionaryLifecycleTest, FullLifecycleKeepsEveryRecordReadable) {
   // 1. Enough data: the first dictionary is trained and activated in the background.
   std::vector<std::string> lines = codec::SyntheticLogLines(600, 1);

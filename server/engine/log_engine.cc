@@ -172,8 +172,10 @@ void LogEngine::OnFirstNotActivated(const std::string& pool) {
 void LogEngine::RecompressFirst(const std::string& pool) {
   // Appends that looked up the pool's encoder before this have written once the gate
   // is free: the job's last seq covers every record stored raw or without dictionary.
+  // A job still running (the first dictionary's, when a growth follows it) is followed
+  // by one over the records up to then: its own covers those before its start only.
   { absl::MutexLock gate(&manager_->write_gate()); }
-  absl::StatusOr<v1::RecompressStatus> job = recompressor_->Start(pool);
+  absl::StatusOr<v1::RecompressStatus> job = recompressor_->StartOrFollow(pool);
   if (job.ok()) {
     std::fprintf(stderr,
                  "dictlogd: pool '%s': re-encoding with its first dictionary the "

@@ -357,6 +357,8 @@ class LogEngine {
   // Copies the whole store at one consistent point into request.dir (see
   // store::Store::Checkpoint for the rules and codes); counts the copy's files.
   absl::StatusOr<v1::BackupResponse> Backup(const v1::BackupRequest& request);
+  // Every memtable to table files (Store::Flush); the table file bytes after it.
+  absl::StatusOr<v1::FlushResponse> Flush();
   // Automatic training so far (all zero when auto_train is off).
   // Automatic upkeep runs completed since start-up (re-compression and gc done).
   uint64_t UpkeepRuns() const { return upkeep_runs_.load(); }
@@ -409,7 +411,8 @@ class LogEngine {
 
   absl::Status ValidateAppend(absl::Span<const AppendInput> records) const;
   absl::Status OpenDictionaries();
-  // Starts the background re-encode of what `pool` stored before its first dictionary.
+  // Starts the background re-encode of what `pool` stored before its first (or grown)
+  // dictionary: every record, to the active dictionary (Recompressor::StartOrFollow).
   void RecompressFirst(const std::string& pool);
   // What follows an automatic activation: RecompressFirst, or after drift the pool's
   // upkeep policy.

@@ -382,6 +382,13 @@ bool LogEngine::WaitForAutoTrainingForTest(absl::Duration timeout) {
   return auto_trainer_ == nullptr || auto_trainer_->WaitIdle(timeout);
 }
 
+absl::StatusOr<v1::FlushResponse> LogEngine::Flush() {
+  v1::FlushResponse response;
+  ASSIGN_OR_RETURN(const uint64_t bytes, store_->Flush());
+  response.set_table_file_bytes(bytes);
+  return response;
+}
+
 absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& request) {
   const absl::Time start = absl::Now();
   v1::BackupResponse response;

@@ -139,6 +139,13 @@ grpc::Status AdminService::GetRecompressStatus(grpc::ServerContext* context,
   return Reply(engine_->GetRecompressStatus(*request), response);
 }
 
+grpc::Status AdminService::Flush(grpc::ServerContext* context,
+                                 const v1::FlushRequest* /*request*/,
+                                 v1::FlushResponse* response) {
+  if (grpc::Status denied = Admit(*context, "Flush"); !denied.ok()) return denied;
+  return Reply(engine_->Flush(), response);
+}
+
 grpc::Status AdminService::Backup(grpc::ServerContext* context,
                                   const v1::BackupRequest* request,
                                   v1::BackupResponse* response) {

@@ -65,6 +65,8 @@ class AdminService final : public v1::Admin::Service {
                                    v1::RecompressStatus* response) override;
   grpc::Status Backup(grpc::ServerContext* context, const v1::BackupRequest* request,
                       v1::BackupResponse* response) override;
+  grpc::Status Flush(grpc::ServerContext* context, const v1::FlushRequest* request,
+                     v1::FlushResponse* response) override;
 
  private:
   // OK if the caller holds the admin role; its gRPC error otherwise.

@@ -828,6 +828,16 @@ absl::StatusOr<uint64_t> Store::Checkpoint(const std::string& dir) {
   return sequence;
 }
 
+absl::StatusOr<uint64_t> Store::Flush() {
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  options.allow_write_stall = true;  // Wait as long as it takes, as a shutdown does.
+  RETURN_IF_ERROR(FromRocks(db_->Flush(options, handles_), "flushing memtables"));
+  uint64_t bytes = 0;
+  for (const auto& [family, size] : IntProperty("rocksdb.live-sst-files-size")) bytes += size;
+  return bytes;
+}
+
 std::vector<std::pair<std::string, uint64_t>> Store::IntProperty(
     absl::string_view name) const {
   std::vector<std::pair<std::string, uint64_t>> values;

@@ -334,6 +334,10 @@ class Store {
   // copy holds every write up to.
   absl::StatusOr<uint64_t> Checkpoint(const std::string& dir);
 
+  // Writes every column family's memtables to table files and waits for them; returns
+  // the size of the live table files (all families) after it.
+  absl::StatusOr<uint64_t> Flush();
+
   // A RocksDB integer property (e.g. "rocksdb.total-sst-files-size") of each column
   // family, by family name; DB-wide properties repeat the same value. Properties
   // RocksDB does not know are left out.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End to end through the CLI: `dictlog backup --out=DIR` on the real dictlogd, then a
+# End to end through the CLI: `dictlog flush` writes the memtables to table files and
+# prints their bytes; `dictlog backup --out=DIR` on the real dictlogd, then a
 # second dictlogd on the copy returns every record byte for byte (`dictlog scan`) and
 # `dictlog verify` finds nothing corrupt; bad directories give the documented exit
 # codes (2 usage, 1 refused by the server, also outside --backup_root) and touch
@@ -21,6 +22,22 @@ for category in HDFS Spark; do
   sed -e 's/\r$//' "$logs/$category.log" | sed -e '$a\' >"$work/$category.expected"
 done
 "$dictlog" --server="$server" dict train --pool=HDFS --activate >/dev/null
+
+# `dictlog flush`: the memtables become table files, whose bytes it prints.
+sst_bytes() { find "$work/data" -name '*.sst' -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
+before=$(sst_bytes)
+"$dictlog" --server="$server" flush >"$work/flush.out"
+grep -q "^flushed: [1-9][0-9]* bytes of table files$" "$work/flush.out" ||
+  fail "flush output: $(cat "$work/flush.out")"
+flushed=$(awk '{print $2}' "$work/flush.out")
+after=$(sst_bytes)
+(( after > before )) || fail "no table file written by flush: $before -> $after bytes"
+[[ $flushed == "$after" ]] || fail "flush says $flushed bytes, the directory holds $after"
+"$dictlog" --server="$server" --format=json flush | grep -q '^{"table_file_bytes":[1-9][0-9]*}$' ||
+  fail "flush --format=json"
+status=0
+"$dictlog" --server="$server" flush extra 2>/dev/null || status=$?
+[[ $status == 2 ]] || fail "flush with an argument: exit $status, expected 2"
 
 "$dictlog" --server="$server" backup --out="$work/copy" >"$work/backup.out"
 grep -q "^backup in $work/copy: [1-9][0-9]* files, [1-9][0-9]* bytes, sequence [1-9]" \

@@ -137,6 +137,7 @@ const ServiceMethod kServiceMethods[] = {
      kAdmin<v1::RecompressRequest, v1::RecompressStatus, &AdminService::Recompress>},
     {"GetRecompressStatus", kAdmin<v1::RecompressRequest, v1::RecompressStatus,
                                    &AdminService::GetRecompressStatus>},
+    {"Flush", kAdmin<v1::FlushRequest, v1::FlushResponse, &AdminService::Flush>},
 };
 const size_t kServiceMethodCount = sizeof(kServiceMethods) / sizeof(kServiceMethods[0]);
 
