@@ -18,6 +18,9 @@ PYTHON=/usr/bin/python3 "$runfiles/benchmarks/compare/compare" \
 cat "$work/stdout"
 grep -q "\[compare .*\] record+dict: waiting for dictionaries" "$work/stderr" ||
   fail "no progress lines on stderr"
+# dictlogd's final form ends with Admin.Flush, not a restart.
+grep -q "\[compare .*\] record+dict: flushed: [1-9][0-9]* bytes of table files" "$work/stderr" ||
+  fail "no flush of dictlogd's memtables: $(grep record+dict "$work/stderr")"
 grep -q "^| config | stored bytes | ratio |" "$work/stdout" || fail "no markdown table"
 cmp -s "$work/stdout" "$work/out/compare.md" || fail "compare.md differs from stdout"
 
