@@ -75,7 +75,8 @@ OTHER_PROGRAM_FLAGS = {
     },
     "benchmarks/README.md": {"dict_bench": {"csv", "dict_modes", "dict_bytes"},
                              "frames_bench": {"copies", "duration", "csv", "batch",
-                                              "threads", "modes", "dictionary_wait"}},
+                                              "threads", "modes", "dictionary_wait"},
+                             "train_cost": {"copies", "sweep", "dict_bytes", "csv"}},
     "client/python/README.md": {"pip": {"isolated"}, "bazel test": {"test_env"}},
 }
 OTHER_PROGRAM_FLAGS["docs/reliability.md"]["bazel"] = {"dynamic_mode"}
