@@ -64,6 +64,22 @@ class DictionaryLifecycleTest : public ::testing::Test {
     }
   }
 
+  // Re-compression jobs slowed to a few batches a second (one over 600 records runs
+  // about 3 s), then pool "app" holding `lines` with a trained dictionary active; the
+  // ids of `lines`.
+  std::vector<std::string> SlowJobsOnATrainedPool(const std::vector<std::string>& lines) {
+    options_.recompressor.batch_records = 100;
+    options_.recompressor.max_records_per_second = 200;
+    Reopen();
+    std::vector<std::string> ids = AppendLines("app", lines);
+    v1::TrainDictionaryRequest train;
+    train.set_pool("app");
+    train.set_activate(true);
+    auto trained = engine_->TrainDictionary(train);
+    EXPECT_TRUE(trained.ok() && trained->activated()) << trained.status();
+    return ids;
+  }
+
   uint32_t FrameDictionary(const std::string& id) {
     auto frame = engine_->GetFrame(id);
     EXPECT_TRUE(frame.ok()) << frame.status();
@@ -188,15 +204,7 @@ TEST_F(DictionaryLifecycleTest, ReencodeRunsOnParallelFor) {
 // A Recompress request while a job the server started runs joins that job: its
 // callback (the request's compaction) runs when the job completes, after the job's own.
 TEST_F(DictionaryLifecycleTest, StartJoinsTheRunningJobsCallback) {
-  options_.recompressor.batch_records = 100;
-  options_.recompressor.max_records_per_second = 200;  // A few batches: about 3 s.
-  Reopen();
-  std::vector<std::string> lines = codec::SyntheticLogLines(600, 29);
-  std::vector<std::string> ids = AppendLines("app", lines);
-  v1::TrainDictionaryRequest train;
-  train.set_pool("app");
-  train.set_activate(true);
-  ASSERT_TRUE(engine_->TrainDictionary(train).ok());
+  SlowJobsOnATrainedPool(codec::SyntheticLogLines(600, 29));
   dictionary::Recompressor& recompressor = engine_->RecompressorForTest();
   absl::Mutex mu;
   std::vector<std::string> done;
@@ -221,15 +229,10 @@ TEST_F(DictionaryLifecycleTest, StartJoinsTheRunningJobsCallback) {
 // the newest dictionary, the ones appended after the first job started and the ones it
 // re-encoded before the activation included.
 TEST_F(DictionaryLifecycleTest, StartOrFollowCoversEveryRecordWithTheNewestDictionary) {
-  options_.recompressor.batch_records = 100;
-  options_.recompressor.max_records_per_second = 200;  // A few batches: about 3 s.
-  Reopen();
-  std::vector<std::string> lines = codec::SyntheticLogLines(600, 39);
-  std::vector<std::string> ids = AppendLines("app", lines);
+  const std::vector<std::string> lines = codec::SyntheticLogLines(600, 39);
+  const std::vector<std::string> ids = SlowJobsOnATrainedPool(lines);
   v1::TrainDictionaryRequest train;
   train.set_pool("app");
-  train.set_activate(true);
-  ASSERT_TRUE(engine_->TrainDictionary(train).ok());
   const uint32_t first = engine_->GetPool("app")->active_dictionary_id();
   ASSERT_NE(first, 0u);
   dictionary::Recompressor& recompressor = engine_->RecompressorForTest();
