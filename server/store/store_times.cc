@@ -125,8 +125,22 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
   TimeEntry found;
   bool have = false;
   bool positioned = false;
-  // Caches `found`'s range when the iterator stands on the pool's next entry.
+  // Whether `found` is its pool's last entry (the iterator has moved past it to no
+  // entry of the pool). Its range is then cached up to the largest seq looked up in it.
+  bool found_is_last = false;
+  uint64_t tail_seq = 0;  // The largest seq answered by `found` while it is the last.
+  auto fill_tail = [&]() {
+    if (found_is_last && tail_seq >= found.first_seq) {
+      time_ranges_.Fill(found.pool_id, versions[found.pool_id], found.first_seq, tail_seq,
+                        found.unix_ms);
+    }
+    found_is_last = false;
+    tail_seq = 0;
+  };
+  // Caches `found`'s range when the iterator stands on the pool's next entry; notes
+  // that `found` is the pool's last entry when it does not.
   auto fill = [&]() -> absl::Status {
+    found_is_last = true;
     if (!it->Valid()) return absl::OkStatus();
     uint32_t next_pool = 0;
     uint64_t next_seq = 0;
@@ -135,6 +149,7 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
       return absl::DataLossError("malformed key in the times column family");
     }
     if (next_pool == found.pool_id && next_seq > found.first_seq) {
+      found_is_last = false;
       time_ranges_.Fill(found.pool_id, versions[found.pool_id], found.first_seq,
                         next_seq - 1, found.unix_ms);
     }
@@ -148,12 +163,14 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
     constexpr int kMostSteps = 8;
     int steps = 0;
     while (positioned && it->Valid() && it->key().compare(target) <= 0 && steps < kMostSteps) {
+      fill_tail();
       ASSIGN_OR_RETURN(found, EntryAt(*it));
       it->Next();
       ++steps;
       if (versions.contains(found.pool_id)) RETURN_IF_ERROR(fill());
     }
     if (!positioned || (it->Valid() && it->key().compare(target) <= 0)) {
+      fill_tail();
       have = false;
       it->SeekForPrev(target);
       positioned = it->Valid();
@@ -165,8 +182,12 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
       }
     }
     RETURN_IF_ERROR(FromRocks(it->status(), "reading append times"));
-    if (have && found.pool_id == key_parts.first) times[i] = found.unix_ms;
+    if (have && found.pool_id == key_parts.first) {
+      times[i] = found.unix_ms;
+      if (versions.contains(found.pool_id)) tail_seq = std::max(tail_seq, key_parts.second);
+    }
   }
+  fill_tail();
   return times;
 }
 

@@ -148,9 +148,28 @@ TEST_F(StoreTimesTest, ALookupInARangeSeenBeforeSeeksNothing) {
                         (Times{1000, 1000, 2000, 2000}));
             }),
             0u);
-  // The newest range has no next entry yet: looked up every time, and right.
-  EXPECT_EQ(TimesOf({{1, 25}}), (Times{3000}));
+  // The newest range has no next entry yet: it is known up to the largest seq looked
+  // up in it, and looked up again past that.
+  EXPECT_GE(SeeksFor([&] { EXPECT_EQ(TimesOf({{1, 25}}), (Times{3000})); }), 1u);
+  EXPECT_EQ(SeeksFor([&] { EXPECT_EQ(TimesOf({{1, 21}, {1, 25}}), (Times{3000, 3000})); }),
+            0u);
   EXPECT_GE(SeeksFor([&] { EXPECT_EQ(TimesOf({{1, 30}}), (Times{3000})); }), 1u);
+  EXPECT_EQ(SeeksFor([&] { EXPECT_EQ(TimesOf({{1, 28}}), (Times{3000})); }), 0u);
+}
+
+TEST_F(StoreTimesTest, TheNewestRangeKnownSoFarEndsWhereTheNextWriteBegins) {
+  Write(1, 1, 10, 1000);
+  Write(2, 1, 10, 5000);  // Another pool's entry follows pool 1's last one.
+  EXPECT_EQ(TimesOf({{1, 10}, {2, 4}}), (Times{1000, 5000}));  // Both pools' newest.
+  Write(1, 11, 10, 2000);
+  Write(2, 11, 10, 6000);
+  EXPECT_EQ(TimesOf({{1, 15}, {1, 10}, {2, 11}, {2, 4}, {2, 10}}),
+            (Times{2000, 1000, 6000, 5000, 5000}));
+  // A write into a known newest range (a call that reserved its seqs earlier and
+  // committed later) ends it there.
+  EXPECT_EQ(TimesOf({{1, 20}}), (Times{2000}));
+  Write(1, 18, 3, 3000);
+  EXPECT_EQ(TimesOf({{1, 17}, {1, 18}, {1, 20}}), (Times{2000, 3000, 3000}));
 }
 
 TEST_F(StoreTimesTest, AnEntryCommittedOutOfOrderIsNotHiddenByAKnownRange) {

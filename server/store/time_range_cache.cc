@@ -1,6 +1,8 @@
 // TimeRangeCache (time_range_cache.h).
 #include "server/store/time_range_cache.h"
 
+#include <algorithm>
+
 namespace dictlog::store {
 
 TimeRangeCache::TimeRangeCache(size_t capacity) : capacity_(capacity) {}
@@ -33,6 +35,12 @@ void TimeRangeCache::Fill(uint32_t pool_id, uint64_t version, uint64_t first_seq
   absl::MutexLock lock(&mu_);
   const auto v = versions_.find(pool_id);
   if ((v == versions_.end() ? absent_version_ : v->second) != version) return;
+  const auto known = ranges_.find(Key{pool_id, first_seq});
+  if (known != ranges_.end()) {
+    // Still cached, so still true: no entry landed in it since (Invalidate drops it).
+    known->second.last_seq = std::max(known->second.last_seq, last_seq);
+    return;
+  }
   if (ranges_.size() >= capacity_) ranges_.clear();
   ranges_.insert_or_assign(Key{pool_id, first_seq}, Range{last_seq, unix_ms});
 }

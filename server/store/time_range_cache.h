@@ -5,8 +5,10 @@
 // call: 13% of a unary Get's server CPU at scale, benchmarks/RESULTS.md).
 //
 // A range [first_seq, last_seq] -> unix_ms is cached only between two entries seen
-// together: the entry at first_seq and the pool's next entry at last_seq + 1, so every
-// seq in it has that entry's time for as long as no entry lands in between. One can:
+// together: the entry at first_seq and the pool's next entry at last_seq + 1, or, for
+// the pool's last entry, up to the largest seq a lookup answered with it (a record of
+// it already stored). Every seq in it has that entry's time for as long as no entry
+// lands in between. One can:
 // concurrent appends reserve seqs in one order and may commit in another, so a writer
 // that commits an entry at seq s later calls Invalidate(pool, s). A lookup that filled
 // a range from a snapshot taken before such a commit must not keep it: fillers take a
@@ -49,7 +51,8 @@ class TimeRangeCache {
   uint64_t Version(uint32_t pool_id) const;
 
   // Caches [first_seq, last_seq] -> unix_ms, read from a snapshot taken after
-  // Version(pool_id) returned `version`; dropped if the version moved since.
+  // Version(pool_id) returned `version`; dropped if the version moved since. A range
+  // already cached from first_seq is only extended (a Fill never shrinks one).
   // Requires first_seq <= last_seq.
   void Fill(uint32_t pool_id, uint64_t version, uint64_t first_seq, uint64_t last_seq,
             int64_t unix_ms);

@@ -33,6 +33,18 @@ TEST(TimeRangeCacheTest, AFillFromBeforeAnInvalidationIsDropped) {
   EXPECT_EQ(cache.Find(1, 12), 500);
 }
 
+TEST(TimeRangeCacheTest, AFillExtendsAKnownRangeAndNeverShrinksIt) {
+  TimeRangeCache cache;
+  cache.Fill(1, cache.Version(1), 10, 15, 500);  // A pool's newest range, known to 15.
+  cache.Fill(1, cache.Version(1), 10, 19, 500);
+  EXPECT_EQ(cache.Find(1, 19), 500);
+  cache.Fill(1, cache.Version(1), 10, 12, 500);  // A lookup that went less far.
+  EXPECT_EQ(cache.Find(1, 19), 500);
+  EXPECT_EQ(cache.size(), 1u);
+  cache.Invalidate(1, 17);  // An entry landed inside: the range goes.
+  EXPECT_EQ(cache.Find(1, 12), std::nullopt);
+}
+
 TEST(TimeRangeCacheTest, InvalidateDropsTheRangeHoldingTheSeq) {
   TimeRangeCache cache;
   cache.Fill(1, cache.Version(1), 10, 19, 500);
