@@ -298,8 +298,8 @@ def versus_rocksdb(rows):
 def lookup_bounds(rows):
     """What a RocksDB lookup costs with nothing to decompress, from the rocksdb_plain
     configuration (uncompressed blocks, same keys, cache and front end), beside the
-    read targets: each Get and MultiGet rate of record+dict, block2k+dict, rocksdb_dict
-    and null as a fraction of rocksdb_plain's (null's factor says how far below the
+    read targets: each Get and MultiGet rate of record+dict, record+dict_plain,
+    block2k+dict, rocksdb_dict and null as a fraction of rocksdb_plain's (null's factor says how far below the
     null handler any configuration on RocksDB stays). Empty without rocksdb_plain."""
     by = {row["config"]: row for row in rows}
     plain = by.get("rocksdb_plain")
@@ -307,7 +307,8 @@ def lookup_bounds(rows):
         return []
     out = []
     for key, what in (("get_ops_s", "Get ops/s"), ("multiget_records_s", "MultiGet(64) rec/s")):
-        for config in ("record+dict", "block2k+dict", "rocksdb_dict", "null"):
+        for config in ("record+dict", "record+dict_plain", "block2k+dict", "rocksdb_dict",
+                       "null"):
             if config not in by or not by[config][key] or not plain[key]:
                 continue
             out.append({"bound": "%s:%s_vs_rocksdb_plain" % (key, config),
