@@ -4,13 +4,20 @@
 Reads each target's bazel-testlogs/<package>/<name>/test.xml (JUnit XML, written by
 Bazel for gtest and sh tests alike). Usage: test_summary.py //pkg:target ...
 """
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 
+# Characters XML 1.0 does not allow. A test that prints arbitrary bytes (invalid UTF-8,
+# control bytes) would make its test.xml unparsable and lose the whole summary.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
 def counts(xml_path: Path):
-    root = ET.parse(xml_path).getroot()
+    text = xml_path.read_bytes().decode("utf-8", errors="replace")
+    root = ET.fromstring(_NOT_XML.sub("?", text))
     suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
     tests = failed = 0
     for suite in suites:
