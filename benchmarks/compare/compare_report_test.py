@@ -115,6 +115,7 @@ class TargetsTest(unittest.TestCase):
     def test_lookup_bounds(self):
         rows = [row("record+dict", get=900.0, multiget=30000.0),
                 row("rocksdb_dict", server="compare_server", get=800.0, multiget=15000.0),
+                row("record+dict_plain", get=950.0, multiget=32000.0),
                 row("rocksdb_plain", server="compare_server", get=1000.0, multiget=40000.0),
                 row("null", server="compare_server", ratio_stored=0, get=2000.0,
                     multiget=100000.0)]
@@ -123,6 +124,7 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(bounds["get_ops_s:null_vs_rocksdb_plain"], 2.0)
         self.assertEqual(bounds["multiget_records_s:record+dict_vs_rocksdb_plain"], 0.75)
         self.assertEqual(bounds["multiget_records_s:rocksdb_dict_vs_rocksdb_plain"], 0.375)
+        self.assertEqual(bounds["multiget_records_s:record+dict_plain_vs_rocksdb_plain"], 0.8)
         self.assertNotIn("get_ops_s:block2k+dict_vs_rocksdb_plain", bounds)  # Not run.
         self.assertIn("| Get ops/s: record+dict / rocksdb_plain | 0.900 |",
                       compare_report.bounds_markdown(compare_report.lookup_bounds(rows)))
