@@ -6,8 +6,9 @@ the configuration's pool options, or compare_server), loads the same loghub reco
 with `dictlog-bench load`, waits for dictionaries and re-compression where the
 configuration has them, makes the stored form final (dictlogd: `dictlog flush`, its
 memtables written to SST files, or a restart for a dictlogd without that call;
-compare_server: SIGUSR1, flush and full compaction), measures stored bytes, checks a sample of records reads back exactly
-what was loaded, and keeps the server running. Then it runs the same read load
+compare_server: SIGUSR1, flush and full compaction), measures stored bytes, checks
+that a sample of records reads back exactly what was loaded, and keeps the server
+running. Then it runs the same read load
 (`dictlog-bench read`: Get, then MultiGet(64), uniform ids, --duration each) on every
 configuration in turn, for --rounds rounds (medians: the machine's noise hits every
 configuration alike), and stops the servers. Then it writes a
@@ -314,9 +315,9 @@ def dictlogd_argv(config, args, work):
             "--config=" + config_path,
             "--auto_train=" + ("true" if config["dictionary"] else "false"),
             "--recompress_records_per_second=10000000",
-            # No load balancer to warn: the restart that makes an older dictlogd's
-            # stored form final (one without Admin.Flush)
-            # (memtables to SST files) does not wait the default 1 s notice.
+            # No load balancer to warn: the restart that makes the stored form of a
+            # dictlogd without Admin.Flush final (memtables to SST files) does not
+            # wait the default 1 s notice.
             "--shutdown_notice_seconds=0",
             "--block_cache_mb=%d" % args.block_cache_mb] + config.get("dictlogd_flags", [])
 

@@ -125,18 +125,9 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
   TimeEntry found;
   bool have = false;
   bool positioned = false;
-  // Whether `found` is its pool's last entry (the iterator has moved past it to no
-  // entry of the pool). Its range is then cached up to the largest seq looked up in it.
+  // Whether `found` is its pool's last entry: the iterator moved past it to no entry of
+  // the pool (set by `fill`). Its range is then known up to each seq it answers.
   bool found_is_last = false;
-  uint64_t tail_seq = 0;  // The largest seq answered by `found` while it is the last.
-  auto fill_tail = [&]() {
-    if (found_is_last && tail_seq >= found.first_seq) {
-      time_ranges_.Fill(found.pool_id, versions[found.pool_id], found.first_seq, tail_seq,
-                        found.unix_ms);
-    }
-    found_is_last = false;
-    tail_seq = 0;
-  };
   // Caches `found`'s range when the iterator stands on the pool's next entry; notes
   // that `found` is the pool's last entry when it does not.
   auto fill = [&]() -> absl::Status {
@@ -163,14 +154,12 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
     constexpr int kMostSteps = 8;
     int steps = 0;
     while (positioned && it->Valid() && it->key().compare(target) <= 0 && steps < kMostSteps) {
-      fill_tail();
       ASSIGN_OR_RETURN(found, EntryAt(*it));
       it->Next();
       ++steps;
       if (versions.contains(found.pool_id)) RETURN_IF_ERROR(fill());
     }
     if (!positioned || (it->Valid() && it->key().compare(target) <= 0)) {
-      fill_tail();
       have = false;
       it->SeekForPrev(target);
       positioned = it->Valid();
@@ -182,12 +171,14 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> Store::AppendTimes(
       }
     }
     RETURN_IF_ERROR(FromRocks(it->status(), "reading append times"));
-    if (have && found.pool_id == key_parts.first) {
+    if (have && found.pool_id == key_parts.first) {  // `fill` ran for this `found`.
       times[i] = found.unix_ms;
-      if (versions.contains(found.pool_id)) tail_seq = std::max(tail_seq, key_parts.second);
+      if (found_is_last) {  // Refs are in key order: each Fill extends the last one.
+        time_ranges_.Fill(found.pool_id, versions[found.pool_id], found.first_seq,
+                          key_parts.second, found.unix_ms);
+      }
     }
   }
-  fill_tail();
   return times;
 }
 
