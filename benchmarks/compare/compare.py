@@ -462,15 +462,13 @@ def finalize(config, args, server, work):
 def flush_memtables(args, server, name):
     """dictlogd's memtables to SST files: `dictlog flush`, or for a dictlogd without
     Admin.Flush (an older --dictlogd_before) a restart, which flushes them at close."""
-    result = subprocess.run([args.dictlog, "--server=" + server.address, "flush"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    if result.returncode == 0:
-        progress("%s: %s" % (name, result.stdout.decode(errors="replace").strip()))
+    try:
+        out = run([args.dictlog, "--server=" + server.address, "flush"], "dictlog flush")
+        progress("%s: %s" % (name, out.decode(errors="replace").strip()))
         return
-    err = result.stderr.decode(errors="replace")
-    if "UNIMPLEMENTED" not in err:
-        raise CompareError("dictlog flush failed (exit %d): %s%s" %
-                           (result.returncode, err[-2000:], server.exit_report()))
+    except CompareError as e:
+        if "UNIMPLEMENTED" not in str(e):
+            raise CompareError(str(e) + server.exit_report()) from None
     progress("%s: no Admin.Flush: restarting dictlogd (memtables to SST files)" % name)
     server.stop()
     server.start()
