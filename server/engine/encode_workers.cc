@@ -1,6 +1,11 @@
 #include "server/engine/encode_workers.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 namespace dictlog::engine {
 
@@ -20,7 +25,13 @@ size_t EncodeWorkers::DefaultThreads() {
   return std::clamp<size_t>(hardware, 1, 2);
 }
 
-EncodeWorkers::EncodeWorkers(size_t threads) {
+int EncodeWorkers::CallerNice() {
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+  return errno == 0 ? nice : 0;  // -1 is a valid nice value: errno tells the failure.
+}
+
+EncodeWorkers::EncodeWorkers(size_t threads) : helpers_nice_(CallerNice()) {
   for (size_t i = 1; i < threads; ++i) helpers_.emplace_back([this] { HelperMain(); });
 }
 
@@ -64,7 +75,7 @@ void EncodeWorkers::HelperMain() {
 void EncodeWorkers::ParallelFor(size_t n, absl::FunctionRef<void(size_t)> task) {
   if (n == 0) return;
   Loop loop(n, task);
-  const bool offered = !helpers_.empty() && n > 1;
+  const bool offered = !helpers_.empty() && n > 1 && CallerNice() <= helpers_nice_;
   if (offered) {
     absl::MutexLock lock(&mu_);
     // As many entries as helpers may usefully join (each entry draws one).

@@ -8,6 +8,11 @@
 // work waiting for them is at most one loop per concurrent caller, so neither threads
 // nor queued work grow with the load.
 //
+// Helpers run at the priority of the thread that created the object. A caller running
+// at a lower priority (a higher Linux nice value: the background training and
+// re-encode threads, ADR 0034) is not helped: its loop runs on its own thread alone,
+// so background work never takes a full-priority helper from the appends.
+//
 // Thread safety: all methods may be called concurrently. `task` must be safe to call
 // from several threads at once for different indexes.
 #ifndef DICTLOG_SERVER_ENGINE_ENCODE_WORKERS_H_
@@ -38,8 +43,12 @@ class EncodeWorkers {
   // Stops and joins the helpers; no ParallelFor may be running.
   ~EncodeWorkers();
 
-  // Runs task(i) for every i in [0, n), each once, here and on idle helpers.
+  // Runs task(i) for every i in [0, n), each once, here and on idle helpers (here
+  // alone when the calling thread runs at a lower priority than the helpers).
   void ParallelFor(size_t n, absl::FunctionRef<void(size_t)> task);
+
+  // The calling thread's nice value (Linux: per thread; 0 where unknown).
+  static int CallerNice();
 
   size_t threads() const { return helpers_.size() + 1; }
   // Indexes helpers (not callers) have run so far (tests).
@@ -55,6 +64,7 @@ class EncodeWorkers {
   std::deque<Loop*> loops_ ABSL_GUARDED_BY(mu_);  // Loops helpers may join.
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> helper_tasks_{0};
+  const int helpers_nice_;  // CallerNice() of the constructing thread.
   std::vector<std::thread> helpers_;
 };
 

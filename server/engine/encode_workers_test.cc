@@ -1,5 +1,9 @@
 #include "server/engine/encode_workers.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -47,6 +51,36 @@ TEST(EncodeWorkersTest, OneThreadIsTheCallerAlone) {
   int elsewhere = 0;
   workers.ParallelFor(100, [&](size_t) { elsewhere += std::this_thread::get_id() != caller; });
   EXPECT_EQ(elsewhere, 0);
+  EXPECT_EQ(workers.HelperTasksForTest(), 0u);
+}
+
+// A caller niced below the helpers' priority (background training and re-encode
+// jobs) is not helped: every index runs on it, and the helper stays free for appends.
+// The same loop from a caller at the helpers' priority is offered to the helper.
+TEST(EncodeWorkersTest, ANicedCallerRunsItsLoopAlone) {
+  EncodeWorkers workers(2);
+  std::atomic<int> elsewhere{0};
+  std::atomic<int> caller_nice{-100};
+  std::thread background([&] {
+    ASSERT_EQ(setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)),
+                          EncodeWorkers::CallerNice() + 5), 0);
+    caller_nice = EncodeWorkers::CallerNice();
+    const std::thread::id caller = std::this_thread::get_id();
+    // The caller's first index gives an offered loop time to be joined: a helper
+    // running index 1 ends the wait at once; unhelped, it ends after 200 ms.
+    absl::Notification helped;
+    workers.ParallelFor(2, [&](size_t) {
+      if (std::this_thread::get_id() == caller) {
+        helped.WaitForNotificationWithTimeout(absl::Milliseconds(200));
+      } else {
+        elsewhere.fetch_add(1);
+        helped.Notify();
+      }
+    });
+  });
+  background.join();
+  EXPECT_EQ(caller_nice.load(), EncodeWorkers::CallerNice() + 5);
+  EXPECT_EQ(elsewhere.load(), 0);
   EXPECT_EQ(workers.HelperTasksForTest(), 0u);
 }
 
