@@ -11,7 +11,9 @@ that a sample of records reads back exactly what was loaded, and keeps the serve
 running. Then it runs the same read load
 (`dictlog-bench read`: Get, then MultiGet(64), uniform ids, --duration each) on every
 configuration in turn, for --rounds rounds (medians: the machine's noise hits every
-configuration alike), and stops the servers. Then it writes a
+configuration alike), then with --paired the read targets' two configurations in
+alternating short slices (ratios of reads seconds apart), and stops the servers. Then
+it writes a
 markdown table (stdout and compare.md), compare.csv, compare.json (rows, the issue's
 targets with pass/fail, dictlog vs RocksDB factors, the machine) and PNG charts.
 Progress lines go to stderr. Only 127.0.0.1 receives traffic.
@@ -69,14 +71,15 @@ SCALE_CONFIGS = ["record+dict", "block2k+dict", "block4k+dict", "block16k+dict",
 SCALE_RECORDS = 2000000
 MODES = {
     "quick": {"copies": 1, "duration": "2s", "concurrency": 16, "wait_seconds": 120,
-              "rounds": 1, "configs": ",".join(CONFIG_NAMES), "dists": "uniform",
+              "rounds": 1, "paired": 0, "configs": ",".join(CONFIG_NAMES), "dists": "uniform",
               "block_cache_mb": 32},
     "full": {"copies": 10, "duration": "10s", "concurrency": 32, "wait_seconds": 900,
-             "rounds": 3, "configs": ",".join(CONFIG_NAMES), "dists": "uniform",
+             "rounds": 3, "paired": 0, "configs": ",".join(CONFIG_NAMES), "dists": "uniform",
              "block_cache_mb": 32},
     # block_cache_mb 0: raw bytes / 8, rounded down to MiB (at least 1).
     "scale": {"copies": 100, "duration": "10s", "concurrency": 32, "wait_seconds": 1800,
-              "rounds": 1, "configs": ",".join(SCALE_CONFIGS), "dists": "uniform,zipf:0.99",
+              "rounds": 1, "paired": 4, "configs": ",".join(SCALE_CONFIGS),
+              "dists": "uniform,zipf:0.99",
               "block_cache_mb": 0},
 }
 # dictlogd's --dictionary_cache_bytes default: part of the RSS target's budget.
@@ -395,11 +398,12 @@ def verify(args, server, ids, dataset, payload_check):
     return len(picks)
 
 
-def bench_read(args, server, ids_path, op, work, tag, dist="uniform"):
-    """One dictlog-bench read run; its JSON report. Its progress goes to stderr."""
+def bench_read(args, server, ids_path, op, work, tag, dist="uniform", duration=None):
+    """One dictlog-bench read run (--duration unless `duration`); its JSON report. Its
+    progress goes to stderr."""
     json_path = os.path.join(work, op + tag + ".json")
     run([args.bench, "read", "--server=" + server.address, "--ids=" + ids_path, "--op=" + op,
-         "--batch=64", "--dist=" + dist, "--duration=" + args.duration,
+         "--batch=64", "--dist=" + dist, "--duration=" + (duration or args.duration),
          "--concurrency=%d" % args.concurrency, "--connections=%d" % args.connections,
          "--json=" + json_path], "dictlog-bench read --op=" + op, stderr=None)
     with open(json_path) as f:
@@ -531,10 +535,32 @@ def read_round(args, prepared, round_index):
         progress("%s: page cache refilled (%d bytes read)" % (name, dropper.reread_bytes))
 
 
+def paired_reads(args, prepared):
+    """compare_report.PAIRED_READS whose two configurations both ran: --paired pairs of
+    --paired_duration slices, A then B, then B then A, and so on (a drift of the host
+    within a pair hits both sides alike over the pairs); one entry each."""
+    by = {p.config["name"]: p for p in prepared}
+    out = []
+    for target, a, b, op in compare_report.PAIRED_READS:
+        if args.paired < 1 or a not in by or b not in by:
+            continue
+        values = {a: [], b: []}
+        for i in range(args.paired):
+            progress("paired %s: %s and %s, pair %d/%d" % (op, a, b, i + 1, args.paired))
+            for name in ((a, b) if i % 2 == 0 else (b, a)):
+                report = bench_read(args, by[name].server, by[name].ids_path, op,
+                                    by[name].work, "-paired%d" % i,
+                                    duration=args.paired_duration)
+                values[name].append(compare_report.paired_value(op, report))
+        out.append(compare_report.paired_entry(target, a, b, op, values[a], values[b]))
+    return out
+
+
 def run_all(configs, args, data_dir, dataset, root):
     """Prepares every configuration (all servers stay up), then runs the reads in
     --rounds rounds, configurations interleaved, so a noisy spell of the machine hits
-    them alike; stops every server. The rows (median round of each) and the details."""
+    them alike, then the paired reads; stops every server. The rows (median round of
+    each), the details and the paired entries."""
     prepared = []
     try:
         for config in configs:
@@ -542,6 +568,7 @@ def run_all(configs, args, data_dir, dataset, root):
         for round_index in range(args.rounds):
             for p in prepared:
                 read_round(args, p, round_index)
+        paired = paired_reads(args, prepared)
         for p in prepared:
             p.server.stop()  # samples its peak RSS first
     finally:
@@ -559,7 +586,7 @@ def run_all(configs, args, data_dir, dataset, root):
                   len(p.gets)))
         rows.append(row)
         details.update(p.details)
-    return rows, details
+    return rows, details, paired
 
 
 def machine_line():
@@ -574,7 +601,7 @@ def machine_line():
         platform.release(), " ".join("%.1f" % x for x in os.getloadavg()))
 
 
-def write_outputs(args, rows, details, started_machine, command, conditions):
+def write_outputs(args, rows, details, paired, started_machine, command, conditions):
     os.makedirs(args.out, exist_ok=True)
     table = compare_report.markdown_table(rows)
     scale = compare_report.scale_table(rows)
@@ -593,11 +620,14 @@ def write_outputs(args, rows, details, started_machine, command, conditions):
         "machine_at_end": machine_line(), "rows": rows, "targets": goals,
         "versus_rocksdb": compare_report.versus_rocksdb(rows),
         "lookup_bounds": bounds,
+        "paired_duration": args.paired_duration,
+        "paired": paired,
         # compare_server's own report per configuration (rocksdb_dict: SST properties).
         "compare_server": details,
     }
     markdown = (table + "\n" + compare_report.targets_markdown(goals) +
-                compare_report.bounds_markdown(bounds))
+                compare_report.bounds_markdown(bounds) +
+                compare_report.paired_markdown(paired, args.paired_duration))
     paths = {name: os.path.join(args.out, args.prefix + ext)
              for name, ext in (("md", ".md"), ("csv", ".csv"), ("json", ".json"))}
     with open(paths["md"], "w") as f:
@@ -642,6 +672,12 @@ def parse_args(argv):
                              "reported separately (default keep; scale: drop)")
     parser.add_argument("--rounds", type=int,
                         help="read rounds, configurations interleaved; medians (mode default)")
+    parser.add_argument("--paired", type=int,
+                        help="after the rounds, this many pairs of alternating short reads "
+                             "of each read target's two configurations (A B, B A, ...; "
+                             "the median of the pairs' ratios; default 0, scale: 4)")
+    parser.add_argument("--paired_duration", default="3s",
+                        help="each paired read's duration (default 3s)")
     parser.add_argument("--wait_seconds", type=int, help="limit of each wait (dictionaries)")
     parser.add_argument(
         "--out", default=os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."),
@@ -664,9 +700,10 @@ def parse_args(argv):
     if args.page_cache is None:
         args.page_cache = "drop" if args.mode == "scale" else "keep"
     unknown = [c for c in args.configs.split(",") if c not in CONFIG_NAMES]
-    if unknown or min(args.copies, args.concurrency, args.rounds) < 1 or args.block_cache_mb < 0:
+    if (unknown or min(args.copies, args.concurrency, args.rounds) < 1 or
+            args.block_cache_mb < 0 or args.paired < 0):
         parser.error("unknown --configs %s, or --copies/--concurrency/--rounds < 1, or "
-                     "--block_cache_mb < 0" % unknown)
+                     "--block_cache_mb/--paired < 0" % unknown)
     dists = args.dists.split(",")
     if (dists[0] != "uniform" or len(dists) > 2 or
             (len(dists) == 2 and not dists[1].startswith("zipf:"))):
@@ -714,12 +751,14 @@ def main(argv):
             progress("block cache %d MiB (raw %d bytes / 8)" %
                      (args.block_cache_mb, dataset.raw_bytes()))
         wanted = args.configs.split(",")
-        rows, details = run_all(with_before([c for c in CONFIGS if c["name"] in wanted], args),
-                                args, data_dir, dataset, root)
+        rows, details, paired = run_all(
+            with_before([c for c in CONFIGS if c["name"] in wanted], args), args, data_dir,
+            dataset, root)
     except (CompareError, subprocess.TimeoutExpired, OSError) as error:
         print("compare: %s" % error, file=sys.stderr)
         return 1
-    write_outputs(args, rows, details, started, command, scale_conditions(args, dataset))
+    write_outputs(args, rows, details, paired, started, command,
+                  scale_conditions(args, dataset))
     return 0
 
 

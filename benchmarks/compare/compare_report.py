@@ -317,6 +317,60 @@ def lookup_bounds(rows):
     return out
 
 
+# Issue 19's read targets measured a second way (compare's --paired): the two
+# configurations read in alternating short slices (A B, then B A, ...), each pair of
+# slices seconds apart, so a change in the host's speed over the minutes between the
+# rounds' runs of A and of B does not enter the ratio. (target, A, B, op.)
+PAIRED_READS = [
+    ("multiget_block2k_dict_vs_rocksdb_dict", "block2k+dict", "rocksdb_dict", "multiget"),
+    ("multiget_record_dict_vs_rocksdb_dict", "record+dict", "rocksdb_dict", "multiget"),
+    ("get_vs_null", "record+dict", "null", "get"),
+]
+_PAIRED_NEEDED = {"multiget_block2k_dict_vs_rocksdb_dict": BLOCK2K_MULTIGET_VS_ROCKSDB,
+                  "multiget_record_dict_vs_rocksdb_dict": RECORD_MULTIGET_VS_ROCKSDB,
+                  "get_vs_null": GET_VS_NULL}
+
+
+def paired_value(op, report):
+    """What a paired slice compares: MultiGet records/s, Get ops/s."""
+    return report["records_per_s" if op == "multiget" else "ops_per_s"]
+
+
+def paired_entry(target, a, b, op, a_values, b_values):
+    """One paired measurement: slice i of A against slice i of B; the median ratio
+    (lower middle of an even count), its range, and the target's needed value."""
+    ratios = sorted(x / y for x, y in zip(a_values, b_values) if y > 0)
+    median = ratios[(len(ratios) - 1) // 2] if ratios else None
+    needed = _PAIRED_NEEDED[target]
+    return {"target": target, "a": a, "b": b, "op": op,
+            "a_values": [round(v, 1) for v in a_values],
+            "b_values": [round(v, 1) for v in b_values],
+            "ratios": [round(x / y, 4) for x, y in zip(a_values, b_values) if y > 0],
+            "median": None if median is None else round(median, 4),
+            "low": round(ratios[0], 4) if ratios else None,
+            "high": round(ratios[-1], 4) if ratios else None,
+            "needed": needed,
+            "pass": None if median is None else median >= needed}
+
+
+def paired_markdown(entries, slice_duration=""):
+    if not entries:
+        return ""
+    lines = ["| paired reads%s | pairs | median ratio | range | needed | result |" %
+             (" (%s slices, alternating)" % slice_duration if slice_duration else ""),
+             "|---|---:|---:|---|---:|---|"]
+    for e in entries:
+        what = "%s %s / %s" % ("MultiGet(64) records/s" if e["op"] == "multiget"
+                               else "Get ops/s", e["a"], e["b"])
+        if e["median"] is None:
+            lines.append("| %s | 0 | - | - | >= %g | - |" % (what, e["needed"]))
+            continue
+        lines.append("| %s | %d | %.2f | %.2f-%.2f | >= %g | %s |" % (
+            what, len(e["ratios"]), e["median"], e["low"], e["high"], e["needed"],
+            "pass" if e["pass"] else "FAIL"))
+    return "\n".join(lines) + "\n"
+
+
 def bounds_markdown(entries):
     if not entries:
         return ""

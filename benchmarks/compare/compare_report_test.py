@@ -132,6 +132,40 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(compare_report.bounds_markdown([]), "")
 
 
+class PairedTest(unittest.TestCase):
+    def test_median_of_the_pairs_ratios(self):
+        # Slices of A and B taken seconds apart: the host's speed moves both.
+        e = compare_report.paired_entry(
+            "multiget_block2k_dict_vs_rocksdb_dict", "block2k+dict", "rocksdb_dict",
+            "multiget", [140000.0, 90000.0, 120000.0, 160000.0],
+            [100000.0, 60000.0, 75000.0, 100000.0])
+        self.assertEqual(e["ratios"], [1.4, 1.5, 1.6, 1.6])
+        self.assertEqual((e["median"], e["low"], e["high"]), (1.5, 1.4, 1.6))
+        self.assertEqual(e["needed"], compare_report.BLOCK2K_MULTIGET_VS_ROCKSDB)
+        self.assertTrue(e["pass"])
+        fail = compare_report.paired_entry("get_vs_null", "record+dict", "null", "get",
+                                           [800.0, 900.0], [1000.0, 1000.0])
+        self.assertEqual((fail["median"], fail["pass"]), (0.8, False))  # lower middle
+
+    def test_value_by_op(self):
+        self.assertEqual(compare_report.paired_value("multiget", bench(100.0, 6400.0)), 6400.0)
+        self.assertEqual(compare_report.paired_value("get", bench(100.0, 6400.0)), 100.0)
+
+    def test_markdown(self):
+        e = compare_report.paired_entry(
+            "multiget_record_dict_vs_rocksdb_dict", "record+dict", "rocksdb_dict",
+            "multiget", [180000.0, 150000.0], [100000.0, 100000.0])
+        md = compare_report.paired_markdown([e], "3s")
+        self.assertIn("| paired reads (3s slices, alternating) | pairs |", md)
+        self.assertIn("| MultiGet(64) records/s record+dict / rocksdb_dict | 2 | 1.50 | "
+                      "1.50-1.80 | >= 2 | FAIL |", md)
+        none = compare_report.paired_entry("get_vs_null", "record+dict", "null", "get", [], [])
+        self.assertIsNone(none["pass"])
+        self.assertIn("| Get ops/s record+dict / null | 0 | - | - | >= 0.85 | - |",
+                      compare_report.paired_markdown([none]))
+        self.assertEqual(compare_report.paired_markdown([]), "")
+
+
 def scale_row(name, server="dictlogd", sst=2000, multiget=20000.0, load_s=8.0,
               finalize_s=2.0, rss=100 << 20):
     config = {"name": name, "server": server, "storage": "block", "block_bytes": 4096,

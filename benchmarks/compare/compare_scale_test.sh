@@ -14,6 +14,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 PYTHON=/usr/bin/python3 "$runfiles/benchmarks/compare/compare" \
   --dir="${TEST_SRCDIR}/loghub" --files=HDFS,Spark --mode=scale --copies=1 --duration=1s \
+  --paired=2 --paired_duration=1s \
   --concurrency=4 --configs=record+dict,block16k+dict,rocksdb_dict16k,null \
   --out="$work/out" >"$work/stdout" 2>"$work/stderr" ||
   { cat "$work/stderr"; fail "compare --mode=scale failed"; }
@@ -22,6 +23,9 @@ grep -q "\[compare .*\] block cache 1 MiB (raw [0-9]* bytes / 8)" "$work/stderr"
   fail "no block cache line: $(grep 'block cache' "$work/stderr")"
 grep -q "^| config | SST ratio | Get ops/s | MultiGet(64) rec/s | Zipf Get ops/s" \
   "$work/stdout" || fail "no scale table"
+grep -q "^| Get ops/s record+dict / null | 2 | " "$work/stdout" || fail "no paired reads row"
+grep -q "\[compare .*\] paired get: record+dict and null, pair 2/2" "$work/stderr" ||
+  fail "no paired progress line"
 # After the page-cache-dropped reads every server's files are read back into memory,
 # so the next round's reads start as the first did.
 grep -q "\[compare .*\] record+dict: page cache refilled ([1-9][0-9]* bytes read)" \
@@ -60,6 +64,13 @@ for name in ("sst_block4k_dict_vs_rocksdb_dict", "multiget_block2k_dict_vs_rocks
              "ingest_block4k_dict_vs_rocksdb_dict"):
     assert targets[name]["measured"] is None and targets[name]["pass"] is None, targets[name]
 assert "peak_rss:rocksdb_dict16k" not in targets
+# Paired reads: only the read target whose two configurations ran (record+dict, null).
+paired = summary["paired"]
+assert [p["target"] for p in paired] == ["get_vs_null"], paired
+assert summary["paired_duration"] == "1s", summary["paired_duration"]
+p = paired[0]
+assert len(p["ratios"]) == 2 and min(p["a_values"] + p["b_values"]) > 0, p
+assert p["low"] <= p["median"] <= p["high"] and p["pass"] in (True, False), p
 print("ok: scale mode,", len(by), "configurations")
 PY
 echo "compare_scale_test: all checks passed"
