@@ -41,6 +41,7 @@ class BlockSet {
     if (added) {
       keys_.push_back(key);
       indexed_.emplace_back();
+      cached_.emplace_back();
     }
     return it->second;
   }
@@ -48,18 +49,32 @@ class BlockSet {
   // The index of indexed block `block` of pool `pool_id`, added if new.
   size_t AddIndexed(uint32_t pool_id, store::IndexedBlock block) {
     const size_t index = Add({pool_id, block.first_seq});
-    if (!indexed_[index].has_value()) indexed_[index] = std::move(block);
+    if (!indexed_[index].has_value() && cached_[index] == nullptr) {
+      indexed_[index] = std::move(block);
+    }
+    return index;
+  }
+
+  // The index of an indexed block of pool `pool_id` found decoded in the cache, keyed
+  // by its first entry's seq; added if new.
+  size_t AddCached(uint32_t pool_id, std::shared_ptr<const IndexedContent> content) {
+    const size_t index = Add({pool_id, content->entries.front().seq});
+    if (cached_[index] == nullptr && !indexed_[index].has_value()) {
+      cached_[index] = std::move(content);
+    }
     return index;
   }
 
   bool empty() const { return keys_.empty(); }
 
-  // Reads and decodes every block.
-  void Load(const store::Store& store, const codec::DictionaryLookup& dictionaries) {
+  // Reads and decodes every block not found in the cache; offers the indexed ones
+  // read from the store to `cache` (may be null).
+  void Load(const store::Store& store, const codec::DictionaryLookup& dictionaries,
+            DecodedBlockCache* cache) {
     std::vector<store::RecordRef> unread;
     std::vector<size_t> unread_positions;
     for (size_t i = 0; i < keys_.size(); ++i) {
-      if (indexed_[i].has_value()) continue;
+      if (indexed_[i].has_value() || cached_[i] != nullptr) continue;
       unread.push_back(keys_[i]);
       unread_positions.push_back(i);
     }
@@ -67,7 +82,15 @@ class BlockSet {
     std::vector<absl::string_view> found;
     std::vector<size_t> positions;
     blocks_.clear();  // Blocks own their content: not copyable.
-    for (size_t i = 0; i < keys_.size(); ++i) blocks_.emplace_back(absl::UnknownError("not read"));
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (cached_[i] != nullptr) {
+        Block block;
+        block.indexed = cached_[i];
+        blocks_.emplace_back(std::move(block));
+      } else {
+        blocks_.emplace_back(absl::UnknownError("not read"));
+      }
+    }
     for (size_t k = 0; k < unread.size(); ++k) {
       const size_t i = unread_positions[k];
       if (values[k].ok()) {
@@ -89,7 +112,12 @@ class BlockSet {
     std::vector<absl::StatusOr<DecodedRecord>> decoded =
         codec::DecodeBatch(found, dictionaries);
     for (size_t k = 0; k < found.size(); ++k) {
-      blocks_[positions[k]] = Parse(std::move(decoded[k]), indexed_[positions[k]]);
+      const size_t i = positions[k];
+      blocks_[i] = Parse(std::move(decoded[k]), indexed_[i]);
+      if (cache != nullptr && indexed_[i].has_value() && blocks_[i].ok()) {
+        cache->Offer(keys_[i].pool_id, indexed_[i]->first_seq, indexed_[i]->last_seq,
+                     blocks_[i]->indexed);
+      }
     }
   }
 
@@ -121,11 +149,12 @@ class BlockSet {
                              uint64_t seq) const {
     const absl::StatusOr<Block>& block = blocks_[index];
     if (!block.ok()) return block.status();
-    if (!block->entries.empty()) {
+    if (block->indexed != nullptr) {
+      const std::vector<codec::IndexedEntry>& entries = block->indexed->entries;
       auto it = std::lower_bound(
-          block->entries.begin(), block->entries.end(), seq,
+          entries.begin(), entries.end(), seq,
           [](const codec::IndexedEntry& e, uint64_t s) { return e.seq < s; });
-      if (it == block->entries.end() || it->seq != seq) {
+      if (it == entries.end() || it->seq != seq) {
         return absl::NotFoundError("no such record");  // A gap in the block's seqs.
       }
       return Found{it->payload, it->category_index};
@@ -138,9 +167,9 @@ class BlockSet {
   }
 
   struct Block {
-    std::unique_ptr<std::string> content;
-    std::vector<absl::string_view> payloads;      // Into content: entry-value blocks.
-    std::vector<codec::IndexedEntry> entries;     // Into content: indexed blocks.
+    std::unique_ptr<std::string> content;         // Entry-value blocks.
+    std::vector<absl::string_view> payloads;      // Into content.
+    std::shared_ptr<const IndexedContent> indexed;  // Indexed blocks (maybe cached).
   };
 
   static absl::StatusOr<Block> Parse(absl::StatusOr<DecodedRecord> decoded,
@@ -150,17 +179,21 @@ class BlockSet {
                           absl::StrCat("its block: ", decoded.status().message()));
     }
     Block block;
-    block.content = std::make_unique<std::string>(std::move(decoded->payload));
     if (indexed.has_value()) {
-      ASSIGN_OR_RETURN(block.entries, ParseIndexed(*block.content, *indexed));
+      auto content = std::make_shared<IndexedContent>();
+      content->content = std::make_unique<std::string>(std::move(decoded->payload));
+      ASSIGN_OR_RETURN(content->entries, ParseIndexed(*content->content, *indexed));
+      block.indexed = std::move(content);
       return block;
     }
+    block.content = std::make_unique<std::string>(std::move(decoded->payload));
     ASSIGN_OR_RETURN(block.payloads, codec::ParseBlockContent(*block.content));
     return block;
   }
 
   std::vector<store::RecordRef> keys_;
   std::vector<std::optional<store::IndexedBlock>> indexed_;  // Per key.
+  std::vector<std::shared_ptr<const IndexedContent>> cached_;  // Per key.
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> index_;
   std::vector<absl::StatusOr<Block>> blocks_;
 };
@@ -181,13 +214,25 @@ struct Parsed {
 // Finds the indexed blocks of the records absent from the records family (those with
 // indexed_from[i] != 0), one seek per record, grouped by pool; adds them to `blocks`.
 void FindIndexed(const store::Store& store, absl::Span<const store::RecordRef> refs,
-                 absl::Span<const uint64_t> indexed_from, BlockSet* blocks,
-                 std::vector<std::optional<Parsed>>* parsed,
+                 absl::Span<const uint64_t> indexed_from, DecodedBlockCache* cache,
+                 BlockSet* blocks, std::vector<std::optional<Parsed>>* parsed,
                  std::vector<absl::StatusOr<DecodedRecord>>* results) {
-  // (pool, indexed_from) -> the positions of its records.
+  // (pool, indexed_from) -> the positions of its records the cache does not hold.
   std::map<std::pair<uint32_t, uint64_t>, std::vector<size_t>> by_pool;
   for (size_t i = 0; i < indexed_from.size(); ++i) {
-    if (indexed_from[i] != 0) by_pool[{refs[i].pool_id, indexed_from[i]}].push_back(i);
+    if (indexed_from[i] == 0) continue;
+    if (cache != nullptr) {
+      if (std::shared_ptr<const IndexedContent> content = cache->Find(refs[i].pool_id, refs[i].seq);
+          content != nullptr) {
+        Parsed p;
+        p.in_block = true;
+        p.seq = refs[i].seq;
+        p.block = blocks->AddCached(refs[i].pool_id, std::move(content));
+        (*parsed)[i] = p;
+        continue;
+      }
+    }
+    by_pool[{refs[i].pool_id, indexed_from[i]}].push_back(i);
   }
   for (const auto& [pool, positions] : by_pool) {
     std::vector<uint64_t> seqs;
@@ -216,7 +261,7 @@ void FindIndexed(const store::Store& store, absl::Span<const store::RecordRef> r
 std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
     const store::Store& store, const codec::DictionaryLookup& dictionaries,
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
-    ByteBudget* budget, absl::Span<const uint64_t> indexed_from) {
+    ByteBudget* budget, absl::Span<const uint64_t> indexed_from, DecodedBlockCache* cache) {
   std::vector<absl::StatusOr<DecodedRecord>> results(values.size(),
                                                      absl::UnknownError("not decoded"));
   std::vector<std::optional<Parsed>> parsed(values.size());
@@ -236,11 +281,11 @@ std::vector<absl::StatusOr<DecodedRecord>> DecodeStored(
     }
   }
   if (!indexed_from.empty()) {
-    FindIndexed(store, refs, indexed_from, &blocks, &parsed, &results);
+    FindIndexed(store, refs, indexed_from, cache, &blocks, &parsed, &results);
   }
   // Blocks are small (their entries are under the pool's block_bytes, at most 64 KiB):
   // they are decoded to learn their entries' sizes.
-  if (!blocks.empty()) blocks.Load(store, dictionaries);
+  if (!blocks.empty()) blocks.Load(store, dictionaries, cache);
   std::vector<codec::RecordView> singles;
   std::vector<size_t> single_positions;
   for (size_t i = 0; i < values.size(); ++i) {

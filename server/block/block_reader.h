@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "server/block/byte_budget.h"
+#include "server/block/decoded_block_cache.h"
 #include "codec/block_format.h"
 #include "codec/dictionary.h"
 #include "codec/record_codec.h"
@@ -35,11 +36,13 @@ namespace dictlog::block {
 // `indexed_from` is empty or has one element per value: 0, or, for a record absent
 // from the records family (its value is then ignored), its pool's first indexed seq
 // (Pool::indexed_from_seq()): the record is read from the indexed block holding it,
-// NOT_FOUND if none does.
+// NOT_FOUND if none does. With a `cache` (borrowed for the call), such records are
+// looked for there first, and the indexed blocks read from the store are offered to it.
 std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeStored(
     const store::Store& store, const codec::DictionaryLookup& dictionaries,
     absl::Span<const store::RecordRef> refs, absl::Span<const absl::string_view> values,
-    ByteBudget* budget = nullptr, absl::Span<const uint64_t> indexed_from = {});
+    ByteBudget* budget = nullptr, absl::Span<const uint64_t> indexed_from = {},
+    DecodedBlockCache* cache = nullptr);
 
 // DecodeStored of records of pool `pool_id` as a scan of the store returns them.
 std::vector<absl::StatusOr<codec::DecodedRecord>> DecodeScanned(
@@ -51,12 +54,6 @@ absl::StatusOr<codec::DecodedRecord> DecodeOne(const store::Store& store,
                                                const codec::DictionaryLookup& dictionaries,
                                                store::RecordRef ref,
                                                absl::string_view value);
-
-// An indexed block decompressed: its entries view into `content`.
-struct IndexedContent {
-  std::unique_ptr<std::string> content;
-  std::vector<codec::IndexedEntry> entries;
-};
 
 // Decompresses and parses an indexed block. DATA_LOSS if it does not decode or its
 // entries disagree with its key's seqs.

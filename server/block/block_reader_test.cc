@@ -243,6 +243,48 @@ TEST_F(BlockReaderTest, BlockFrameWithUnknownOrOversizedSizeIsDataLoss) {
   }
 }
 
+// Records of indexed blocks read through a DecodedBlockCache: a block is kept on its
+// second read (admission), then answers from memory, whole and for every seq of its
+// range; the store is no longer needed for it (shown by deleting the pool's data,
+// which callers would have refused to read).
+TEST_F(BlockReaderTest, IndexedBlocksReadAgainComeFromTheCache) {
+  constexpr uint32_t kIndexedPool = 10;
+  ASSERT_TRUE(store_->WriteRecords(Singles(kIndexedPool, 1, 6)).ok());
+  ASSERT_TRUE(store_->SealBlock(IndexedSeal(kIndexedPool, 1, 3)).ok());
+  ASSERT_TRUE(store_->SealBlock(IndexedSeal(kIndexedPool, 4, 6)).ok());
+  DecodedBlockCache cache(1 << 20);
+  auto read = [&](std::vector<uint64_t> seqs) {
+    std::vector<store::RecordRef> refs;
+    for (uint64_t seq : seqs) refs.push_back({kIndexedPool, seq});
+    const std::vector<absl::string_view> values(seqs.size(), "");
+    const std::vector<uint64_t> from(seqs.size(), 1);  // All sealed: indexed from seq 1.
+    return DecodeStored(*store_, dictionaries_, refs, values, nullptr, from, &cache);
+  };
+  for (int round = 0; round < 2; ++round) {  // Offered twice: admitted.
+    std::vector<absl::StatusOr<codec::DecodedRecord>> records = read({2, 5});
+    ASSERT_TRUE(records[0].ok() && records[1].ok()) << round;
+    EXPECT_EQ(records[0]->payload, Line(2));
+    EXPECT_EQ(records[1]->payload, Line(5));
+  }
+  EXPECT_EQ(cache.blocks(), 2u);
+  ASSERT_TRUE(store_->DeletePoolData(kIndexedPool).ok());
+  std::vector<absl::StatusOr<codec::DecodedRecord>> cached = read({1, 3, 4, 6, 7});
+  for (uint64_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(cached[i].ok()) << i << ": " << cached[i].status();
+  }
+  EXPECT_EQ(cached[0]->payload, Line(1));
+  EXPECT_EQ(cached[1]->payload, Line(3));
+  EXPECT_EQ(cached[2]->payload, Line(4));
+  EXPECT_EQ(cached[3]->payload, Line(6));
+  EXPECT_EQ(cached[4].status().code(), StatusCode::kNotFound);  // Past every block.
+  // Without the cache the store has nothing left.
+  std::vector<store::RecordRef> refs = {{kIndexedPool, 1}};
+  const std::vector<absl::string_view> values = {""};
+  const std::vector<uint64_t> from = {1};
+  EXPECT_EQ(DecodeStored(*store_, dictionaries_, refs, values, nullptr, from)[0].status().code(),
+            StatusCode::kNotFound);
+}
+
 // ScanPool reads both families from one snapshot: a block sealed after the snapshot
 // (its records deleted from the records family in the same batch) neither hides the
 // records from the scan nor shows them twice. Read at two moments, the blocks read

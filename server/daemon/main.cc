@@ -157,6 +157,10 @@ ABSL_FLAG(int, auto_full_dictionaries, 64,
 ABSL_FLAG(int64_t, dictionary_cache_bytes, 256 << 20,
           "memory budget of decoded dictionaries; each pool's active one is pinned, "
           "others are rebuilt from stored bytes when needed");
+ABSL_FLAG(int64_t, decoded_block_cache_bytes, 16 << 20,
+          "block mode: memory of indexed blocks kept decompressed for reads that come "
+          "back to them (a block is kept on its second read within a short memory of "
+          "recent ones); 0: none");
 ABSL_FLAG(double, recompress_records_per_second, 50000,
           "throttle of background re-compression");
 ABSL_FLAG(std::string, backup_root, "",
@@ -421,6 +425,8 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_auto_full_dictionaries)));
   options.dictionary_cache.budget_bytes =
       static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_dictionary_cache_bytes)));
+  options.decoded_block_cache_bytes =
+      static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_decoded_block_cache_bytes)));
   options.recompressor.max_records_per_second =
       absl::GetFlag(FLAGS_recompress_records_per_second);
   RETURN_IF_ERROR(CheckFlags(

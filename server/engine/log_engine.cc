@@ -212,6 +212,7 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
       dictionaries_(
           [store = store_.get()](uint32_t id) { return store->DictionaryContent(id); },
           options_.dictionary_cache),
+      decoded_blocks_(options_.decoded_block_cache_bytes),
       sealer_(store_.get(), &dictionaries_),
       follows_(options_.follow),
       encode_workers_(std::max<size_t>(options_.encode_threads, 1)),
@@ -481,7 +482,8 @@ std::vector<absl::StatusOr<codec::DecodedRecord>> LogEngine::DecodeRead(
   if (values.size() == 1 && budget == nullptr && indexed_from.empty()) {
     decoded.push_back(block::DecodeOne(*store_, ReadLookup(), refs[0], values[0]));
   } else {
-    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values, budget, indexed_from);
+    decoded = block::DecodeStored(*store_, ReadLookup(), refs, values, budget, indexed_from,
+                                  &decoded_blocks_);
   }
   for (int reread = 0; reread < kMaxRereads; ++reread) {
     const uint64_t now = manager_->RetiredGeneration();

@@ -26,6 +26,7 @@
 #include "server/block/batch_blocks.h"
 #include "server/block/block_sealer.h"
 #include "server/block/byte_budget.h"
+#include "server/block/decoded_block_cache.h"
 #include "codec/record_codec.h"
 #include "server/dictionary/auto_trainer.h"
 #include "server/dictionary/dictionary_manager.h"
@@ -88,6 +89,9 @@ struct EngineOptions {
   std::string backup_root;
   // Limits on new pools and categories, and scope isolation (NameAdmission).
   NameLimits names;
+  // Indexed blocks kept decompressed for reads that come back to them (block mode,
+  // ADR 0038), in bytes. Default 16 MiB; 0: none.
+  size_t decoded_block_cache_bytes = 16 << 20;
   // Memory budget of decoded dictionaries (active ones are pinned). Default 256 MiB.
   dictionary::DictionaryCacheOptions dictionary_cache;
   // Dictionary training, activation threshold and sample budget.
@@ -774,6 +778,7 @@ class LogEngine {
   std::unique_ptr<pool::PoolRegistry> registry_;  // Borrows store_.
   NameAdmission names_;                           // Borrows router_, registry_, store_.
   dictionary::DictionaryCache dictionaries_;  // Loads through store_.
+  mutable block::DecodedBlockCache decoded_blocks_;  // Reads of indexed blocks.
   block::BlockSealer sealer_;                  // Borrows store_ and dictionaries_.
   std::unique_ptr<LookupHook> lookup_hook_;    // Tests only; borrows dictionaries_.
   InFlightRequests in_flight_requests_;
