@@ -82,6 +82,7 @@ void DecodedBlockCache::EvictLocked() {
     const Key key = order_.front();
     order_.pop_front();
     auto it = by_start_.find(key);
+    if (it == by_start_.end()) continue;  // Not expected: order_ names each key once.
     if (it->second.referenced->exchange(false, std::memory_order_relaxed)) {
       order_.push_back(key);
       continue;
