@@ -541,7 +541,7 @@ def paired_reads(args, prepared):
     within a pair hits both sides alike over the pairs); one entry each."""
     by = {p.config["name"]: p for p in prepared}
     out = []
-    for target, a, b, op in compare_report.PAIRED_READS:
+    for target, a, b, op, _ in compare_report.PAIRED_READS:
         if args.paired < 1 or a not in by or b not in by:
             continue
         values = {a: [], b: []}

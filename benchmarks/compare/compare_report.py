@@ -320,15 +320,14 @@ def lookup_bounds(rows):
 # Issue 19's read targets measured a second way (compare's --paired): the two
 # configurations read in alternating short slices (A B, then B A, ...), each pair of
 # slices seconds apart, so a change in the host's speed over the minutes between the
-# rounds' runs of A and of B does not enter the ratio. (target, A, B, op.)
+# rounds' runs of A and of B does not enter the ratio. (target, A, B, op, needed.)
 PAIRED_READS = [
-    ("multiget_block2k_dict_vs_rocksdb_dict", "block2k+dict", "rocksdb_dict", "multiget"),
-    ("multiget_record_dict_vs_rocksdb_dict", "record+dict", "rocksdb_dict", "multiget"),
-    ("get_vs_null", "record+dict", "null", "get"),
+    ("multiget_block2k_dict_vs_rocksdb_dict", "block2k+dict", "rocksdb_dict", "multiget",
+     BLOCK2K_MULTIGET_VS_ROCKSDB),
+    ("multiget_record_dict_vs_rocksdb_dict", "record+dict", "rocksdb_dict", "multiget",
+     RECORD_MULTIGET_VS_ROCKSDB),
+    ("get_vs_null", "record+dict", "null", "get", GET_VS_NULL),
 ]
-_PAIRED_NEEDED = {"multiget_block2k_dict_vs_rocksdb_dict": BLOCK2K_MULTIGET_VS_ROCKSDB,
-                  "multiget_record_dict_vs_rocksdb_dict": RECORD_MULTIGET_VS_ROCKSDB,
-                  "get_vs_null": GET_VS_NULL}
 
 
 def paired_value(op, report):
@@ -339,16 +338,17 @@ def paired_value(op, report):
 def paired_entry(target, a, b, op, a_values, b_values):
     """One paired measurement: slice i of A against slice i of B; the median ratio
     (lower middle of an even count), its range, and the target's needed value."""
-    ratios = sorted(x / y for x, y in zip(a_values, b_values) if y > 0)
-    median = ratios[(len(ratios) - 1) // 2] if ratios else None
-    needed = _PAIRED_NEEDED[target]
+    ratios = [x / y for x, y in zip(a_values, b_values) if y > 0]
+    ordered = sorted(ratios)
+    median = ordered[(len(ordered) - 1) // 2] if ordered else None
+    needed = next(n for t, _, _, _, n in PAIRED_READS if t == target)
     return {"target": target, "a": a, "b": b, "op": op,
             "a_values": [round(v, 1) for v in a_values],
             "b_values": [round(v, 1) for v in b_values],
-            "ratios": [round(x / y, 4) for x, y in zip(a_values, b_values) if y > 0],
+            "ratios": [round(r, 4) for r in ratios],
             "median": None if median is None else round(median, 4),
-            "low": round(ratios[0], 4) if ratios else None,
-            "high": round(ratios[-1], 4) if ratios else None,
+            "low": round(ordered[0], 4) if ordered else None,
+            "high": round(ordered[-1], 4) if ordered else None,
             "needed": needed,
             "pass": None if median is None else median >= needed}
 

@@ -13,7 +13,7 @@ size_t DecodedBlockCache::Cost(const IndexedContent& content) {
          kBookkeeping;
 }
 
-bool DecodedBlockCache::Off() const {
+bool DecodedBlockCache::off() const {
   return lookups_.load(std::memory_order_relaxed) < off_until_.load(std::memory_order_relaxed);
 }
 
@@ -55,7 +55,7 @@ bool DecodedBlockCache::Admit(Key key) {
 
 void DecodedBlockCache::Offer(uint32_t pool_id, uint64_t first_seq, uint64_t last_seq,
                               std::shared_ptr<const IndexedContent> content) {
-  if (capacity_ == 0 || content == nullptr || Off()) return;
+  if (capacity_ == 0 || content == nullptr || off()) return;
   const size_t cost = Cost(*content);
   if (cost > capacity_ / 4) return;
   const Key key(pool_id, first_seq);

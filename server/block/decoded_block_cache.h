@@ -63,10 +63,11 @@ class DecodedBlockCache {
              std::shared_ptr<const IndexedContent> content);
 
   size_t capacity() const { return capacity_; }
-  // Bytes and blocks held, and whether lookups are off for now (tests).
+  // Bytes and blocks held (tests).
   size_t bytes() const;
   size_t blocks() const;
-  bool off() const { return Off(); }
+  // Whether lookups and offers are off for now (too few hits).
+  bool off() const;
   // What a block costs the capacity: its content, its entries and bookkeeping.
   static size_t Cost(const IndexedContent& content);
 
@@ -86,7 +87,6 @@ class DecodedBlockCache {
 
   // False while the cache is off (and counts the lookup toward the window).
   bool Probing() const;
-  bool Off() const;
 
   // True on the second offer of `key` while its slot still remembers it.
   bool Admit(Key key);
