@@ -57,15 +57,16 @@ CONFIGS = [
     {"name": "rocksdb_dict16k", "server": "compare_server", "storage": "rocksdb",
      "block_bytes": 16384, "dictionary": True},
     # RocksDB with uncompressed blocks: what a lookup costs with nothing to decompress
-    # (compare_report.lookup_bounds); not one of the scale mode's defaults.
+    # (compare_report.lookup_bounds and PAIRED_BOUNDS).
     {"name": "rocksdb_plain", "server": "compare_server", "storage": "rocksdb",
      "block_bytes": 4096, "dictionary": False, "uncompressed": True},
     {"name": "null", "server": "compare_server", "storage": "none", "dictionary": False},
 ]
 CONFIG_NAMES = [c["name"] for c in CONFIGS]
 # Issue 19's configurations: each block size beside RocksDB's own at the same size.
+# rocksdb_plain: what bounds the read targets, in the same run.
 SCALE_CONFIGS = ["record+dict", "block2k+dict", "block4k+dict", "block16k+dict",
-                 "rocksdb_dict", "rocksdb_dict16k", "null"]
+                 "rocksdb_dict", "rocksdb_dict16k", "rocksdb_plain", "null"]
 # Scale mode (issue 19): 100 copies of loghub (2,000,000 records, 252 MB raw), block
 # cache 1/8 of the raw bytes, uniform and Zipf(0.99) reads, ingest end to end, peak RSS.
 SCALE_RECORDS = 2000000
@@ -536,12 +537,12 @@ def read_round(args, prepared, round_index):
 
 
 def paired_reads(args, prepared):
-    """compare_report.PAIRED_READS whose two configurations both ran: --paired pairs of
+    """compare_report.PAIRED_READS and PAIRED_BOUNDS whose two configurations both ran: --paired pairs of
     --paired_duration slices, A then B, then B then A, and so on (a drift of the host
     within a pair hits both sides alike over the pairs); one entry each."""
     by = {p.config["name"]: p for p in prepared}
     out = []
-    for target, a, b, op, _ in compare_report.PAIRED_READS:
+    for target, a, b, op, _ in compare_report.PAIRED_READS + compare_report.PAIRED_BOUNDS:
         if args.paired < 1 or a not in by or b not in by:
             continue
         values = {a: [], b: []}

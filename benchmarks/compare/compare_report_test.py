@@ -165,6 +165,24 @@ class PairedTest(unittest.TestCase):
                       compare_report.paired_markdown([none]))
         self.assertEqual(compare_report.paired_markdown([]), "")
 
+    def test_bounds_have_no_verdict(self):
+        # RocksDB's lookup alone against rocksdb_dict: what bounds the MultiGet targets.
+        e = compare_report.paired_entry(
+            "bound_multiget_rocksdb_plain_vs_rocksdb_dict", "rocksdb_plain", "rocksdb_dict",
+            "multiget", [190000.0, 210000.0, 150000.0], [100000.0, 100000.0, 100000.0])
+        self.assertEqual((e["median"], e["low"], e["high"]), (1.9, 1.5, 2.1))
+        self.assertIsNone(e["needed"])
+        self.assertIsNone(e["pass"])
+        self.assertIn("| MultiGet(64) records/s rocksdb_plain / rocksdb_dict | 3 | 1.90 | "
+                      "1.50-2.10 | - | bound |", compare_report.paired_markdown([e]))
+        # Every bound pairs configurations compare knows, and no name is a target's.
+        targets = {t for t, _, _, _, _ in compare_report.PAIRED_READS}
+        for target, a, b, op, needed in compare_report.PAIRED_BOUNDS:
+            self.assertNotIn(target, targets)
+            self.assertIsNone(needed)
+            self.assertIn(op, ("get", "multiget"))
+            self.assertIn("rocksdb_plain", (a, b))
+
 
 def scale_row(name, server="dictlogd", sst=2000, multiget=20000.0, load_s=8.0,
               finalize_s=2.0, rss=100 << 20):

@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 PYTHON=/usr/bin/python3 "$runfiles/benchmarks/compare/compare" \
   --dir="${TEST_SRCDIR}/loghub" --files=HDFS,Spark --mode=scale --copies=1 --duration=1s \
   --paired=2 --paired_duration=1s \
-  --concurrency=4 --configs=record+dict,block16k+dict,rocksdb_dict16k,null \
+  --concurrency=4 --configs=record+dict,block16k+dict,rocksdb_dict16k,rocksdb_plain,null \
   --out="$work/out" >"$work/stdout" 2>"$work/stderr" ||
   { cat "$work/stderr"; fail "compare --mode=scale failed"; }
 cat "$work/stdout"
@@ -24,6 +24,8 @@ grep -q "\[compare .*\] block cache 1 MiB (raw [0-9]* bytes / 8)" "$work/stderr"
 grep -q "^| config | SST ratio | Get ops/s | MultiGet(64) rec/s | Zipf Get ops/s" \
   "$work/stdout" || fail "no scale table"
 grep -q "^| Get ops/s record+dict / null | 2 | " "$work/stdout" || fail "no paired reads row"
+grep -q "^| Get ops/s rocksdb_plain / null | 2 | [0-9.]* | [0-9.]*-[0-9.]* | - | bound |" \
+  "$work/stdout" || fail "no paired bound row"
 grep -q "\[compare .*\] paired get: record+dict and null, pair 2/2" "$work/stderr" ||
   fail "no paired progress line"
 # After the page-cache-dropped reads every server's files are read back into memory,
@@ -40,7 +42,8 @@ assert summary["dists"] == "uniform,zipf:0.99" and summary["page_cache"] == "dro
 conditions = summary["scale_conditions"]
 assert conditions["met"] is False and conditions["records"] < 2000000, conditions
 by = {r["config"]: r for r in summary["rows"]}
-assert list(by) == ["record+dict", "block16k+dict", "rocksdb_dict16k", "null"], list(by)
+assert list(by) == ["record+dict", "block16k+dict", "rocksdb_dict16k", "rocksdb_plain",
+                   "null"], list(by)
 for name, r in by.items():
     assert r["get_errors"] == 0 and r["multiget_errors"] == 0, r
     assert r["zipf_get_ops_s"] > 0 and r["zipf_multiget_records_s"] > 0, r
@@ -64,13 +67,18 @@ for name in ("sst_block4k_dict_vs_rocksdb_dict", "multiget_block2k_dict_vs_rocks
              "ingest_block4k_dict_vs_rocksdb_dict"):
     assert targets[name]["measured"] is None and targets[name]["pass"] is None, targets[name]
 assert "peak_rss:rocksdb_dict16k" not in targets
-# Paired reads: only the read target whose two configurations ran (record+dict, null).
+# Paired reads: only those whose two configurations ran: the Get target (record+dict,
+# null) and two bounds (record+dict and null against rocksdb_plain).
 paired = summary["paired"]
-assert [p["target"] for p in paired] == ["get_vs_null"], paired
+assert [p["target"] for p in paired] == [
+    "get_vs_null", "bound_multiget_record_dict_vs_rocksdb_plain",
+    "bound_get_rocksdb_plain_vs_null"], paired
 assert summary["paired_duration"] == "1s", summary["paired_duration"]
-p = paired[0]
-assert len(p["ratios"]) == 2 and min(p["a_values"] + p["b_values"]) > 0, p
-assert p["low"] <= p["median"] <= p["high"] and p["pass"] in (True, False), p
+for p in paired:
+    assert len(p["ratios"]) == 2 and min(p["a_values"] + p["b_values"]) > 0, p
+    assert p["low"] <= p["median"] <= p["high"], p
+assert paired[0]["pass"] in (True, False), paired[0]
+assert paired[1]["needed"] is None and paired[1]["pass"] is None, paired[1]
 print("ok: scale mode,", len(by), "configurations")
 PY
 echo "compare_scale_test: all checks passed"
