@@ -1,11 +1,25 @@
 #include "server/block/decoded_block_cache.h"
 
+#include <utility>
+
 #include "absl/hash/hash.h"
 
 namespace dictlog::block {
+namespace {
 
-DecodedBlockCache::DecodedBlockCache(size_t capacity_bytes)
-    : capacity_(capacity_bytes), admission_(capacity_bytes == 0 ? 0 : kAdmissionSlots) {}
+// Bytes rounded up to the whole MiB on_held is told of.
+size_t HeldRounded(size_t bytes) {
+  constexpr size_t kStep = size_t{1} << 20;
+  return (bytes + kStep - 1) / kStep * kStep;
+}
+
+}  // namespace
+
+DecodedBlockCache::DecodedBlockCache(size_t capacity_bytes,
+                                     std::function<void(size_t held_bytes)> on_held)
+    : capacity_(capacity_bytes),
+      on_held_(std::move(on_held)),
+      admission_(capacity_bytes == 0 ? 0 : kAdmissionSlots) {}
 
 size_t DecodedBlockCache::Cost(const IndexedContent& content) {
   constexpr size_t kBookkeeping = 160;  // Map node, entry, shared_ptr control block.
@@ -17,21 +31,43 @@ bool DecodedBlockCache::off() const {
   return lookups_.load(std::memory_order_relaxed) < off_until_.load(std::memory_order_relaxed);
 }
 
-bool DecodedBlockCache::Probing() const {
+bool DecodedBlockCache::Probing() {
   const uint64_t n = lookups_.fetch_add(1, std::memory_order_relaxed);
   if (n < off_until_.load(std::memory_order_relaxed)) return false;
   if (n % kWindow == kWindow - 1) {
-    // The window ends: too few hits turn the cache off for the next windows.
+    // The window ends: too few hits turn the cache off for the next windows, and what
+    // it holds goes (by the time it probes again, the reads have moved on).
     const uint64_t hits = window_hits_.exchange(0, std::memory_order_relaxed);
     if (hits * kMinHitShare < kWindow) {
       off_until_.store(n + 1 + kOffWindows * kWindow, std::memory_order_relaxed);
+      Empty();
     }
   }
   return true;
 }
 
+void DecodedBlockCache::Empty() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (by_start_.empty()) return;
+    by_start_.clear();
+    order_.clear();
+    bytes_ = 0;
+  }
+  ReportHeld();
+}
+
+void DecodedBlockCache::ReportHeld() {
+  if (!on_held_) return;
+  absl::MutexLock lock(&report_mu_);
+  const size_t held = HeldRounded(bytes());
+  if (held == reported_) return;
+  reported_ = held;
+  on_held_(held);
+}
+
 std::shared_ptr<const IndexedContent> DecodedBlockCache::Find(uint32_t pool_id,
-                                                              uint64_t seq) const {
+                                                              uint64_t seq) {
   if (capacity_ == 0 || !Probing()) return nullptr;
   absl::ReaderMutexLock lock(&mu_);
   // The last block of the pool starting at or before seq.
@@ -60,19 +96,25 @@ void DecodedBlockCache::Offer(uint32_t pool_id, uint64_t first_seq, uint64_t las
   if (cost > capacity_ / 4) return;
   const Key key(pool_id, first_seq);
   if (!Admit(key)) return;
-  absl::MutexLock lock(&mu_);
-  auto [it, added] = by_start_.try_emplace(key);
-  if (added) {
-    it->second.referenced = std::make_unique<std::atomic<bool>>(false);
-    order_.push_back(key);
-  } else {
-    bytes_ -= it->second.cost;
+  bool step_changed = false;
+  {
+    absl::MutexLock lock(&mu_);
+    const size_t before = HeldRounded(bytes_);
+    auto [it, added] = by_start_.try_emplace(key);
+    if (added) {
+      it->second.referenced = std::make_unique<std::atomic<bool>>(false);
+      order_.push_back(key);
+    } else {
+      bytes_ -= it->second.cost;
+    }
+    it->second.last_seq = last_seq;
+    it->second.content = std::move(content);
+    it->second.cost = cost;
+    bytes_ += cost;
+    EvictLocked();
+    step_changed = HeldRounded(bytes_) != before;
   }
-  it->second.last_seq = last_seq;
-  it->second.content = std::move(content);
-  it->second.cost = cost;
-  bytes_ += cost;
-  EvictLocked();
+  if (step_changed) ReportHeld();
 }
 
 void DecodedBlockCache::EvictLocked() {

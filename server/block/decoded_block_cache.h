@@ -9,18 +9,22 @@
 //   misses (a fixed table of block keys), so reads spread evenly over far more blocks
 //   than fit (uniform ids) do not churn the cache; blocks read again soon do get in.
 // - Lookups that rarely hit stop for a while: a window of lookups that found less
-//   than 1 in 16 of its blocks turns the cache off for the next 7 windows (lookups
-//   return nothing at once, offers keep nothing), after which it probes again. So a
-//   load it cannot help (uniform reads over far more blocks than fit) pays almost
-//   nothing for it.
+//   than 1 in 16 of its blocks empties the cache and turns it off for the next 7
+//   windows (lookups return nothing at once, offers keep nothing), after which it
+//   probes again. So a load it cannot help (uniform reads over far more blocks than
+//   fit) pays almost nothing for it, and holds no memory for it.
+// - Its memory can come out of another cache's budget: `on_held` is told the bytes it
+//   holds, rounded up to whole MiB, whenever that figure changes (the engine gives
+//   them to the store, which shrinks RocksDB's block cache by as much; ADR 0038).
 // - Content, not encoding, is cached, and a record's content never changes under its
 //   id: re-compression re-encodes the same payloads, a block sealed again (cluster
 //   rebuilds) holds the same records, and pool ids are never reused. Callers check
 //   retention before they look here, as they do before reading the store.
 //
 // Thread safety: all methods may be called concurrently. Lookups share one mutex in
-// reader mode; inserts and evictions take it exclusively; the admission table is
-// lock-free.
+// reader mode; inserts, evictions and emptying take it exclusively; the admission
+// table is lock-free. `on_held` is called outside that mutex, one call at a time, each
+// with the figure current when it is made.
 #ifndef DICTLOG_SERVER_BLOCK_DECODED_BLOCK_CACHE_H_
 #define DICTLOG_SERVER_BLOCK_DECODED_BLOCK_CACHE_H_
 
@@ -28,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -48,13 +53,16 @@ struct IndexedContent {
 class DecodedBlockCache {
  public:
   // `capacity_bytes` 0: nothing is kept (Find always misses, Offer keeps nothing).
-  explicit DecodedBlockCache(size_t capacity_bytes);
+  // `on_held` (may be null) is told the bytes held, rounded up to whole MiB, each time
+  // that figure changes.
+  explicit DecodedBlockCache(size_t capacity_bytes,
+                             std::function<void(size_t held_bytes)> on_held = nullptr);
   DecodedBlockCache(const DecodedBlockCache&) = delete;
   DecodedBlockCache& operator=(const DecodedBlockCache&) = delete;
 
   // The content of the cached block of pool `pool_id` whose seq range holds `seq`
   // (the caller looks for `seq` among its entries: a range may have gaps), or nullptr.
-  std::shared_ptr<const IndexedContent> Find(uint32_t pool_id, uint64_t seq) const;
+  std::shared_ptr<const IndexedContent> Find(uint32_t pool_id, uint64_t seq);
   // A block just read from the store after a Find missed it: kept if admitted (its
   // second offer within the admission table's memory) and no larger than a quarter of
   // the capacity; it replaces a cached block of the same pool and first seq. Then
@@ -85,18 +93,25 @@ class DecodedBlockCache {
   static constexpr uint64_t kMinHitShare = 16;  // Fewer hits than 1/this: off.
   static constexpr uint64_t kOffWindows = 7;
 
-  // False while the cache is off (and counts the lookup toward the window).
-  bool Probing() const;
+  // False while the cache is off (and counts the lookup toward the window). The lookup
+  // that ends a window with too few hits empties the cache.
+  bool Probing();
+  void Empty();
+  // Tells on_held_ the bytes held now, if its rounded figure changed.
+  void ReportHeld();
 
   // True on the second offer of `key` while its slot still remembers it.
   bool Admit(Key key);
   void EvictLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const size_t capacity_;
+  const std::function<void(size_t)> on_held_;
   std::vector<std::atomic<uint64_t>> admission_;  // Hashes of recently offered keys.
-  mutable std::atomic<uint64_t> lookups_{0};
-  mutable std::atomic<uint64_t> window_hits_{0};
-  mutable std::atomic<uint64_t> off_until_{0};  // Lookup count the cache is off before.
+  std::atomic<uint64_t> lookups_{0};
+  std::atomic<uint64_t> window_hits_{0};
+  std::atomic<uint64_t> off_until_{0};  // Lookup count the cache is off before.
+  absl::Mutex report_mu_;
+  size_t reported_ ABSL_GUARDED_BY(report_mu_) = 0;
   mutable absl::Mutex mu_;
   absl::btree_map<Key, Entry> by_start_ ABSL_GUARDED_BY(mu_);
   std::deque<Key> order_ ABSL_GUARDED_BY(mu_);  // Each cached key once, oldest first.

@@ -113,15 +113,46 @@ TEST(DecodedBlockCacheTest, ACacheThatRarelyHitsTurnsItselfOffForAWhile) {
   ASSERT_NE(cache.Find(1, 5), nullptr);  // Lookup 1 of the first window: a hit.
   for (int i = 1; i < 4096; ++i) ASSERT_EQ(cache.Find(2, i), nullptr);  // Misses.
   EXPECT_TRUE(cache.off());
-  EXPECT_EQ(cache.Find(1, 5), nullptr);  // Held, but not looked for.
+  EXPECT_EQ(cache.blocks(), 0u);  // Emptied: its memory goes back.
+  EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_EQ(cache.Find(1, 5), nullptr);
   OfferTwice(cache, 1, 10, 19, MakeBlock(10, 19));
-  EXPECT_EQ(cache.blocks(), 1u);  // Nor kept.
+  EXPECT_EQ(cache.blocks(), 0u);  // Nor kept.
   for (int i = 1; i < 7 * 4096; ++i) cache.Find(2, i);
   EXPECT_FALSE(cache.off());
+  OfferTwice(cache, 1, 0, 9, MakeBlock(0, 9));  // Probing again: kept and found.
   EXPECT_NE(cache.Find(1, 5), nullptr);
   // A window with enough hits keeps it on.
   for (int i = 0; i < 4096; ++i) cache.Find(1, i % 10);
   EXPECT_FALSE(cache.off());
+  EXPECT_EQ(cache.blocks(), 1u);
+}
+
+// What the cache holds is reported in whole MiB as it changes (the engine takes it
+// out of RocksDB's block cache), and emptying it reports 0.
+TEST(DecodedBlockCacheTest, TellsWhatItHoldsInWholeMiB) {
+  std::vector<size_t> told;
+  DecodedBlockCache cache(8 << 20, [&](size_t held) { told.push_back(held); });
+  // Blocks of 1,000 payloads of 400 bytes: about 0.42 MB each with their entries.
+  auto block = [](uint64_t first) { return MakeBlock(first, first + 999, 400); };
+  const size_t cost = DecodedBlockCache::Cost(*block(0));
+  ASSERT_GT(cost, 400000u);
+  ASSERT_LT(cost, 512u << 10);
+  OfferTwice(cache, 1, 0, 999, block(0));
+  EXPECT_EQ(told, std::vector<size_t>({1 << 20}));
+  OfferTwice(cache, 1, 1000, 1999, block(1000));  // Two blocks: still under 1 MiB.
+  EXPECT_EQ(told, std::vector<size_t>({1 << 20}));
+  OfferTwice(cache, 1, 2000, 2999, block(2000));  // Three: past it.
+  EXPECT_EQ(told, std::vector<size_t>({1 << 20, 2 << 20}));
+  EXPECT_EQ(cache.bytes(), 3 * cost);
+  // A window of misses turns it off and empties it.
+  for (int i = 0; i < 4096; ++i) cache.Find(2, i);
+  ASSERT_TRUE(cache.off());
+  EXPECT_EQ(told, std::vector<size_t>({1 << 20, 2 << 20, 0}));
+  // Without a callback nothing is told, and the cache works the same.
+  DecodedBlockCache silent(8 << 20);
+  OfferTwice(silent, 1, 0, 999, block(0));
+  EXPECT_NE(silent.Find(1, 500), nullptr);
 }
 
 // Readers, writers and evictions at once (run under TSan in make tsan): every block

@@ -56,7 +56,8 @@ ABSL_FLAG(int, compression_level, 0,
           "levels); 0 keeps the config's or the built-in default 3");
 ABSL_FLAG(int64_t, block_cache_mb, 256,
           "memory for RocksDB's cache of table blocks (stored records, indexes, "
-          "filters), in MiB, shared by all pools");
+          "filters), in MiB, shared by all pools; the decoded block cache's bytes "
+          "come out of it while held");
 ABSL_FLAG(std::string, table_compression, "lz4",
           "how RocksDB compresses the record tables' blocks on disk: none, lz4 "
           "or zstd (smallest on disk, slowest block-cache misses); changes apply to "
@@ -160,7 +161,8 @@ ABSL_FLAG(int64_t, dictionary_cache_bytes, 256 << 20,
 ABSL_FLAG(int64_t, decoded_block_cache_bytes, 16 << 20,
           "block mode: memory of indexed blocks kept decompressed for reads that come "
           "back to them (a block is kept on its second read within a short memory of "
-          "recent ones); 0: none");
+          "recent ones); at most half of --block_cache_mb, whose block cache gives up "
+          "what this holds; 0: none");
 ABSL_FLAG(double, recompress_records_per_second, 50000,
           "throttle of background re-compression");
 ABSL_FLAG(std::string, backup_root, "",

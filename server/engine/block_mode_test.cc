@@ -123,6 +123,30 @@ TEST_F(BlockModeTest, EveryReadPathReturnsWhatWasAppended) {
   EXPECT_NE(last->encoding, codec::Encoding::kBlockEntry);
 }
 
+// Blocks read again are kept decompressed (ADR 0038) within the block cache's budget:
+// what they hold comes out of RocksDB's block cache, in whole MiB, and reads go on
+// answering the same records.
+TEST_F(BlockModeTest, DecodedBlocksComeOutOfTheBlockCache) {
+  options_.store.block_cache_bytes = size_t{8} << 20;
+  Reopen();
+  auto capacity = [&] {
+    const auto values = engine_->StoreProperty("rocksdb.block-cache-capacity");
+    return values.empty() ? uint64_t{0} : values.front().second;
+  };
+  const std::vector<std::string> lines = codec::SyntheticLogLines(1500, 3);
+  const std::vector<std::string> ids = Append(lines);
+  ASSERT_EQ(ids.size(), lines.size());
+  EXPECT_EQ(capacity(), uint64_t{8} << 20);
+  ExpectAllReadBack(ids, lines);  // Each block offered once: not kept yet.
+  EXPECT_EQ(capacity(), uint64_t{8} << 20);
+  ExpectAllReadBack(ids, lines);  // Offered again: kept.
+  const uint64_t shrunk = capacity();
+  EXPECT_LT(shrunk, uint64_t{8} << 20);
+  EXPECT_GE(shrunk, uint64_t{4} << 20);  // The decoded cache gets half the budget at most.
+  EXPECT_EQ(shrunk % (1 << 20), 0u);
+  ExpectAllReadBack(ids, lines);
+}
+
 // Appends from several threads finish out of seq order; sealed blocks still never
 // overlap (a late record is not packed past), so every record is found by its seq.
 TEST_F(BlockModeTest, ConcurrentAppendsSealNonOverlappingBlocks) {

@@ -212,7 +212,10 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
       dictionaries_(
           [store = store_.get()](uint32_t id) { return store->DictionaryContent(id); },
           options_.dictionary_cache),
-      decoded_blocks_(options_.decoded_block_cache_bytes),
+      // Held bytes come out of the block cache's budget (ADR 0038).
+      decoded_blocks_(
+          std::min(options_.decoded_block_cache_bytes, store_->block_cache_budget() / 2),
+          [store = store_.get()](size_t held) { store->ReserveBlockCache(held); }),
       sealer_(store_.get(), &dictionaries_),
       follows_(options_.follow),
       encode_workers_(std::max<size_t>(options_.encode_threads, 1)),

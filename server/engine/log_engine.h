@@ -90,7 +90,9 @@ struct EngineOptions {
   // Limits on new pools and categories, and scope isolation (NameAdmission).
   NameLimits names;
   // Indexed blocks kept decompressed for reads that come back to them (block mode,
-  // ADR 0038), in bytes. Default 16 MiB; 0: none.
+  // ADR 0038), in bytes, at most half the store's block cache budget: what it holds is
+  // taken out of RocksDB's block cache (Store::ReserveBlockCache). Default 16 MiB; 0:
+  // none.
   size_t decoded_block_cache_bytes = 16 << 20;
   // Memory budget of decoded dictionaries (active ones are pinned). Default 256 MiB.
   dictionary::DictionaryCacheOptions dictionary_cache;

@@ -172,7 +172,8 @@ void RenderRocksDb(const engine::LogEngine& engine, TextWriter* out) {
   // DB-wide: every family reports the same value; the first is enough.
   for (const char* property :
        {"rocksdb.num-running-compactions", "rocksdb.num-running-flushes",
-        "rocksdb.background-errors"}) {
+        "rocksdb.background-errors", "rocksdb.block-cache-capacity",
+        "rocksdb.block-cache-usage"}) {
     const std::string name = absl::StrReplaceAll(
         std::string("dictlog_") + property, {{".", "_"}, {"-", "_"}});
     const auto values = engine.StoreProperty(property);

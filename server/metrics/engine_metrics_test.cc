@@ -67,6 +67,10 @@ TEST(EngineMetricsTest, PoolsCacheAndRocksDbFromARealEngine) {
       absl::StrContains(text, "dictlog_dictionary_cache_budget_bytes 268435456\n"));
   EXPECT_TRUE(absl::StrContains(text, "dictlog_rocksdb_estimate_num_keys{family=\"records\"} "));
   EXPECT_TRUE(absl::StrContains(text, "\ndictlog_rocksdb_num_running_compactions "));
+  // The block cache is the store's (256 MiB by default), none of it given to decoded
+  // blocks yet (ADR 0038).
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_rocksdb_block_cache_capacity 268435456\n"));
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_rocksdb_block_cache_usage "));
   EXPECT_TRUE(absl::StrContains(
       text, "dictlog_rocksdb_estimate_pending_compaction_bytes{family=\"records\"} "));
   // No pool has had a re-compression job: the families are there, without samples.

@@ -38,6 +38,7 @@
 #include "server/store/time_range_cache.h"
 
 namespace rocksdb {
+class Cache;
 class CompactionFilter;
 class DB;
 class Env;
@@ -419,10 +420,21 @@ class Store {
   // The last seq of the pool's newest indexed block; 0 if it has none.
   absl::StatusOr<uint64_t> LastIndexedSeq(uint32_t pool_id) const;
 
+  // Options::block_cache_bytes: the memory of the block cache and of what
+  // ReserveBlockCache gives room to.
+  size_t block_cache_budget() const { return block_cache_budget_; }
+  // Makes room in that budget for `bytes` held outside the block cache (the decoded
+  // block cache, ADR 0038): the block cache's capacity becomes the budget less
+  // `bytes` (less half of it at most), evicting as it must. Each call replaces the
+  // last one's figure. Thread-safe.
+  // (IntProperty("rocksdb.block-cache-capacity") reads the capacity.)
+  void ReserveBlockCache(size_t bytes);
+
  private:
   Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
         std::vector<rocksdb::ColumnFamilyHandle*> handles, const Options& options,
-        std::unique_ptr<rocksdb::CompactionFilter> request_expiry);
+        std::unique_ptr<rocksdb::CompactionFilter> request_expiry,
+        std::shared_ptr<rocksdb::Cache> block_cache);
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   // Adds the append-time entries of `records` to `batch` (store_times.cc).
@@ -438,6 +450,12 @@ class Store {
   std::unique_ptr<rocksdb::Iterator> IndexedBlockIterator(
       uint32_t pool_id, uint64_t from_seq, PoolBounds* bounds,
       const ReadSnapshot* snapshot = nullptr) const;
+  // Positions `it` (an IndexedBlockIterator from `from_seq`) on the block holding
+  // `seq` and parses it into `block`; false if none holds it. Seeks forward from `seq`
+  // less a quarter more than the seqs the pool's last block found held (span_hints_),
+  // backward when that does not settle it.
+  bool SeekBlockHolding(rocksdb::Iterator* it, uint32_t pool_id, uint64_t from_seq,
+                        uint64_t seq, IndexedBlock* block) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key,
                                             const ReadSnapshot* snapshot = nullptr) const;
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
@@ -462,6 +480,8 @@ class Store {
   rocksdb::ColumnFamilyHandle* blocks_ = nullptr;
   rocksdb::ColumnFamilyHandle* requests_ = nullptr;
   rocksdb::ColumnFamilyHandle* times_ = nullptr;
+  const std::shared_ptr<rocksdb::Cache> block_cache_;  // Shared by every family.
+  const size_t block_cache_budget_;
   const std::string path_;
   const bool sync_writes_;
   const absl::Duration request_window_;
@@ -469,6 +489,10 @@ class Store {
   std::atomic<bool> write_failed_{false};
   // Append times of seq ranges read from times_ (filled by the const AppendTimes).
   mutable TimeRangeCache time_ranges_;
+  // The seqs the last indexed block found held, by pool id modulo kSpanHints (0: none
+  // yet). A hint of another pool or an old one costs a backward seek, never an answer.
+  static constexpr size_t kSpanHints = 256;
+  mutable std::atomic<uint64_t> span_hints_[kSpanHints] = {};
 };
 
 }  // namespace dictlog::store

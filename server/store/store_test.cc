@@ -1,7 +1,10 @@
 #include "server/store/store.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -97,23 +100,27 @@ TEST_F(StoreTest, GetMultiGetAndScan) {
 // Indexed block keys (pool, first seq, last seq) sort between (pool, first seq) and
 // (pool, first seq + 1): an expiry up to a block boundary deletes the blocks before it
 // and keeps the rest and other pools' blocks.
+// An indexed block of pool `pool` holding seqs first..last (10 raw bytes each, stored in
+// 2), valued "block POOL/FIRST".
+BlockSeal IndexedSeal(uint32_t pool, uint64_t first, uint64_t last) {
+  BlockSeal block;
+  block.pool_id = pool;
+  block.first_seq = first;
+  block.last_seq = last;
+  block.indexed = true;
+  block.value = absl::StrCat("block ", pool, "/", first);
+  for (uint64_t seq = first; seq <= last; ++seq) block.entries.push_back({seq, 10, 2, 0, ""});
+  return block;
+}
+
 TEST_F(StoreTest, ExpiryDeletesTheIndexedBlocksKeyedBelowItsEnd) {
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
   ASSERT_TRUE(store_->PutPool(Pool(2, "db")).ok());
   auto seal = [&](uint32_t pool, uint64_t first, uint64_t last) {
     std::vector<RecordWrite> writes;
-    BlockSeal block;
-    block.pool_id = pool;
-    block.first_seq = first;
-    block.last_seq = last;
-    block.indexed = true;
-    block.value = absl::StrCat("block ", pool, "/", first);
-    for (uint64_t seq = first; seq <= last; ++seq) {
-      writes.push_back({pool, seq, 10, "vv"});
-      block.entries.push_back({seq, 10, 2, 0, ""});
-    }
+    for (uint64_t seq = first; seq <= last; ++seq) writes.push_back({pool, seq, 10, "vv"});
     ASSERT_TRUE(store_->WriteRecords(writes).ok());
-    ASSERT_TRUE(store_->SealBlock(block).ok());
+    ASSERT_TRUE(store_->SealBlock(IndexedSeal(pool, first, last)).ok());
   };
   seal(1, 1, 3);
   seal(1, 4, 6);
@@ -135,6 +142,68 @@ TEST_F(StoreTest, ExpiryDeletesTheIndexedBlocksKeyedBelowItsEnd) {
   absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
   ASSERT_TRUE(pools.ok());
   EXPECT_EQ((*pools)[1].counters, (PoolCounters{3, 30, std::string("block 1/4").size()}));
+}
+
+// FindIndexedBlocks seeks forward from a hint of the pool's block span, backward when
+// that does not settle it: whatever the hint (none, another pool's sharing its slot,
+// one far too small or too large) and the order of the seqs, every seq finds the
+// block whose range holds it, and a seq in a gap or past the blocks finds none.
+TEST_F(StoreTest, FindIndexedBlocksAgreesWithTheRangesWhateverTheHint) {
+  // Pools 1 and 257 share a hint slot (256 slots).
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->PutPool(Pool(257, "db")).ok());
+  std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> ranges;
+  auto seal = [&](uint32_t pool, uint64_t first, uint64_t last) {
+    ASSERT_TRUE(store_->SealBlock(IndexedSeal(pool, first, last)).ok());
+    ranges[pool].push_back({first, last});
+  };
+  // Pool 1, from seq 5: spans of 10, a gap, a block of 500 seqs, twenty of one seq,
+  // another gap, then a last block.
+  seal(1, 5, 14);
+  seal(1, 15, 24);
+  seal(1, 27, 34);
+  seal(1, 35, 534);
+  for (uint64_t seq = 535; seq < 555; ++seq) seal(1, seq, seq);
+  seal(1, 555, 600);
+  seal(1, 621, 640);
+  // Pool 257, from seq 1: spans of 3.
+  for (uint64_t first = 1; first < 100; first += 3) seal(257, first, first + 2);
+  const std::map<uint32_t, uint64_t> from = {{1, 5}, {257, 1}};
+  auto expected = [&](uint32_t pool, uint64_t seq) -> int64_t {  // first seq, or -1
+    if (seq < from.at(pool)) return -1;
+    for (const auto& [first, last] : ranges[pool]) {
+      if (first <= seq && seq <= last) return static_cast<int64_t>(first);
+    }
+    return -1;
+  };
+  auto check = [&](uint32_t pool, const std::vector<uint64_t>& seqs) {
+    absl::StatusOr<IndexedBlockSearch> found =
+        store_->FindIndexedBlocks(pool, from.at(pool), seqs);
+    ASSERT_TRUE(found.ok()) << found.status();
+    ASSERT_EQ(found->block_of.size(), seqs.size());
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      const int64_t at = found->block_of[i];
+      const int64_t got = at < 0 ? -1 : static_cast<int64_t>(found->blocks[at].first_seq);
+      ASSERT_EQ(got, expected(pool, seqs[i])) << "pool " << pool << " seq " << seqs[i];
+      if (at >= 0) {
+        EXPECT_EQ(found->blocks[at].value, absl::StrCat("block ", pool, "/", got));
+      }
+    }
+  };
+  std::vector<uint64_t> all;
+  for (uint64_t seq = 0; seq <= 660; ++seq) all.push_back(seq);
+  std::mt19937 random(7);
+  for (int round = 0; round < 4; ++round) {
+    for (uint32_t pool : {1u, 257u}) {
+      // One at a time (each leaves its hint to the next), ascending and descending,
+      // then the whole range shuffled in one call.
+      for (uint64_t seq : all) check(pool, {seq});
+      for (auto it = all.rbegin(); it != all.rend(); ++it) check(pool, {*it});
+      std::vector<uint64_t> shuffled = all;
+      std::shuffle(shuffled.begin(), shuffled.end(), random);
+      check(pool, shuffled);
+    }
+  }
 }
 
 TEST_F(StoreTest, ConcurrentWritersMergeCountersExactly) {
@@ -478,17 +547,48 @@ TEST(StoreRequestsTest, RequestIdsAreScopedByPrincipal) {
 namespace dictlog::store {
 namespace {
 
-TEST(StoreBlockCacheTest, EveryFamilySharesOneCacheOfTheConfiguredSize) {
+// A fresh store whose block cache budget is `bytes`.
+std::unique_ptr<Store> OpenWithBlockCache(size_t bytes) {
   Store::Options options;
   options.path = FreshTestDir();
-  options.block_cache_bytes = size_t{3} << 20;
+  options.block_cache_bytes = bytes;
   auto store = Store::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
-  const auto capacity = (*store)->IntProperty("rocksdb.block-cache-capacity");
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? *std::move(store) : nullptr;
+}
+
+TEST(StoreBlockCacheTest, EveryFamilySharesOneCacheOfTheConfiguredSize) {
+  std::unique_ptr<Store> store = OpenWithBlockCache(size_t{3} << 20);
+  ASSERT_NE(store, nullptr);
+  const auto capacity = store->IntProperty("rocksdb.block-cache-capacity");
   ASSERT_EQ(capacity.size(), 8u);
-  for (const auto& [family, value] : capacity) {
-    EXPECT_EQ(value, options.block_cache_bytes) << family;
-  }
+  for (const auto& [family, value] : capacity) EXPECT_EQ(value, size_t{3} << 20) << family;
+}
+
+// Memory held outside the block cache within its budget (the decoded block cache):
+// the cache shrinks by as much, never below half, and each figure replaces the last.
+TEST(StoreBlockCacheTest, ReservedBytesComeOutOfTheBlockCache) {
+  std::unique_ptr<Store> store = OpenWithBlockCache(size_t{8} << 20);
+  ASSERT_NE(store, nullptr);
+  auto capacity = [&] {
+    const auto values = store->IntProperty("rocksdb.block-cache-capacity");
+    return values.empty() ? uint64_t{0} : values.front().second;
+  };
+  EXPECT_EQ(store->block_cache_budget(), size_t{8} << 20);
+  store->ReserveBlockCache(size_t{3} << 20);
+  EXPECT_EQ(capacity(), uint64_t{5} << 20);
+  store->ReserveBlockCache(size_t{1} << 20);  // Replaces, not adds.
+  EXPECT_EQ(capacity(), uint64_t{7} << 20);
+  store->ReserveBlockCache(size_t{6} << 20);  // At most half the budget.
+  EXPECT_EQ(capacity(), uint64_t{4} << 20);
+  store->ReserveBlockCache(0);
+  EXPECT_EQ(capacity(), uint64_t{8} << 20);
+  // Records written and read back through the smaller cache as before.
+  store->ReserveBlockCache(size_t{4} << 20);
+  ASSERT_TRUE(store->WriteRecords({{1, 1, 5, "hello"}}).ok());
+  auto value = store->GetRecord({1, 1});
+  ASSERT_TRUE(value.ok()) << value.status();
+  EXPECT_EQ(*value, "hello");
 }
 
 }  // namespace
