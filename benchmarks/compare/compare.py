@@ -537,12 +537,14 @@ def read_round(args, prepared, round_index):
 
 
 def paired_reads(args, prepared):
-    """compare_report.PAIRED_READS and PAIRED_BOUNDS whose two configurations both ran: --paired pairs of
-    --paired_duration slices, A then B, then B then A, and so on (a drift of the host
-    within a pair hits both sides alike over the pairs); one entry each."""
+    """compare_report.PAIRED_READS and PAIRED_BOUNDS whose two configurations both ran:
+    --paired pairs of --paired_duration slices, A then B, then B then A, and so on (a
+    drift of the host within a pair hits both sides alike over the pairs); one entry
+    each."""
     by = {p.config["name"]: p for p in prepared}
     out = []
-    for target, a, b, op, _ in compare_report.PAIRED_READS + compare_report.PAIRED_BOUNDS:
+    for spec in compare_report.PAIRED_READS + compare_report.PAIRED_BOUNDS:
+        _, a, b, op, _ = spec
         if args.paired < 1 or a not in by or b not in by:
             continue
         values = {a: [], b: []}
@@ -553,7 +555,7 @@ def paired_reads(args, prepared):
                                     by[name].work, "-paired%d" % i,
                                     duration=args.paired_duration)
                 values[name].append(compare_report.paired_value(op, report))
-        out.append(compare_report.paired_entry(target, a, b, op, values[a], values[b]))
+        out.append(compare_report.paired_entry(spec, values[a], values[b]))
     return out
 
 

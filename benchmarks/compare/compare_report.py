@@ -347,13 +347,14 @@ def paired_value(op, report):
     return report["records_per_s" if op == "multiget" else "ops_per_s"]
 
 
-def paired_entry(target, a, b, op, a_values, b_values):
-    """One paired measurement: slice i of A against slice i of B; the median ratio
-    (lower middle of an even count), its range, and the target's needed value."""
+def paired_entry(spec, a_values, b_values):
+    """One paired measurement of `spec` (an entry of PAIRED_READS or PAIRED_BOUNDS):
+    slice i of A against slice i of B; the median ratio (lower middle of an even count),
+    its range, and the needed value (None for a bound)."""
+    target, a, b, op, needed = spec
     ratios = [x / y for x, y in zip(a_values, b_values) if y > 0]
     ordered = sorted(ratios)
     median = ordered[(len(ordered) - 1) // 2] if ordered else None
-    needed = next(n for t, _, _, _, n in PAIRED_READS + PAIRED_BOUNDS if t == target)
     return {"target": target, "a": a, "b": b, "op": op,
             "a_values": [round(v, 1) for v in a_values],
             "b_values": [round(v, 1) for v in b_values],

@@ -132,19 +132,24 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(compare_report.bounds_markdown([]), "")
 
 
+def paired_spec(target):
+    """The PAIRED_READS or PAIRED_BOUNDS entry named `target`."""
+    return next(spec for spec in compare_report.PAIRED_READS + compare_report.PAIRED_BOUNDS
+                if spec[0] == target)
+
+
 class PairedTest(unittest.TestCase):
     def test_median_of_the_pairs_ratios(self):
         # Slices of A and B taken seconds apart: the host's speed moves both.
         e = compare_report.paired_entry(
-            "multiget_block2k_dict_vs_rocksdb_dict", "block2k+dict", "rocksdb_dict",
-            "multiget", [140000.0, 90000.0, 120000.0, 160000.0],
-            [100000.0, 60000.0, 75000.0, 100000.0])
+            paired_spec("multiget_block2k_dict_vs_rocksdb_dict"),
+            [140000.0, 90000.0, 120000.0, 160000.0], [100000.0, 60000.0, 75000.0, 100000.0])
         self.assertEqual(e["ratios"], [1.4, 1.5, 1.6, 1.6])
         self.assertEqual((e["median"], e["low"], e["high"]), (1.5, 1.4, 1.6))
         self.assertEqual(e["needed"], compare_report.BLOCK2K_MULTIGET_VS_ROCKSDB)
         self.assertTrue(e["pass"])
-        fail = compare_report.paired_entry("get_vs_null", "record+dict", "null", "get",
-                                           [800.0, 900.0], [1000.0, 1000.0])
+        fail = compare_report.paired_entry(paired_spec("get_vs_null"), [800.0, 900.0],
+                                           [1000.0, 1000.0])
         self.assertEqual((fail["median"], fail["pass"]), (0.8, False))  # lower middle
 
     def test_value_by_op(self):
@@ -152,14 +157,13 @@ class PairedTest(unittest.TestCase):
         self.assertEqual(compare_report.paired_value("get", bench(100.0, 6400.0)), 100.0)
 
     def test_markdown(self):
-        e = compare_report.paired_entry(
-            "multiget_record_dict_vs_rocksdb_dict", "record+dict", "rocksdb_dict",
-            "multiget", [180000.0, 150000.0], [100000.0, 100000.0])
+        e = compare_report.paired_entry(paired_spec("multiget_record_dict_vs_rocksdb_dict"),
+                                        [180000.0, 150000.0], [100000.0, 100000.0])
         md = compare_report.paired_markdown([e], "3s")
         self.assertIn("| paired reads (3s slices, alternating) | pairs |", md)
         self.assertIn("| MultiGet(64) records/s record+dict / rocksdb_dict | 2 | 1.50 | "
                       "1.50-1.80 | >= 2 | FAIL |", md)
-        none = compare_report.paired_entry("get_vs_null", "record+dict", "null", "get", [], [])
+        none = compare_report.paired_entry(paired_spec("get_vs_null"), [], [])
         self.assertIsNone(none["pass"])
         self.assertIn("| Get ops/s record+dict / null | 0 | - | - | >= 0.85 | - |",
                       compare_report.paired_markdown([none]))
@@ -168,8 +172,8 @@ class PairedTest(unittest.TestCase):
     def test_bounds_have_no_verdict(self):
         # RocksDB's lookup alone against rocksdb_dict: what bounds the MultiGet targets.
         e = compare_report.paired_entry(
-            "bound_multiget_rocksdb_plain_vs_rocksdb_dict", "rocksdb_plain", "rocksdb_dict",
-            "multiget", [190000.0, 210000.0, 150000.0], [100000.0, 100000.0, 100000.0])
+            paired_spec("bound_multiget_rocksdb_plain_vs_rocksdb_dict"),
+            [190000.0, 210000.0, 150000.0], [100000.0, 100000.0, 100000.0])
         self.assertEqual((e["median"], e["low"], e["high"]), (1.9, 1.5, 2.1))
         self.assertIsNone(e["needed"])
         self.assertIsNone(e["pass"])
