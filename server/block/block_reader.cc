@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <utility>
+#include <variant>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -40,8 +41,7 @@ class BlockSet {
     auto [it, added] = index_.try_emplace(std::make_pair(key.pool_id, key.seq), keys_.size());
     if (added) {
       keys_.push_back(key);
-      indexed_.emplace_back();
-      cached_.emplace_back();
+      sources_.emplace_back();
     }
     return it->second;
   }
@@ -49,9 +49,7 @@ class BlockSet {
   // The index of indexed block `block` of pool `pool_id`, added if new.
   size_t AddIndexed(uint32_t pool_id, store::IndexedBlock block) {
     const size_t index = Add({pool_id, block.first_seq});
-    if (!indexed_[index].has_value() && cached_[index] == nullptr) {
-      indexed_[index] = std::move(block);
-    }
+    if (std::holds_alternative<ByKey>(sources_[index])) sources_[index] = std::move(block);
     return index;
   }
 
@@ -59,9 +57,7 @@ class BlockSet {
   // by its first entry's seq; added if new.
   size_t AddCached(uint32_t pool_id, std::shared_ptr<const IndexedContent> content) {
     const size_t index = Add({pool_id, content->entries.front().seq});
-    if (cached_[index] == nullptr && !indexed_[index].has_value()) {
-      cached_[index] = std::move(content);
-    }
+    if (std::holds_alternative<ByKey>(sources_[index])) sources_[index] = std::move(content);
     return index;
   }
 
@@ -74,7 +70,7 @@ class BlockSet {
     std::vector<store::RecordRef> unread;
     std::vector<size_t> unread_positions;
     for (size_t i = 0; i < keys_.size(); ++i) {
-      if (indexed_[i].has_value() || cached_[i] != nullptr) continue;
+      if (!std::holds_alternative<ByKey>(sources_[i])) continue;
       unread.push_back(keys_[i]);
       unread_positions.push_back(i);
     }
@@ -83,9 +79,9 @@ class BlockSet {
     std::vector<size_t> positions;
     blocks_.clear();  // Blocks own their content: not copyable.
     for (size_t i = 0; i < keys_.size(); ++i) {
-      if (cached_[i] != nullptr) {
+      if (const auto* cached = std::get_if<Cached>(&sources_[i])) {
         Block block;
-        block.indexed = cached_[i];
+        block.indexed = *cached;
         blocks_.emplace_back(std::move(block));
       } else {
         blocks_.emplace_back(absl::UnknownError("not read"));
@@ -105,17 +101,19 @@ class BlockSet {
       }
     }
     for (size_t i = 0; i < keys_.size(); ++i) {
-      if (!indexed_[i].has_value()) continue;
-      found.push_back(indexed_[i]->value);
-      positions.push_back(i);
+      if (const auto* indexed = std::get_if<store::IndexedBlock>(&sources_[i])) {
+        found.push_back(indexed->value);
+        positions.push_back(i);
+      }
     }
     std::vector<absl::StatusOr<DecodedRecord>> decoded =
         codec::DecodeBatch(found, dictionaries);
     for (size_t k = 0; k < found.size(); ++k) {
       const size_t i = positions[k];
-      blocks_[i] = Parse(std::move(decoded[k]), indexed_[i]);
-      if (cache != nullptr && indexed_[i].has_value() && blocks_[i].ok()) {
-        cache->Offer(keys_[i].pool_id, indexed_[i]->first_seq, indexed_[i]->last_seq,
+      const auto* indexed = std::get_if<store::IndexedBlock>(&sources_[i]);
+      blocks_[i] = Parse(std::move(decoded[k]), indexed);
+      if (cache != nullptr && indexed != nullptr && blocks_[i].ok()) {
+        cache->Offer(keys_[i].pool_id, indexed->first_seq, indexed->last_seq,
                      blocks_[i]->indexed);
       }
     }
@@ -173,13 +171,13 @@ class BlockSet {
   };
 
   static absl::StatusOr<Block> Parse(absl::StatusOr<DecodedRecord> decoded,
-                                     const std::optional<store::IndexedBlock>& indexed) {
+                                     const store::IndexedBlock* indexed) {
     if (!decoded.ok()) {
       return absl::Status(decoded.status().code(),
                           absl::StrCat("its block: ", decoded.status().message()));
     }
     Block block;
-    if (indexed.has_value()) {
+    if (indexed != nullptr) {
       auto content = std::make_shared<IndexedContent>();
       content->content = std::make_unique<std::string>(std::move(decoded->payload));
       ASSIGN_OR_RETURN(content->entries, ParseIndexed(*content->content, *indexed));
@@ -192,8 +190,11 @@ class BlockSet {
   }
 
   std::vector<store::RecordRef> keys_;
-  std::vector<std::optional<store::IndexedBlock>> indexed_;  // Per key.
-  std::vector<std::shared_ptr<const IndexedContent>> cached_;  // Per key.
+  // Where each key's block comes from: read by key (an entry-value block), found by the
+  // store's seek (an indexed block, value given), or found decoded in the cache.
+  struct ByKey {};
+  using Cached = std::shared_ptr<const IndexedContent>;
+  std::vector<std::variant<ByKey, store::IndexedBlock, Cached>> sources_;  // Per key.
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> index_;
   std::vector<absl::StatusOr<Block>> blocks_;
 };
