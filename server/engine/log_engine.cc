@@ -612,8 +612,10 @@ absl::Status LogEngine::ReadInChunks(absl::Span<const std::string> ids,
   }
   block::ByteBudget budget(options_.max_response_bytes);
   for (size_t start = 0; start < ids.size(); start += kReadChunkIds) {
+    // Between chunks only: asking costs a gRPC handler a poll of its completion queue
+    // (4% of a served block2k MultiGet's CPU when asked before every call's first chunk).
     // Past the budget a chunk reads nothing: no work left to stop.
-    if (interrupt && !budget.exhausted()) RETURN_IF_ERROR(interrupt());
+    if (start > 0 && interrupt && !budget.exhausted()) RETURN_IF_ERROR(interrupt());
     read_chunk(ids.subspan(start, kReadChunkIds), &budget);
   }
   return absl::OkStatus();

@@ -255,7 +255,8 @@ class LogEngine {
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
   // more than max_multiget_ids. Reads in chunks of kReadChunkIds ids, asking
-  // `interrupt` before each. Past max_response_bytes, the result of the first record
+  // `interrupt` between them (a call of one chunk never asks). Past
+  // max_response_bytes, the result of the first record
   // that does not fit and of every later id is RESOURCE_EXHAUSTED (not read).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
       absl::Span<const std::string> ids, const Interrupt& interrupt = nullptr) const;
@@ -636,7 +637,7 @@ class LogEngine {
                         const block::ByteBudget& budget) const;
   // Checks the number of ids against max_multiget_ids, then calls read_chunk on each
   // kReadChunkIds of them in order with the call's response budget, asking
-  // `interrupt` before each chunk that may read.
+  // `interrupt` before each chunk after the first that may read.
   using ChunkReader =
       std::function<void(absl::Span<const std::string> ids, block::ByteBudget* budget)>;
   absl::Status ReadInChunks(absl::Span<const std::string> ids, const Interrupt& interrupt,
