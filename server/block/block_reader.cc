@@ -78,13 +78,14 @@ class BlockSet {
     std::vector<absl::string_view> found;
     std::vector<size_t> positions;
     blocks_.clear();  // Blocks own their content: not copyable.
+    const absl::Status not_read = absl::UnknownError("not read");  // Shared: one message.
     for (size_t i = 0; i < keys_.size(); ++i) {
       if (const auto* cached = std::get_if<Cached>(&sources_[i])) {
         Block block;
         block.indexed = *cached;
         blocks_.emplace_back(std::move(block));
       } else {
-        blocks_.emplace_back(absl::UnknownError("not read"));
+        blocks_.emplace_back(not_read);
       }
     }
     for (size_t k = 0; k < unread.size(); ++k) {

@@ -785,12 +785,17 @@ std::vector<absl::StatusOr<std::string>> Store::MultiGetFrom(
                 values.data(), statuses.data());
   std::vector<absl::StatusOr<std::string>> results;
   results.reserve(refs.size());
+  // Misses are common (a block-mode pool's sealed records): one NOT_FOUND per call,
+  // shared, instead of a message formatted and allocated for each.
+  absl::Status not_found;
   for (size_t i = 0; i < refs.size(); ++i) {
-    absl::Status status = FromRocks(statuses[i], what);
-    if (status.ok()) {
+    if (statuses[i].ok()) {
       results.emplace_back(values[i].ToString());
+    } else if (statuses[i].IsNotFound()) {
+      if (not_found.ok()) not_found = FromRocks(statuses[i], what);
+      results.emplace_back(not_found);
     } else {
-      results.emplace_back(std::move(status));
+      results.emplace_back(FromRocks(statuses[i], what));
     }
   }
   return results;
