@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# ab_ingest.sh BIN_A BIN_B ROUNDS [dictlogd flags...]: record+dict's ingest as compare's
+# scale mode measures it (100 copies of loghub, every pool's dictionary, `recompress` of
+# every pool, `dictlog flush`) with BIN_A's and BIN_B's dictlogd (each dir holds dictlogd,
+# dictlog and dictlog-bench, bazel -c opt), alternating which runs first (A B, then B A);
+# prints per run: load, final form and ingest seconds, dictlogd's CPU seconds (from
+# /proc), stored bytes. 127.0.0.1 port 0; each server stopped by its pid. Used by
+# RESULTS.md "RocksDB's memtable insert hint, measured again".
+set -euo pipefail
+a=$1 b=$2 rounds=$3; shift 3
+work=$(mktemp -d /tmp/ab_ingest.XXXX)
+pid=
+trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+now() { date +%s.%N; }
+one() {
+  local bin=$1 tag=$2 dir=$work/run
+  rm -rf "$dir"; mkdir -p "$dir"
+  "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$dir/db" --recompress_records_per_second=10000000 \
+    --block_cache_mb=31 --shutdown_notice_seconds=0 --port_file="$dir/port" "$@" >"$dir/log" 2>&1 &
+  pid=$!
+  for _ in $(seq 400); do [[ -s "$dir/port" ]] && break; sleep 0.05; done
+  local port; port=$(cat "$dir/port")
+  cli() { "$bin/dictlog" --server=127.0.0.1:$port "$@"; }
+  local s m e
+  s=$(now)
+  "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=/work/shared/data/loghub --copies=100 --ids_out="$dir/ids" >/dev/null 2>&1
+  m=$(now)
+  while cli --format=json pools | grep -q '"active_dictionary_id":0'; do sleep 0.2; done
+  for p in $(cli --format=json pools | python3 -c 'import json,sys
+for l in sys.stdin:
+  d=json.loads(l)
+  if "pool" in d: print(d["pool"])'); do cli recompress --pool="$p" >/dev/null; done
+  cli flush >/dev/null
+  e=$(now)
+  local cpu; cpu=$(awk '{printf "%.2f", ($14+$15)/100}' /proc/$pid/stat)
+  local stored; stored=$(cli --format=json pools | python3 -c 'import json,sys
+print(sum(json.loads(l).get("stored_bytes",0) for l in sys.stdin))')
+  kill -TERM "$pid"; wait "$pid" || true; pid=
+  printf "%s load %.2f final %.2f ingest %.2f cpu %s stored %s\n" "$tag" "$(echo "$m - $s" | bc)" "$(echo "$e - $m" | bc)" "$(echo "$e - $s" | bc)" "$cpu" "$stored"
+}
+for r in $(seq "$rounds"); do
+  if (( r % 2 == 1 )); then one "$a" A "$@"; one "$b" B "$@"; else one "$b" B "$@"; one "$a" A "$@"; fi
+done
