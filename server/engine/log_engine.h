@@ -255,9 +255,9 @@ class LogEngine {
   absl::StatusOr<v1::Record> Get(absl::string_view id) const;
   // One result per id, in order. INVALID_ARGUMENT (for the whole call) if there are
   // more than max_multiget_ids. Reads in chunks of kReadChunkIds ids, asking
-  // `interrupt` between them (a call of one chunk never asks). Past
-  // max_response_bytes, the result of the first record
-  // that does not fit and of every later id is RESOURCE_EXHAUSTED (not read).
+  // `interrupt` between them (a call of one chunk never asks). Past max_response_bytes,
+  // the result of the first record that does not fit and of every later id is
+  // RESOURCE_EXHAUSTED (not read).
   absl::StatusOr<std::vector<absl::StatusOr<v1::Record>>> MultiGet(
       absl::Span<const std::string> ids, const Interrupt& interrupt = nullptr) const;
   // Passes the matching records to `sink` in append order, in chunks (see

@@ -280,7 +280,7 @@ TEST(LogEngineInterruptTest, LongReadsStopWhenInterrupted) {
   auto results = (*engine)->MultiGet(*ids, stop_at_once);
   EXPECT_EQ(results.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_EQ(asked, 1);
-  // Only the first chunk was read.
+  // Only its first chunk was read: kReadChunkIds more.
   EXPECT_EQ((*engine)->GetPool("p")->reads(), 2 * LogEngine::kReadChunkIds);
 
   int scan_asks = 0;
