@@ -1,13 +1,16 @@
 // Built and run outside Bazel for RESULTS.md "Finding a record's block: seek against an
-// exact key":
-//   g++ -O2 -std=c++17 exact_get.cc -lrocksdb -o /tmp/exact_get
+// exact key", from the workspace root (the store's key encoding is server/store/keys.cc):
+//   g++ -O2 -std=c++17 -I. benchmarks/results/block_lookup/exact_get.cc \
+//       server/store/keys.cc -lrocksdb -o /tmp/exact_get
 //   /tmp/exact_get DB_DIR [hash]
 // DB_DIR: a block2k+dict store compare kept (a copy: `hash` rewrites its blocks family).
 // What finding the indexed block that holds a record costs in RocksDB alone (no zstd, no
 // dictlog code), per record, thread CPU, in batches of 64 random records of 2,000,000:
 //   seek     one iterator per pool and batch, a forward seek from (pool, seq - reach, 0)
 //            and Next until a block ends at or after seq (reach: 1.25 x the last block's
-//            span + 2, as Store::SeekBlockHolding), SeekForPrev when that does not settle;
+//            span + 2), SeekForPrev when that does not settle: Store::SeekBlockHolding's
+//            steps, restated here because that is private to a Store (which this
+//            binary, built without Bazel, does not open);
 //   get      the block's exact key (pool, first, last) from an in-memory directory of
 //            every block's range (a sorted vector per pool), then DB::Get;
 //   multiget the same keys, one batched DB::MultiGet per pool and batch.
@@ -30,34 +33,20 @@
 #include <string>
 #include <vector>
 
+#include "server/store/keys.h"
+
 namespace {
+
+using dictlog::store::IndexedBlockKey;
 
 struct Range {
   uint64_t first, last;
 };
 
-uint64_t Be64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-uint32_t Be32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-void Put64(std::string* s, uint64_t v) {
-  for (int i = 7; i >= 0; --i) s->push_back(static_cast<char>(v >> (8 * i)));
-}
-void Put32(std::string* s, uint32_t v) {
-  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>(v >> (8 * i)));
-}
-std::string BlockKey(uint32_t pool, uint64_t first, uint64_t last) {
-  std::string k;
-  Put32(&k, pool);
-  Put64(&k, first);
-  Put64(&k, last);
-  return k;
+// The (pool, first, last) of an indexed block's key; false for a key of another form.
+bool ParseKey(const rocksdb::Slice& key, uint32_t* pool, Range* range) {
+  return dictlog::store::ParseIndexedBlockKey(absl::string_view(key.data(), key.size()), pool,
+                                              &range->first, &range->last);
 }
 double Cpu() {
   timespec t{};
@@ -103,7 +92,7 @@ class Lookups {
       const Range* r = Holding(t);
       if (r == nullptr) continue;
       value.Reset();
-      Check(db_->Get(rocksdb::ReadOptions(), blocks_, BlockKey(t.pool, r->first, r->last),
+      Check(db_->Get(rocksdb::ReadOptions(), blocks_, IndexedBlockKey(t.pool, r->first, r->last),
                      &value),
             "get");
       bytes += value.size();
@@ -118,7 +107,7 @@ class Lookups {
       std::vector<std::string> keys;
       while (end < batch.size() && batch[end].pool == batch[begin].pool) {
         const Range* r = Holding(batch[end]);
-        if (r != nullptr) keys.push_back(BlockKey(batch[end].pool, r->first, r->last));
+        if (r != nullptr) keys.push_back(IndexedBlockKey(batch[end].pool, r->first, r->last));
         ++end;
       }
       std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
@@ -149,29 +138,23 @@ class Lookups {
     uint64_t& span = span_[t.pool];
     if (span != 0) {
       const uint64_t reach = span + span / 4 + 2;
-      std::string from;
-      Put32(&from, t.pool);
-      Put64(&from, t.seq > reach ? t.seq - reach : 0);
-      Put64(&from, 0);
-      it->Seek(from);
+      it->Seek(IndexedBlockKey(t.pool, t.seq > reach ? t.seq - reach : 0, 0));
       for (int step = 0; step < 8 && it->Valid(); ++step, it->Next()) {
-        const rocksdb::Slice k = it->key();
-        if (k.size() != 20 || Be32(k.data()) != t.pool) break;
-        const uint64_t first = Be64(k.data() + 4), last = Be64(k.data() + 12);
-        if (first > t.seq) break;
-        if (last >= t.seq) {
-          span = last - first + 1;
+        uint32_t pool = 0;
+        Range r{};
+        if (!ParseKey(it->key(), &pool, &r) || pool != t.pool || r.first > t.seq) break;
+        if (r.last >= t.seq) {
+          span = r.last - r.first + 1;
           return it->value().size();
         }
       }
     }
-    it->SeekForPrev(BlockKey(t.pool, t.seq, UINT64_MAX));
+    it->SeekForPrev(IndexedBlockKey(t.pool, t.seq, UINT64_MAX));
     if (!it->Valid()) return 0;
-    const rocksdb::Slice k = it->key();
-    if (k.size() != 20 || Be32(k.data()) != t.pool) return 0;
-    const uint64_t first = Be64(k.data() + 4), last = Be64(k.data() + 12);
-    if (last < t.seq) return 0;
-    span = last - first + 1;
+    uint32_t pool = 0;
+    Range r{};
+    if (!ParseKey(it->key(), &pool, &r) || pool != t.pool || r.last < t.seq) return 0;
+    span = r.last - r.first + 1;
     return it->value().size();
   }
 
@@ -255,11 +238,11 @@ int main(int argc, char** argv) {
   {
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), blocks));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      const rocksdb::Slice k = it->key();
-      if (k.size() != 20) continue;
-      const Range r{Be64(k.data() + 4), Be64(k.data() + 12)};
-      directory[Be32(k.data())].push_back(r);
-      all.push_back({Be32(k.data()), r});
+      uint32_t pool = 0;
+      Range r{};
+      if (!ParseKey(it->key(), &pool, &r)) continue;
+      directory[pool].push_back(r);
+      all.push_back({pool, r});
       records += r.last - r.first + 1;
       cumulative.push_back(records);
     }
