@@ -4,7 +4,8 @@
 // first record is always admitted, even alone past the budget, so every call makes
 // progress; once a record does not fit, no later record is admitted.
 //
-// Not thread-safe: one per call, used by one thread.
+// Not thread-safe: one per call, used by one thread. Copyable: a caller may keep a copy
+// to undo what a pass took.
 #ifndef DICTLOG_SERVER_BLOCK_BYTE_BUDGET_H_
 #define DICTLOG_SERVER_BLOCK_BYTE_BUDGET_H_
 
@@ -47,7 +48,7 @@ class ByteBudget {
   }
 
  private:
-  const uint64_t limit_;
+  uint64_t limit_;
   uint64_t remaining_;
   bool admitted_any_ = false;
   bool exhausted_ = false;

@@ -4,12 +4,14 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
+#include "server/pool/names.h"
 #include "server/store/store.h"
 
 namespace dictlog::engine {
@@ -312,6 +314,89 @@ TEST_F(BlockModeTest, TailRecordsNeverShareABlockAcrossAnAppendsOwnBlocks) {
     previous_last = block.last_seq;
   }
   EXPECT_TRUE((*store)->GetRecord({1, 301}).ok());  // The large record, single.
+}
+
+// MultiGet looks for sealed records in their blocks first. A record that fills a block
+// alone stays single, inside a block's seq range: it is read from the records family
+// after its block search misses, within the response budget like any other record.
+TEST_F(BlockModeTest, MultiGetFindsSingleRecordsBetweenBlocksWithinTheBudget) {
+  std::vector<std::string> lines = codec::SyntheticLogLines(300, 51);
+  for (size_t i = 5; i < lines.size(); i += 37) lines[i] = std::string(5000, 'a' + i % 26);
+  const std::vector<std::string> ids = Append(lines);
+  ASSERT_EQ(ids.size(), lines.size());
+  ExpectAllReadBack(ids, lines);
+  Reopen();
+  ExpectAllReadBack(ids, lines);
+
+  constexpr size_t kBudget = 16 << 10;
+  options_.max_response_bytes = kBudget;
+  Reopen();
+  auto results = engine_->MultiGet(ids);
+  ASSERT_TRUE(results.ok()) << results.status();
+  size_t answered = 0;
+  uint64_t bytes = 0;
+  while (answered < ids.size() && (*results)[answered].ok()) {
+    ASSERT_EQ((*results)[answered]->payload(), lines[answered]) << ids[answered];
+    bytes += lines[answered].size();
+    ++answered;
+  }
+  EXPECT_GT(answered, 5u);  // The first large record among them.
+  EXPECT_LT(answered, ids.size());
+  EXPECT_LE(bytes, kBudget);
+  EXPECT_GT(bytes + lines[answered].size(), kBudget);  // Admitted in request order.
+  for (size_t i = answered; i < ids.size(); ++i) {
+    EXPECT_EQ((*results)[i].status().code(), StatusCode::kResourceExhausted) << ids[i];
+  }
+}
+
+// Seals move records from their single values into blocks while MultiGets look for
+// them blocks first: every acknowledged record is found, whichever side of a seal its
+// reads fall on (blocks, then the records family, then blocks again).
+TEST_F(BlockModeTest, MultiGetWhileSealingFindsEveryAcknowledgedRecord) {
+  const std::vector<std::string> lines = codec::SyntheticLogLines(1200, 52);
+  absl::Mutex mu;
+  std::vector<std::string> acknowledged;  // Ids, in append order.
+  std::atomic<bool> done{false};
+  std::thread appender([&] {
+    for (size_t i = 0; i < lines.size(); i += 2) {  // Two records a call: seals follow.
+      auto ids = engine_->Append({{"app-a", lines[i]}, {"app-a", lines[i + 1]}});
+      ASSERT_TRUE(ids.ok()) << ids.status();
+      absl::MutexLock lock(&mu);
+      acknowledged.insert(acknowledged.end(), ids->begin(), ids->end());
+    }
+    done = true;
+  });
+  size_t reads = 0;
+  for (int round = 0; round < 100000 && !done; ++round) {
+    std::vector<std::string> ids;
+    {
+      absl::MutexLock lock(&mu);
+      // The newest 64 (tail, or being sealed) and every 7th before them.
+      const size_t n = acknowledged.size();
+      for (size_t i = n > 64 ? n - 64 : 0; i < n; ++i) ids.push_back(acknowledged[i]);
+      for (size_t i = round % 7; i + 64 < n; i += 7) ids.push_back(acknowledged[i]);
+    }
+    if (ids.empty()) continue;
+    auto results = engine_->MultiGet(ids);
+    ASSERT_TRUE(results.ok()) << results.status();
+    for (size_t k = 0; k < ids.size(); ++k) {
+      ASSERT_TRUE((*results)[k].ok()) << ids[k] << ": " << (*results)[k].status();
+      auto parsed = pool::ParseRecordId(ids[k]);
+      ASSERT_TRUE(parsed.ok());
+      ASSERT_EQ((*results)[k]->payload(), lines[parsed->seq - 1]) << ids[k];
+    }
+    reads += ids.size();
+  }
+  appender.join();
+  EXPECT_GT(reads, 0u);
+  
+  engine_.reset();  // The reads above looked in blocks: most records were sealed.
+  auto store = store::Store::Open(options_.store);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto blocks = (*store)->ScanIndexedBlocks(1, 1, 1, 100000);
+  ASSERT_TRUE(blocks.ok()) << blocks.status();
+  ASSERT_FALSE(blocks->empty());
+  EXPECT_GT(blocks->back().last_seq, lines.size() / 2);
 }
 
 uint64_t FamilyProperty(const LogEngine& engine, const char* family, const char* property) {

@@ -627,14 +627,33 @@ class LogEngine {
     // Per found record: not 0 if it has no value of its own but may be in an indexed
     // block (then its `encoded` is empty; DecodeRead's indexed_from).
     std::vector<uint64_t> indexed_from;
+    // Per found record (or empty: none): looked for in indexed blocks first, without
+    // reading the records family (ReadChunk's `blocks_first`; MissedInBlocks).
+    std::vector<bool> blocks_first;
     size_t cut = 0;  // Ids from here on were not read: past the budget.
     uint64_t read_at = 0;  // RetiredGeneration() before the read (DecodeRead).
     std::vector<absl::StatusOr<std::string>> values;
   };
   // MultiGet's and MultiGetFrames' reads of ids (at most kReadChunkIds). Reads nothing
-  // once `budget` is exhausted.
-  ChunkValues ReadChunk(absl::Span<const std::string> ids,
-                        const block::ByteBudget& budget) const;
+  // once `budget` is exhausted. With `blocks_first`, records below their pool's
+  // sealed_below() are not read from the records family (where they are almost never
+  // found): their blocks are searched first, and a caller that finds one in none
+  // (MissedInBlocks) reads the chunk again without `blocks_first`.
+  ChunkValues ReadChunk(absl::Span<const std::string> ids, const block::ByteBudget& budget,
+                        bool blocks_first = false) const;
+  // Per distinct record of `chunk`: whether to look for it in indexed blocks first.
+  std::vector<bool> SealedRecords(const ChunkRefs& chunk) const;
+  // ReadWithinBudget of the records `sealed` (empty: none) does not mark; a marked
+  // record reads as NOT_FOUND. Cut where the budget stopped the reading.
+  std::vector<absl::StatusOr<std::string>> ReadUnsealed(
+      absl::Span<const store::RecordRef> refs, const std::vector<bool>& sealed,
+      const block::ByteBudget& budget) const;
+  // Whether a record of `read` looked for in blocks first is NOT_FOUND in `decoded`
+  // (one per found record): no block held it. It may be single (a record that fills a
+  // block alone) or have been sealed after its block search (a seal writes the block
+  // and deletes the single values in one write).
+  static bool MissedInBlocks(const ChunkValues& read,
+                             absl::Span<const absl::StatusOr<codec::DecodedRecord>> decoded);
   // Checks the number of ids against max_multiget_ids, then calls read_chunk on each
   // kReadChunkIds of them in order with the call's response budget, asking
   // `interrupt` before each chunk after the first that may read.

@@ -7,12 +7,14 @@ namespace dictlog::pool {
 void BlockTail::Add(Record record) {
   absl::MutexLock lock(&mu_);
   if (raw_by_seq_.emplace(record.seq, record.raw_bytes).second) bytes_ += record.raw_bytes;
+  NoteOpenFromLocked();
 }
 
 uint64_t BlockTail::Reserve(std::atomic<uint64_t>& next_seq, uint64_t count) {
   absl::MutexLock lock(&mu_);
   const uint64_t first = next_seq.fetch_add(count);
   pending_.insert(first);
+  NoteOpenFromLocked();
   return first;
 }
 
@@ -23,6 +25,13 @@ void BlockTail::Land(uint64_t first, const std::vector<Record>& written, bool cu
   }
   pending_.erase(first);
   if (cut) cuts_.insert(first);
+  NoteOpenFromLocked();
+}
+
+void BlockTail::NoteOpenFromLocked() {
+  uint64_t from = raw_by_seq_.empty() ? UINT64_MAX : raw_by_seq_.begin()->first;
+  if (!pending_.empty()) from = std::min(from, *pending_.begin());
+  open_from_.store(from, std::memory_order_release);
 }
 
 void BlockTail::DropPassedCutsLocked() {
@@ -59,6 +68,7 @@ std::vector<BlockTail::Record> BlockTail::TakeBlock(uint64_t block_bytes) {
     it = raw_by_seq_.erase(it);
   }
   bytes_ -= sum;
+  NoteOpenFromLocked();
   return taken;
 }
 

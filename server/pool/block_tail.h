@@ -62,6 +62,10 @@ class BlockTail {
   size_t records() const ABSL_LOCKS_EXCLUDED(mu_);
   // The smallest seq in the tail, if any.
   std::optional<uint64_t> OldestSeq() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The smallest seq in the tail or pending (UINT64_MAX: none), without the lock. A
+  // hint for readers: every smaller seq is sealed, stays single (a record that fills a
+  // block alone) or is being sealed; it may be stale by the time it is used.
+  uint64_t OpenFrom() const { return open_from_.load(std::memory_order_acquire); }
   uint64_t bytes() const ABSL_LOCKS_EXCLUDED(mu_);
 
   absl::Mutex& seal_mutex() { return seal_mu_; }
@@ -74,6 +78,9 @@ class BlockTail {
   std::set<uint64_t> cuts_ ABSL_GUARDED_BY(mu_);
   // Drops the cuts that no record or reservation lies before any more.
   void DropPassedCutsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Publishes OpenFrom() after a change to the records or reservations.
+  void NoteOpenFromLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::atomic<uint64_t> open_from_{UINT64_MAX};
   absl::Mutex seal_mu_;
 };
 

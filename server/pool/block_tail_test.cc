@@ -23,6 +23,27 @@ TEST(BlockTailTest, TakesNothingUntilABlocksWorth) {
   EXPECT_EQ(tail.bytes(), 800u);
 }
 
+// OpenFrom: the oldest seq a reader may still find single or pending, as records and
+// reservations come and go (readers look for smaller seqs in blocks first).
+TEST(BlockTailTest, OpenFromFollowsTheOldestRecordOrReservation) {
+  BlockTail tail;
+  std::atomic<uint64_t> next_seq{1};
+  EXPECT_EQ(tail.OpenFrom(), UINT64_MAX);  // Nothing open.
+  const uint64_t first = tail.Reserve(next_seq, 4);  // Seqs 1..4, in flight.
+  EXPECT_EQ(tail.OpenFrom(), first);
+  tail.Land(first, {{1, 600}, {2, 600}, {3, 600}, {4, 600}});
+  EXPECT_EQ(tail.OpenFrom(), 1u);
+  const uint64_t second = tail.Reserve(next_seq, 2);  // Seqs 5..6.
+  EXPECT_EQ(Seqs(tail.TakeBlock(1200)), (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(tail.OpenFrom(), 3u);
+  EXPECT_EQ(Seqs(tail.TakeBlock(1200)), (std::vector<uint64_t>{3, 4}));
+  EXPECT_EQ(tail.OpenFrom(), second);  // The reservation still in flight.
+  tail.Land(second, {});  // Its write failed: nothing to pack.
+  EXPECT_EQ(tail.OpenFrom(), UINT64_MAX);
+  tail.Restore({{3, 600}});  // A failed seal puts its records back.
+  EXPECT_EQ(tail.OpenFrom(), 3u);
+}
+
 TEST(BlockTailTest, TakesOldestRecordsUpToTheBlockSize) {
   BlockTail tail;
   tail.Add({5, 400});  // Out of order: a slower append finished later.

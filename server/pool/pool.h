@@ -6,6 +6,7 @@
 #ifndef DICTLOG_SERVER_POOL_POOL_H_
 #define DICTLOG_SERVER_POOL_POOL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -72,6 +73,12 @@ class Pool {
   // Block mode: the first seq sealed into indexed blocks (found by their seq ranges,
   // ADR 0016); the records before it are sealed behind entry values. 0 in record mode.
   uint64_t indexed_from_seq() const { return indexed_from_; }
+  // Block mode with indexed blocks: the seqs below this are sealed into blocks, being
+  // sealed, or single for good (records that fill a block alone), so a read may look in
+  // the blocks first. A hint that may be stale (BlockTail::OpenFrom); 0 in record mode.
+  uint64_t sealed_below() const {
+    return indexed_from_ == 0 ? 0 : std::min(tail_.OpenFrom(), next_seq());
+  }
   // Records read from the pool since the server started (the heat that
   // DICTIONARY_MODE_AUTO weighs).
   void CountReads(uint64_t n) { reads_.fetch_add(n, std::memory_order_relaxed); }
