@@ -626,23 +626,39 @@ LogEngine::ChunkRefs LogEngine::ResolveIds(absl::Span<const std::string> ids,
   ChunkRefs chunk;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> distinct_index;
   absl::flat_hash_set<std::string> waited;  // Pools AppliedHere waited for.
+  // Each pool looked up once: a chunk's ids mostly name a few pools, and a lookup takes
+  // the registry's lock and a reference (shared by every reading thread).
+  absl::flat_hash_map<std::string, absl::StatusOr<pool::Pool*>> named;
   for (size_t i = 0; i < ids.size(); ++i) {
     absl::StatusOr<pool::RecordId> parsed = pool::ParseRecordId(ids[i]);
     absl::Status applied = parsed.ok() ? AppliedHere(*parsed, &waited) : parsed.status();
-    absl::StatusOr<std::shared_ptr<pool::Pool>> pool =
-        applied.ok() ? FindPool(parsed->pool) : applied;
-    if (!pool.ok()) {
-      errors[i] = pool.status();
+    if (!applied.ok()) {
+      errors[i] = std::move(applied);
       continue;
     }
-    const store::RecordRef ref{(*pool)->id(), parsed->seq};
+    auto [at, first] = named.try_emplace(parsed->pool, nullptr);
+    if (first) {
+      absl::StatusOr<std::shared_ptr<pool::Pool>> found = FindPool(parsed->pool);
+      if (found.ok()) {
+        chunk.held.push_back(*std::move(found));
+        at->second = chunk.held.back().get();
+      } else {
+        at->second = found.status();
+      }
+    }
+    if (!at->second.ok()) {
+      errors[i] = at->second.status();
+      continue;
+    }
+    pool::Pool* const pool = *at->second;
+    const store::RecordRef ref{pool->id(), parsed->seq};
     auto [it, added] =
         distinct_index.try_emplace({ref.pool_id, ref.seq}, chunk.distinct.size());
     if (added) chunk.distinct.push_back(ref);
     chunk.positions.push_back(i);
     chunk.refs.push_back(ref);
     chunk.distinct_of.push_back(it->second);
-    chunk.pools.push_back(*std::move(pool));
+    chunk.pools.push_back(pool);
   }
   return chunk;
 }

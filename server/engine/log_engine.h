@@ -604,7 +604,8 @@ class LogEngine {
   struct ChunkRefs {
     std::vector<size_t> positions;           // Into the chunk's ids.
     std::vector<store::RecordRef> refs;      // One per position.
-    std::vector<std::shared_ptr<pool::Pool>> pools;  // One per position.
+    std::vector<pool::Pool*> pools;          // One per position, into `held`.
+    std::vector<std::shared_ptr<pool::Pool>> held;  // Each pool named, once.
     std::vector<size_t> distinct_of;         // Index into `distinct`, per position.
     std::vector<store::RecordRef> distinct;  // Each record once, by first occurrence.
   };

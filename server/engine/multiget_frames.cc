@@ -147,7 +147,7 @@ void LogEngine::MultiGetFramesChunk(
   absl::Span<absl::StatusOr<v1::RecordFrame>> results = AppendErrors(read.errors, all);
   std::vector<pool::Pool*> pools;
   pools.reserve(read.found.size());
-  for (size_t j : read.found) pools.push_back(read.chunk.pools[j].get());
+  for (size_t j : read.found) pools.push_back(read.chunk.pools[j]);
   std::vector<absl::StatusOr<v1::RecordFrame>> frames(read.found.size());
   RecordFrameSink sink(*this, absl::MakeSpan(frames));
   const size_t refused = FramesOrPayloads(pools, read.found_refs, read.encoded, read.indexed_from,
@@ -182,7 +182,7 @@ void LogEngine::MultiGetFramesPackedChunk(absl::Span<const std::string> ids,
   const ChunkValues read = ReadChunk(ids, *budget);
   std::vector<pool::Pool*> pools;
   pools.reserve(read.found.size());
-  for (size_t j : read.found) pools.push_back(read.chunk.pools[j].get());
+  for (size_t j : read.found) pools.push_back(read.chunk.pools[j]);
   out.StartChunk(read.found.size());
   const size_t refused = FramesOrPayloads(pools, read.found_refs, read.encoded, read.indexed_from,
                                           read.read_at, allowed, budget, out);
