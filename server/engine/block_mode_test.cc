@@ -389,7 +389,6 @@ TEST_F(BlockModeTest, MultiGetWhileSealingFindsEveryAcknowledgedRecord) {
   }
   appender.join();
   EXPECT_GT(reads, 0u);
-  
   engine_.reset();  // The reads above looked in blocks: most records were sealed.
   auto store = store::Store::Open(options_.store);
   ASSERT_TRUE(store.ok()) << store.status();

@@ -793,7 +793,11 @@ void LogEngine::MultiGetChunk(absl::Span<const std::string> ids, block::ByteBudg
   if (MissedInBlocks(read, decoded)) {
     // Rare: read the chunk again, the records family first (sealing only ever moves a
     // record from there into a block), with what the first pass took given back so
-    // that the budget admits records in request order.
+    // that the budget admits records in request order. The first pass's values and
+    // records go first: a call holds one pass's worth at a time.
+    decoded.clear();
+    decoded.shrink_to_fit();
+    read = ChunkValues();
     *budget = before;
     read = ReadChunk(ids, *budget);
     decoded = DecodeRead(read.found_refs, read.encoded, read.read_at, budget, read.indexed_from);
