@@ -626,9 +626,11 @@ LogEngine::ChunkRefs LogEngine::ResolveIds(absl::Span<const std::string> ids,
   ChunkRefs chunk;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, size_t> distinct_index;
   absl::flat_hash_set<std::string> waited;  // Pools AppliedHere waited for.
-  // Each pool looked up once: a chunk's ids mostly name a few pools, and a lookup takes
-  // the registry's lock and a reference (shared by every reading thread).
-  absl::flat_hash_map<std::string, absl::StatusOr<pool::Pool*>> named;
+  // Each pool found looked up once: a chunk's ids mostly name a few pools, and a lookup
+  // takes the registry's lock and a reference (shared by every reading thread). A pool
+  // not found is looked up again for each id: in cluster mode AppliedHere may wait for
+  // a later id until the record that creates the pool is applied.
+  absl::flat_hash_map<std::string, pool::Pool*> named;
   for (size_t i = 0; i < ids.size(); ++i) {
     absl::StatusOr<pool::RecordId> parsed = pool::ParseRecordId(ids[i]);
     absl::Status applied = parsed.ok() ? AppliedHere(*parsed, &waited) : parsed.status();
@@ -636,21 +638,19 @@ LogEngine::ChunkRefs LogEngine::ResolveIds(absl::Span<const std::string> ids,
       errors[i] = std::move(applied);
       continue;
     }
-    auto [at, first] = named.try_emplace(parsed->pool, nullptr);
-    if (first) {
+    pool::Pool* pool = nullptr;
+    if (auto at = named.find(parsed->pool); at != named.end()) {
+      pool = at->second;
+    } else {
       absl::StatusOr<std::shared_ptr<pool::Pool>> found = FindPool(parsed->pool);
-      if (found.ok()) {
-        chunk.held.push_back(*std::move(found));
-        at->second = chunk.held.back().get();
-      } else {
-        at->second = found.status();
+      if (!found.ok()) {
+        errors[i] = found.status();
+        continue;
       }
+      chunk.held.push_back(*std::move(found));
+      pool = chunk.held.back().get();
+      named.emplace(parsed->pool, pool);
     }
-    if (!at->second.ok()) {
-      errors[i] = at->second.status();
-      continue;
-    }
-    pool::Pool* const pool = *at->second;
     const store::RecordRef ref{pool->id(), parsed->seq};
     auto [it, added] =
         distinct_index.try_emplace({ref.pool_id, ref.seq}, chunk.distinct.size());

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -75,7 +76,18 @@ class FakeLog : public ReplicatedLog {
     on_dictionary_ = std::move(handler);
   }
   absl::Status AwaitApplied(absl::string_view pool, uint64_t seq) const override {
+    std::function<void()> on_await;
+    {
+      absl::MutexLock lock(&mu_);
+      on_await = std::exchange(on_await_, nullptr);
+    }
+    if (on_await) on_await();  // What gets applied while the reader waits.
     return CheckApplied(pool, seq);
+  }
+  // Runs `apply` (once) in the next AwaitApplied, before it checks.
+  void OnNextAwait(std::function<void()> apply) {
+    absl::MutexLock lock(&mu_);
+    on_await_ = std::move(apply);
   }
   absl::Status CheckApplied(absl::string_view pool, uint64_t seq) const override {
     absl::MutexLock lock(&mu_);
@@ -116,6 +128,7 @@ class FakeLog : public ReplicatedLog {
   int64_t applied_ ABSL_GUARDED_BY(mu_) = -1;
   absl::Status fail_ ABSL_GUARDED_BY(mu_);
   DictionaryHandler on_dictionary_ ABSL_GUARDED_BY(mu_);
+  mutable std::function<void()> on_await_ ABSL_GUARDED_BY(mu_);
 };
 
 // A real zstd dictionary for the synthetic lines, with id `id`.
@@ -181,6 +194,34 @@ TEST_F(LogEngineClusterTest, AppendGoesToTheLogAndReadsWaitUntilApplied) {
   ASSERT_TRUE(positions.ok());
   ASSERT_EQ(positions->size(), 1u);
   EXPECT_EQ((*positions)[0].offset, 0);
+}
+
+// On a node that did not take the append: a MultiGet's first id names a pool this
+// node has not created, at a seq already applied (NOT_FOUND); its second waits for the
+// record that creates the pool. The second is read: a pool not found is not
+// remembered for the rest of the chunk.
+TEST_F(LogEngineClusterTest, MultiGetFindsAPoolCreatedWhileItWaited) {
+  options_.routes = {{"", "app-", "apps"}, {"", "oth-", "others"}};
+  Reopen();
+  EngineOptions reader_options = options_;
+  reader_options.store.path = FreshTestDir("reader");
+  absl::StatusOr<std::unique_ptr<LogEngine>> reader = LogEngine::Open(reader_options);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto apply_on_reader = [&](size_t k) {
+    ASSERT_TRUE((*reader)->ApplyLogged(log_.Logged(k)).ok());
+    log_.MarkApplied(static_cast<int64_t>(k));
+  };
+  ASSERT_TRUE(engine_->Append({{"oth-a", "first"}}).ok());  // Message 0: pool others.
+  apply_on_reader(0);
+  absl::StatusOr<std::vector<std::string>> later = engine_->Append({{"app-a", "later"}});
+  ASSERT_TRUE(later.ok()) << later.status();  // Message 1: the first of pool apps.
+  ASSERT_EQ(*later, std::vector<std::string>{"apps/65537"});
+  log_.OnNextAwait([&] { apply_on_reader(1); });
+  auto many = (*reader)->MultiGet({"apps/1", (*later)[0]});
+  ASSERT_TRUE(many.ok()) << many.status();
+  EXPECT_EQ((*many)[0].status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE((*many)[1].ok()) << (*many)[1].status();
+  EXPECT_EQ((*many)[1]->payload(), "later");
 }
 
 TEST_F(LogEngineClusterTest, AppliedRecordsKeepTheLogsSeqsAcrossRestart) {
