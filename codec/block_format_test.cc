@@ -7,7 +7,8 @@ namespace dictlog::codec {
 namespace {
 
 TEST(BlockFormatTest, RoundTripsPayloadsInOrder) {
-  const std::vector<absl::string_view> payloads = {"first", "", std::string(300, 'x'),
+  const std::string long_payload(300, 'x');  // Outlives the views below.
+  const std::vector<absl::string_view> payloads = {"first", "", long_payload,
                                                    "\x01\x02 binary"};
   const std::string content = EncodeBlockContent(payloads);
   absl::StatusOr<std::vector<absl::string_view>> parsed = ParseBlockContent(content);

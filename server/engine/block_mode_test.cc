@@ -256,10 +256,9 @@ TEST_F(BlockModeTest, LargeAppendsSealStraightIntoBlocks) {
 TEST_F(BlockModeTest, VerifyCountsEachRecordOnceWhileAnAppendSeals) {
   const std::vector<std::string> tail = codec::SyntheticLogLines(10, 41);
   ASSERT_EQ(Append(tail).size(), tail.size());
-  std::vector<AppendInput> large;
-  for (const std::string& line : codec::SyntheticLogLines(400, 42)) {
-    large.push_back({"app-a", line});
-  }
+  const std::vector<std::string> lines = codec::SyntheticLogLines(400, 42);
+  std::vector<AppendInput> large;  // Views into `lines`, which outlives the calls.
+  for (const std::string& line : lines) large.push_back({"app-a", line});
   int calls = 0;
   auto verified = engine_->Verify({}, [&] {
     // The second call comes after the records pass read the tail.

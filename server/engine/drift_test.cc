@@ -184,8 +184,9 @@ TEST_F(DriftTest, DriftRetrainsOnNewDataAndRecovers) {
 // later: the append that finds the drift queues a reactivation attempt first, and the
 // next one the training).
 TEST_F(DriftTest, DriftCountsFromTheSwitchAfterALargeBatch) {
-  std::vector<AppendInput> batch;
-  for (const std::string& line : codec::SyntheticLogLines(1500, 42)) batch.push_back({"lb", line});
+  const std::vector<std::string> lines = codec::SyntheticLogLines(1500, 42);
+  std::vector<AppendInput> batch;  // Views into `lines`, which outlives the call.
+  for (const std::string& line : lines) batch.push_back({"lb", line});
   ASSERT_TRUE(engine_->Append(batch).ok());
   ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
   ASSERT_TRUE(engine_->WaitForRecompressForTest("lb", absl::Seconds(60)));

@@ -66,10 +66,9 @@ class PoolDeleteTest : public ::testing::TestWithParam<Layout> {
   }
 
   std::vector<std::string> AppendLines(const std::string& category, int n, int seed) {
-    std::vector<AppendInput> batch;
-    for (const std::string& line : codec::SyntheticLogLines(n, seed)) {
-      batch.push_back({category, line});
-    }
+    const std::vector<std::string> lines = codec::SyntheticLogLines(n, seed);
+    std::vector<AppendInput> batch;  // Views into `lines`, which outlives the call.
+    for (const std::string& line : lines) batch.push_back({category, line});
     auto ids = engine_->Append(batch);
     EXPECT_TRUE(ids.ok()) << ids.status();
     return ids.ok() ? *ids : std::vector<std::string>();

@@ -227,10 +227,9 @@ TEST_F(SmallPoolTest, BlockModePoolDictionaryGrows) {
 TEST_F(SmallPoolTest, ExplicitTrainBelowFourTimesFitsTheSize) {
   options_.auto_train = false;
   Open();
-  std::vector<AppendInput> batch;
-  for (const std::string& line : codec::SyntheticLogLines(150, 23)) {
-    batch.push_back({"manual", line});
-  }
+  const std::vector<std::string> lines = codec::SyntheticLogLines(150, 23);
+  std::vector<AppendInput> batch;  // Views into `lines`, which outlives the call.
+  for (const std::string& line : lines) batch.push_back({"manual", line});
   ASSERT_TRUE(engine_->Append(batch).ok());  // ~19 KB: below 4 x 16 KiB.
   v1::TrainDictionaryRequest request;
   request.set_pool("manual");
