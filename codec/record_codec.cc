@@ -1,5 +1,7 @@
 #include "codec/record_codec.h"
 
+#include <memory>
+
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
@@ -74,6 +76,20 @@ absl::Status ParseFrame(absl::string_view frame, RecordView* view) {
   return absl::OkStatus();
 }
 
+// Where a frame of at most `bound` bytes is compressed: this thread's buffer when it
+// fits (64 KiB, kept for the thread's life: handler and encode threads are pooled, so
+// a few MiB in all), else a new one in *large.
+constexpr size_t kFrameScratchBytes = 64 << 10;
+
+char* FrameScratch(size_t bound, std::unique_ptr<char[]>* large) {
+  if (bound > kFrameScratchBytes) {
+    large->reset(new char[bound]);
+    return large->get();
+  }
+  thread_local std::unique_ptr<char[]> scratch(new char[kFrameScratchBytes]);
+  return scratch.get();
+}
+
 absl::Status BlockEntryError() {
   return absl::FailedPreconditionError(
       "stored record is an entry of a block: it decodes only through its block");
@@ -85,24 +101,26 @@ absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& option
                           std::string* out) {
   ZSTD_CCtx* cctx = ThreadCompressionContext();
   RETURN_IF_ERROR(ConfigureCompression(cctx, options));
-  const size_t start = out->size();
-  AppendHeader(Encoding::kZstdFrame, options.category_index, out);
-  const size_t header_end = out->size();
-  out->resize(header_end + ZSTD_compressBound(payload.size()));
-  const size_t frame_size = ZSTD_compress2(cctx, out->data() + header_end,
-                                           out->size() - header_end, payload.data(),
-                                           payload.size());
+  // The frame goes to a buffer first, so `out` grows once, by what it keeps (not by
+  // zstd's bound, zero-filled, then cut back).
+  const size_t bound = ZSTD_compressBound(payload.size());
+  std::unique_ptr<char[]> large;
+  char* frame = FrameScratch(bound, &large);
+  const size_t frame_size =
+      ZSTD_compress2(cctx, frame, bound, payload.data(), payload.size());
   RETURN_IF_ERROR(ZstdStatus(frame_size, "compress"));
+  const size_t header_size = 1 + (options.category_index == 0
+                                      ? 0 : VarintLength(options.category_index));
   const bool bare = CanStoreBare(payload, options.category_index);
-  const size_t raw_size = payload.size() + (bare ? 0 : header_end - start);
+  const size_t raw_size = payload.size() + (bare ? 0 : header_size);
   // A checksummed value (a block, ADR 0007) keeps its frame even when it does not
   // shrink: stored raw, a flipped byte would read back as a wrong payload.
-  if (options.checksum || header_end - start + frame_size < raw_size) {
-    out->resize(header_end + frame_size);
+  if (options.checksum || header_size + frame_size < raw_size) {
+    AppendHeader(Encoding::kZstdFrame, options.category_index, out);
+    out->append(frame, frame_size);
     return absl::OkStatus();
   }
-  out->resize(start);  // The frame does not shrink the record: store it raw.
-  EncodeRaw(payload, options.category_index, out);
+  EncodeRaw(payload, options.category_index, out);  // The frame does not shrink it.
   return absl::OkStatus();
 }
 

@@ -92,6 +92,30 @@ TEST(RecordCodecTest, CategoryIndexRoundTrips) {
   }
 }
 
+// Frames are compressed in a per-thread buffer of 64 KiB, or a buffer of their own when
+// zstd's bound is larger; either way the value lands after what *out already holds.
+TEST(RecordCodecTest, FramesOfEverySizeAppendAfterWhatOutHolds) {
+  std::string large;
+  for (int i = 0; large.size() < (200 << 10); ++i) {
+    large += "2026-11-28 12:00:" + std::to_string(i % 60) + " host-" + std::to_string(i % 7) +
+             " request " + std::to_string(i * 7919) + " done\n";
+  }
+  MapLookup none;
+  for (const std::string& payload : {std::string(300, 'c'), large, std::string(70, 'd')}) {
+    std::string out = "prefix";
+    ASSERT_TRUE(EncodeRecord(payload, EncodeOptions(), &out).ok());
+    ASSERT_EQ(out.substr(0, 6), "prefix");
+    const std::string value = out.substr(6);
+    absl::StatusOr<RecordView> view = ParseRecord(value);
+    ASSERT_TRUE(view.ok()) << view.status();
+    EXPECT_EQ(view->encoding, Encoding::kZstdFrame) << payload.size();
+    EXPECT_LT(value.size(), payload.size());
+    absl::StatusOr<DecodedRecord> decoded = DecodeRecord(value, none);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(decoded->payload, payload);
+  }
+}
+
 TEST(RecordCodecTest, FrameCarriesDictionaryIdAndDecodesWithIt) {
   const std::vector<std::string> lines = SyntheticLogLines(2000, 1);
   const std::string content = TrainDictionaryForTest(lines, 8192, 40001);

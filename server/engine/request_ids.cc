@@ -14,15 +14,22 @@ uint64_t Mix(uint64_t h, uint64_t word) {
   return h ^ (h >> 29);
 }
 
+// The eight bytes at `p` as a little-endian number, whatever this machine's order
+// (fingerprints are stored: they must not depend on it).
+uint64_t LoadLittleEndian64(const char* p) {
+  uint64_t word;
+  std::memcpy(&word, p, sizeof(word));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  word = __builtin_bswap64(word);
+#endif
+  return word;
+}
+
 // Eight bytes at a time (little-endian), then the tail and the length, so "ab" + "c"
 // and "a" + "bc" differ.
 uint64_t MixBytes(uint64_t h, absl::string_view bytes) {
   size_t i = 0;
-  for (; i + 8 <= bytes.size(); i += 8) {
-    uint64_t word = 0;
-    for (int b = 7; b >= 0; --b) word = (word << 8) | static_cast<uint8_t>(bytes[i + b]);
-    h = Mix(h, word);
-  }
+  for (; i + 8 <= bytes.size(); i += 8) h = Mix(h, LoadLittleEndian64(bytes.data() + i));
   uint64_t tail = 0;
   for (size_t j = bytes.size(); j > i; --j) tail = (tail << 8) | static_cast<uint8_t>(bytes[j - 1]);
   h = Mix(h, tail);
