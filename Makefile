@@ -14,13 +14,14 @@ DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compi
 # Only for `make fuzz` (libFuzzer needs clang).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: deps kafka build run test layering tsan charts fuzz clean help
+.PHONY: deps kafka build run test layering tsan asan charts fuzz clean help
 
 help:
 	@echo "make run    install, build, start dictlogd on $(LISTEN) with data in $(DATA_DIR)"
-	@echo "make test   install, build, run every test (bazel test //...), make layering, make tsan"
+	@echo "make test   install, build, run every test (bazel test //...), make layering, make tsan, make asan"
 	@echo "make layering  check that no BUILD dependency points up a layer (tools/layering.py)"
 	@echo "make tsan   the engine, dictionary, block and service tests under ThreadSanitizer"
+	@echo "make asan   the codec, store, pool, block, dictionary and engine tests under AddressSanitizer"
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
 	@echo "make kafka  the Kafka broker's jars from Maven Central (deploy/local-cluster/kafka/lib)"
@@ -72,6 +73,8 @@ test: deps kafka
 	$(MAKE) --no-print-directory layering || { [ $$status -ne 0 ] || status=1; }; \
 	echo "ThreadSanitizer (make tsan):"; \
 	$(MAKE) --no-print-directory tsan || { [ $$status -ne 0 ] || status=1; }; \
+	echo "AddressSanitizer (make asan):"; \
+	$(MAKE) --no-print-directory asan || { [ $$status -ne 0 ] || status=1; }; \
 	python3 tools/test_summary.py $$($(BAZEL) query 'tests(//...)' 2>/dev/null) || true; \
 	exit $$status
 
@@ -90,6 +93,16 @@ TSAN_OUTPUT_BASE ?= $(HOME)/.cache/dictlog-tsan
 tsan: deps
 	@status=0; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) test --config=tsan $(TSAN_TARGETS) \
 	  || status=$$?; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) shutdown; exit $$status
+
+# AddressSanitizer + UndefinedBehaviorSanitizer (.bazelrc's asan config): the packages
+# that own stored bytes and the buffers views point into, in an output base of their
+# own like tsan's.
+ASAN_TARGETS := //codec/... //server/store/... //server/pool/... //server/block/... \
+  //server/dictionary/... //server/engine/...
+ASAN_OUTPUT_BASE ?= $(HOME)/.cache/dictlog-asan
+asan: deps
+	@status=0; $(BAZEL) --output_base=$(ASAN_OUTPUT_BASE) test --config=asan $(ASAN_TARGETS) \
+	  || status=$$?; $(BAZEL) --output_base=$(ASAN_OUTPUT_BASE) shutdown; exit $$status
 
 # PNG charts from the benchmark CSVs in benchmarks/ (matplotlib from PyPI).
 charts:
