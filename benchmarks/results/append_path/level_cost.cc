@@ -7,51 +7,15 @@
 // (out of sample). 20 repetitions, best of 3 passes per level; the ratio is payload
 // bytes over frame bytes (no dictlog header).
 #define ZSTD_STATIC_LINKING_ONLY
-#define ZDICT_STATIC_LINKING_ONLY
-#include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
-namespace {
-
-std::vector<std::string> Lines(const std::string& path) {
-  std::ifstream f(path);
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    out.push_back(line);
-  }
-  return out;
-}
-
-std::string Train(const std::vector<std::string>& lines, size_t count) {
-  std::string samples;
-  std::vector<size_t> sizes;
-  for (size_t i = 0; i < count; ++i) {
-    samples += lines[i];
-    sizes.push_back(lines[i].size());
-  }
-  std::string dict(16384, 0);
-  ZDICT_fastCover_params_t p = {};
-  p.d = 8;
-  p.steps = 4;
-  p.zParams.compressionLevel = 3;
-  const size_t n = ZDICT_optimizeTrainFromBuffer_fastCover(dict.data(), dict.size(),
-                                                           samples.data(), sizes.data(),
-                                                           sizes.size(), &p);
-  if (ZDICT_isError(n)) return "";
-  dict.resize(n);
-  return dict;
-}
-
-}  // namespace
+#include "../loghub_lines.h"
 
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : "/work/shared/data/loghub";
@@ -65,7 +29,7 @@ int main(int argc, char** argv) {
   for (const char* name : names) {
     const std::vector<std::string> lines = Lines(dir + "/" + name + ".log");
     const size_t half = lines.size() / 2;
-    dicts.push_back(Train(lines, half));
+    dicts.push_back(TrainFastCover16K(lines, half, 3));
     if (dicts.back().empty()) return 1;
     tests.emplace_back(lines.begin() + half, lines.end());
     for (const std::string& l : tests.back()) raw += l.size();

@@ -6,29 +6,17 @@
 // Per loghub file: a 16 KiB fastCover dictionary trained on its first half, the second
 // half compressed; 20 repetitions, best of 3 passes reported per variant.
 #define ZSTD_STATIC_LINKING_ONLY
-#define ZDICT_STATIC_LINKING_ONLY
-#include <zdict.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
-namespace {
+#include "../loghub_lines.h"
 
-std::vector<std::string> Lines(const std::string& path) {
-  std::ifstream f(path);
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    out.push_back(line);
-  }
-  return out;
-}
+namespace {
 
 // Frames of consecutive `lines` of at most `frame_bytes` raw bytes (0: one per line).
 std::vector<std::string> Frames(const std::vector<std::string>& lines, size_t frame_bytes) {
@@ -65,21 +53,8 @@ int main() {
   for (const char* name : names) {
     std::vector<std::string> lines = Lines(std::string("/work/shared/data/loghub/") + name + ".log");
     const size_t half = lines.size() / 2;
-    std::string samples;
-    std::vector<size_t> sizes;
-    for (size_t i = 0; i < half; ++i) {
-      samples += lines[i];
-      sizes.push_back(lines[i].size());
-    }
-    std::string dict(16384, 0);
-    ZDICT_fastCover_params_t p = {};
-    p.d = 8;
-    p.steps = 4;
-    p.zParams.compressionLevel = kLevel;
-    size_t n = ZDICT_optimizeTrainFromBuffer_fastCover(dict.data(), dict.size(), samples.data(),
-                                                       sizes.data(), sizes.size(), &p);
-    if (ZDICT_isError(n)) return 1;
-    dict.resize(n);
+    const std::string dict = TrainFastCover16K(lines, half, kLevel);
+    if (dict.empty()) return 1;
     dicts.push_back(ZSTD_createCDict(dict.data(), dict.size(), kLevel));
     halves.emplace_back(lines.begin() + half, lines.end());
     for (const std::string& l : halves.back()) raw += l.size();

@@ -13,11 +13,9 @@
 #include <string>
 #include <vector>
 #include <cstring>
-std::vector<std::string> Lines(const std::string& path) {
-  std::ifstream f(path); std::vector<std::string> out; std::string line;
-  while (std::getline(f, line)) { if (!line.empty() && line.back() == '\r') line.pop_back(); out.push_back(line); }
-  return out;
-}
+
+#include "../loghub_lines.h"
+
 int main() {
   const char* names[] = {"Android","Apache","BGL","HDFS","Hadoop","HealthApp","Linux","OpenSSH","Spark","Zookeeper"};
   std::vector<std::vector<std::string>> halves; std::vector<ZSTD_CDict*> dicts;
