@@ -68,14 +68,16 @@ run: build
 	@echo "Stop with Ctrl-C."
 	bin/dictlogd --listen=$(LISTEN) --data_dir=$(DATA_DIR)
 
+# The summary counts `bazel test //...`'s test cases (its test.xml files under
+# bazel-testlogs), printed right after that run.
 test: deps kafka
 	@status=0; $(BAZEL) test //... || status=$$?; \
+	python3 tools/test_summary.py $$($(BAZEL) query 'tests(//...)' 2>/dev/null) || true; \
 	$(MAKE) --no-print-directory layering || { [ $$status -ne 0 ] || status=1; }; \
 	echo "ThreadSanitizer (make tsan):"; \
 	$(MAKE) --no-print-directory tsan || { [ $$status -ne 0 ] || status=1; }; \
 	echo "AddressSanitizer (make asan):"; \
 	$(MAKE) --no-print-directory asan || { [ $$status -ne 0 ] || status=1; }; \
-	python3 tools/test_summary.py $$($(BAZEL) query 'tests(//...)' 2>/dev/null) || true; \
 	exit $$status
 
 # Every BUILD dependency points down the layers (tools/layering.py says which); bazel
