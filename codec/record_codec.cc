@@ -109,15 +109,14 @@ absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& option
   const size_t frame_size =
       ZSTD_compress2(cctx, frame, bound, payload.data(), payload.size());
   RETURN_IF_ERROR(ZstdStatus(frame_size, "compress"));
-  const size_t header_size = 1 + (options.category_index == 0
-                                      ? 0 : VarintLength(options.category_index));
+  std::string header;  // At most 6 bytes: no allocation.
+  AppendHeader(Encoding::kZstdFrame, options.category_index, &header);
   const bool bare = CanStoreBare(payload, options.category_index);
-  const size_t raw_size = payload.size() + (bare ? 0 : header_size);
+  const size_t raw_size = payload.size() + (bare ? 0 : header.size());
   // A checksummed value (a block, ADR 0007) keeps its frame even when it does not
   // shrink: stored raw, a flipped byte would read back as a wrong payload.
-  if (options.checksum || header_size + frame_size < raw_size) {
-    AppendHeader(Encoding::kZstdFrame, options.category_index, out);
-    out->append(frame, frame_size);
+  if (options.checksum || header.size() + frame_size < raw_size) {
+    out->append(header).append(frame, frame_size);
     return absl::OkStatus();
   }
   EncodeRaw(payload, options.category_index, out);  // The frame does not shrink it.

@@ -3,7 +3,6 @@
 #ifndef DICTLOG_CODEC_VARINT_H_
 #define DICTLOG_CODEC_VARINT_H_
 
-#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -20,13 +19,6 @@ inline void PutVarint64(uint64_t value, std::string* out) {
 }
 
 inline void PutVarint32(uint32_t value, std::string* out) { PutVarint64(value, out); }
-
-// How many bytes PutVarint64 writes for `value`.
-inline size_t VarintLength(uint64_t value) {
-  size_t length = 1;
-  for (; value >= 0x80; value >>= 7) ++length;
-  return length;
-}
 
 // Reads a varint from the front of *in and advances it. False if *in ends early, the
 // value does not fit 64 bits, or the encoding is not the shortest (a last byte of 0
