@@ -9,7 +9,7 @@ DATA_DIR ?= ./data
 DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compiler-grpc \
   libprotobuf-dev protobuf-compiler libabsl-dev librocksdb-dev libgtest-dev libgmock-dev \
   libbenchmark-dev python3-grpcio python3-protobuf python3-zstandard python3-yaml python3-venv \
-  openssl libssl-dev prometheus libgoogle-perftools-dev librdkafka-dev maven \
+  python3-matplotlib openssl libssl-dev prometheus libgoogle-perftools-dev librdkafka-dev maven \
   openjdk-17-jre-headless
 # Only for `make fuzz` (libFuzzer needs clang).
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
