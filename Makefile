@@ -21,7 +21,7 @@ help:
 	@echo "make test   install, build, run every test (bazel test //...), make layering, make tsan, make asan"
 	@echo "make layering  check that no BUILD dependency points up a layer (tools/layering.py)"
 	@echo "make tsan   the engine, dictionary, block and service tests under ThreadSanitizer"
-	@echo "make asan   the codec, store, pool, block, dictionary and engine tests under AddressSanitizer"
+	@echo "make asan   every test but the cluster's and the benchmarks' under AddressSanitizer"
 	@echo "make build  build optimised binaries into ./bin/"
 	@echo "make deps   install the Debian packages only"
 	@echo "make kafka  the Kafka broker's jars from Maven Central (deploy/local-cluster/kafka/lib)"
@@ -96,11 +96,13 @@ tsan: deps
 	@status=0; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) test --config=tsan $(TSAN_TARGETS) \
 	  || status=$$?; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) shutdown; exit $$status
 
-# AddressSanitizer + UndefinedBehaviorSanitizer (.bazelrc's asan config): the packages
-# that own stored bytes and the buffers views point into, in an output base of their
-# own like tsan's.
-ASAN_TARGETS := //codec/... //server/store/... //server/pool/... //server/block/... \
-  //server/dictionary/... //server/engine/...
+# AddressSanitizer + UndefinedBehaviorSanitizer (.bazelrc's asan config): every test
+# but the cluster's (Kafka brokers) and the benchmarks', in an output base of their own
+# like tsan's. The end-to-end tests start dictlogd built the same way (without tcmalloc).
+ASAN_TARGETS := //codec/... //common/... //server/store/... //server/pool/... \
+  //server/block/... //server/dictionary/... //server/engine/... //server/service/... \
+  //server/transport/... //server/auth/... //server/metrics/... //server/daemon/... \
+  //client/... //dict_trainer/... //tests/e2e/... //tests/fuzz/... //tests/reliability/...
 ASAN_OUTPUT_BASE ?= $(HOME)/.cache/dictlog-asan
 asan: deps
 	@status=0; $(BAZEL) --output_base=$(ASAN_OUTPUT_BASE) test --config=asan $(ASAN_TARGETS) \
