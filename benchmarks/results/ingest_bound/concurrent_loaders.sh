@@ -17,19 +17,9 @@ logs=/work/shared/data/loghub
 work=$(mktemp -d /tmp/concurrent_loaders.XXXX)
 pid=
 trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-now() { date +%s.%N; }
-secs() { echo "$2 - $1" | bc | cut -c1-5; }
+source "$(dirname "$0")/server_lib.sh"
 cpu() { local s; read -r -a s < "/proc/$pid/stat"; echo "$(( s[13] + s[14] ))"; }
 cpu_secs() { echo "($2 - $1) / $(getconf CLK_TCK)" | bc -l | cut -c1-5; }
-start() {  # start DIR BINARY ARGS...: the server's port in $port, its pid in $pid
-  local dir=$1; shift
-  rm -rf "$dir"; mkdir -p "$dir"
-  "$@" --port_file="$dir/port" >"$dir/log" 2>&1 &
-  pid=$!
-  for _ in $(seq 400); do [[ -s "$dir/port" ]] && break; sleep 0.05; done
-  port=$(cat "$dir/port")
-}
-stop() { kill -TERM "$pid"; wait "$pid" || true; pid=; }
 load() {  # LOADERS loads at once; fails if any fails
   local loader_pids=()
   for l in $(seq "$loaders"); do
@@ -39,7 +29,6 @@ load() {  # LOADERS loads at once; fails if any fails
   done
   for p in "${loader_pids[@]}"; do wait "$p"; done
 }
-cli() { "$bin/dictlog" --server=127.0.0.1:$port "$@"; }
 report() {  # NAME START LOADED END CPU0 CPU1
   echo "round $round $1: load $(secs "$2" "$3") s, final form $(secs "$3" "$4") s," \
        "ingest $(secs "$2" "$4") s, server cpu $(cpu_secs "$5" "$6") s"

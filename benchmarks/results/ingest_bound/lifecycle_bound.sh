@@ -15,20 +15,9 @@ logs=/work/shared/data/loghub
 work=$(mktemp -d /tmp/lifecycle_bound.XXXX)
 pid=
 trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-now() { date +%s.%N; }
-secs() { echo "$2 - $1" | bc | cut -c1-5; }
-start() {  # start DIR BINARY ARGS...: the server's port in $port, its pid in $pid
-  local dir=$1; shift
-  rm -rf "$dir"; mkdir -p "$dir"
-  "$@" --port_file="$dir/port" >"$dir/log" 2>&1 &
-  pid=$!
-  for _ in $(seq 400); do [[ -s "$dir/port" ]] && break; sleep 0.05; done
-  port=$(cat "$dir/port")
-}
-stop() { kill -TERM "$pid"; wait "$pid" || true; pid=; }
+source "$(dirname "$0")/server_lib.sh"
 load() { "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=$logs --copies=100 \
            --ids_out="$1/ids" >/dev/null 2>&1; }
-cli() { "$bin/dictlog" --server=127.0.0.1:$port "$@"; }
 pools() { cli --format=json pools | python3 -c 'import json,sys
 for l in sys.stdin:
   d = json.loads(l)
