@@ -41,12 +41,13 @@ from deploy.deploy_files import (
     makefile_packages, makefile_text, memory_quantity, owning_packages,
     parse_properties, parse_unit, read, stage_packages, systemd_seconds)
 
-# Packages the Makefile installs for tests only; the image build does not need them
-# (librdkafka-dev, maven and the JRE: the local Kafka cluster's test and kafka_check,
-# until dictlogd itself links librdkafka).
+# Packages the Makefile installs for tests and benchmarks only; the image build does
+# not need them (librdkafka-dev, maven and the JRE: the local Kafka cluster's test and
+# kafka_check, until dictlogd itself links librdkafka; matplotlib: benchmark charts).
 TEST_ONLY_PACKAGES = {"python3-yaml", "python3-grpcio", "python3-protobuf",
                       "python3-zstandard", "prometheus", "python3-venv",
-                      "maven", "openjdk-17-jre-headless"}
+                      "maven", "openjdk-17-jre-headless",
+                      "python3-matplotlib"}
 # Memory beyond the configured caches and the gRPC quota: RocksDB's memtables (2 x 64
 # MiB for each busy column family) and the process itself.
 MEMORY_OVERHEAD = 384 << 20
