@@ -348,13 +348,38 @@ TEST_F(BlockModeTest, MultiGetFindsSingleRecordsBetweenBlocksWithinTheBudget) {
   }
 }
 
-// Seals move records from their single values into blocks while MultiGets look for
-// them blocks first: every acknowledged record is found, whichever side of a seal its
-// reads fall on (blocks, then the records family, then blocks again).
-TEST_F(BlockModeTest, MultiGetWhileSealingFindsEveryAcknowledgedRecord) {
+// Get looks in the blocks first for a seq below the pool's sealed_below(); a record
+// that fills a block alone is not in one, and is found by reading again records family
+// first.
+TEST_F(BlockModeTest, GetFindsSingleRecordsBetweenBlocks) {
+  std::vector<std::string> lines = codec::SyntheticLogLines(300, 53);
+  for (size_t i = 5; i < lines.size(); i += 37) lines[i] = std::string(5000, 'a' + i % 26);
+  const std::vector<std::string> ids = Append(lines);
+  ASSERT_EQ(ids.size(), lines.size());
+  for (int pass = 0; pass < 2; ++pass) {  // From the memtable, then from table files.
+    for (size_t i = 0; i < ids.size(); ++i) {
+      auto record = engine_->Get(ids[i]);
+      ASSERT_TRUE(record.ok()) << ids[i] << ": " << record.status();
+      ASSERT_EQ(record->payload(), lines[i]) << ids[i];
+      ASSERT_EQ(record->category(), i % 2 == 0 ? "app-a" : "app-b");
+    }
+    Reopen();
+  }
+  // Past the last seq: no record, with or without a block around it.
+  auto parsed = pool::ParseRecordId(ids.back());
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(engine_->Get(pool::FormatRecordId(parsed->pool, parsed->seq + 1)).status().code(),
+            StatusCode::kNotFound);
+}
+
+// Seals move records from their single values into blocks while MultiGets and Gets
+// look for them blocks first: every acknowledged record is found, whichever side of a
+// seal its reads fall on (blocks, then the records family, then blocks again).
+TEST_F(BlockModeTest, ReadsWhileSealingFindEveryAcknowledgedRecord) {
   const std::vector<std::string> lines = codec::SyntheticLogLines(1200, 52);
   absl::Mutex mu;
   std::vector<std::string> acknowledged;  // Ids, in append order.
+  size_t read_rounds = 0;                 // Under mu.
   std::atomic<bool> done{false};
   std::thread appender([&] {
     for (size_t i = 0; i < lines.size(); i += 2) {  // Two records a call: seals follow.
@@ -362,6 +387,13 @@ TEST_F(BlockModeTest, MultiGetWhileSealingFindsEveryAcknowledgedRecord) {
       ASSERT_TRUE(ids.ok()) << ids.status();
       absl::MutexLock lock(&mu);
       acknowledged.insert(acknowledged.end(), ids->begin(), ids->end());
+      if (i == lines.size() / 2) {
+        // Halfway, until the reader has read a round (a busy host may not have run it
+        // yet), so that reads do overlap the seals of the second half.
+        mu.AwaitWithTimeout(absl::Condition(
+                                +[](size_t* rounds) { return *rounds > 0; }, &read_rounds),
+                            absl::Seconds(30));
+      }
     }
     done = true;
   });
@@ -384,7 +416,14 @@ TEST_F(BlockModeTest, MultiGetWhileSealingFindsEveryAcknowledgedRecord) {
       ASSERT_TRUE(parsed.ok());
       ASSERT_EQ((*results)[k]->payload(), lines[parsed->seq - 1]) << ids[k];
     }
+    for (size_t k = 0; k < ids.size(); k += 5) {  // Some of the same alone.
+      auto record = engine_->Get(ids[k]);
+      ASSERT_TRUE(record.ok()) << ids[k] << ": " << record.status();
+      ASSERT_EQ(record->payload(), (*results)[k]->payload()) << ids[k];
+    }
     reads += ids.size();
+    absl::MutexLock lock(&mu);
+    ++read_rounds;
   }
   appender.join();
   EXPECT_GT(reads, 0u);

@@ -547,13 +547,19 @@ absl::StatusOr<v1::Record> LogEngine::ToRecord(
   return record;
 }
 
-absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view id) const {
+absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view id,
+                                                             bool blocks_first) const {
   ASSIGN_OR_RETURN(pool::RecordId parsed, pool::ParseRecordId(id));
   RETURN_IF_ERROR(AppliedHere(parsed, nullptr));
   StoredValue stored;
   ASSIGN_OR_RETURN(stored.pool, FindPool(parsed.pool));
   stored.seq = parsed.seq;
   if (parsed.seq < stored.pool->retained_from()) return MissingRecord(*stored.pool, parsed.seq);
+  if (blocks_first && parsed.seq < stored.pool->sealed_below()) {
+    stored.indexed_from = IndexedFrom(*stored.pool, parsed.seq);
+    stored.blocks_first = stored.indexed_from != 0;
+    if (stored.blocks_first) return stored;
+  }
   absl::StatusOr<std::string> value = store_->GetRecord({stored.pool->id(), parsed.seq});
   if (absl::IsNotFound(value.status())) {
     stored.indexed_from = IndexedFrom(*stored.pool, parsed.seq);
@@ -565,22 +571,35 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
   return stored;
 }
 
-absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
-  const uint64_t read_at = manager_->RetiredGeneration();
-  ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id));
-  stored.pool->CountReads(1);
+absl::StatusOr<codec::DecodedRecord> LogEngine::DecodeStoredValue(const StoredValue& stored,
+                                                                   uint64_t read_at) const {
   const store::RecordRef ref{stored.pool->id(), stored.seq};
   const absl::string_view value = stored.value;
-  absl::StatusOr<codec::DecodedRecord> decoded;
   if (stored.indexed_from != 0) {  // Sealed into an indexed block.
-    decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at, nullptr,
-                                   {&stored.indexed_from, 1})[0]);
-  } else {
-    // The common case without DecodeRead's vector; a failure goes through it.
-    decoded = block::DecodeOne(*store_, ReadLookup(), ref, value);
-    if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
-      decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
-    }
+    return std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at, nullptr,
+                                {&stored.indexed_from, 1})[0]);
+  }
+  // The common case without DecodeRead's vector; a failure goes through it.
+  absl::StatusOr<codec::DecodedRecord> decoded =
+      block::DecodeOne(*store_, ReadLookup(), ref, value);
+  if (!decoded.ok() && manager_->RetiredGeneration() != read_at) {
+    decoded = std::move(DecodeRead({&ref, 1}, {&value, 1}, read_at)[0]);
+  }
+  return decoded;
+}
+
+absl::StatusOr<v1::Record> LogEngine::Get(absl::string_view id) const {
+  const uint64_t read_at = manager_->RetiredGeneration();
+  ASSIGN_OR_RETURN(StoredValue stored, ReadStored(id, /*blocks_first=*/true));
+  stored.pool->CountReads(1);
+  const store::RecordRef ref{stored.pool->id(), stored.seq};
+  absl::StatusOr<codec::DecodedRecord> decoded = DecodeStoredValue(stored, read_at);
+  if (stored.blocks_first && absl::IsNotFound(decoded.status())) {
+    // Rare (a record that fills a block alone, a gap, a seal that committed between
+    // the two reads): read again records family first, as MultiGet does; sealing only
+    // ever moves a record from there into a block.
+    ASSIGN_OR_RETURN(stored, ReadStored(id));
+    decoded = DecodeStoredValue(stored, read_at);
   }
   if (!decoded.ok() && stored.seq < stored.pool->retained_from()) {
     return MissingRecord(*stored.pool, stored.seq);  // Its block went as it was read.

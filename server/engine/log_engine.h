@@ -598,8 +598,17 @@ class LogEngine {
     // Not 0: the record has no value of its own; it may be in an indexed block (the
     // pool's indexed_from_seq(), for block::DecodeStored).
     uint64_t indexed_from = 0;
+    // The records family was not asked: the seq is below the pool's sealed_below(), so
+    // the blocks were to be read first (ADR 0040). Not found there, the record must
+    // be read again records family first.
+    bool blocks_first = false;
   };
-  absl::StatusOr<StoredValue> ReadStored(absl::string_view id) const;
+  // The stored value of `id`: the records family's, or (not found there) the indexed
+  // blocks to look in. With `blocks_first`, a sealed seq skips the records family.
+  absl::StatusOr<StoredValue> ReadStored(absl::string_view id, bool blocks_first = false) const;
+  // A record's decoding from ReadStored's answer.
+  absl::StatusOr<codec::DecodedRecord> DecodeStoredValue(const StoredValue& stored,
+                                                         uint64_t read_at) const;
   // The ids of a MultiGet chunk that name a pool, and their records.
   struct ChunkRefs {
     std::vector<size_t> positions;           // Into the chunk's ids.
