@@ -555,10 +555,10 @@ absl::StatusOr<LogEngine::StoredValue> LogEngine::ReadStored(absl::string_view i
   ASSIGN_OR_RETURN(stored.pool, FindPool(parsed.pool));
   stored.seq = parsed.seq;
   if (parsed.seq < stored.pool->retained_from()) return MissingRecord(*stored.pool, parsed.seq);
-  if (blocks_first && parsed.seq < stored.pool->sealed_below()) {
+  if (blocks_first && ReadBlocksFirst(*stored.pool, parsed.seq)) {
     stored.indexed_from = IndexedFrom(*stored.pool, parsed.seq);
-    stored.blocks_first = stored.indexed_from != 0;
-    if (stored.blocks_first) return stored;
+    stored.blocks_first = true;
+    return stored;
   }
   absl::StatusOr<std::string> value = store_->GetRecord({stored.pool->id(), parsed.seq});
   if (absl::IsNotFound(value.status())) {
@@ -759,10 +759,7 @@ LogEngine::ChunkValues LogEngine::ReadChunk(absl::Span<const std::string> ids,
 std::vector<bool> LogEngine::SealedRecords(const ChunkRefs& chunk) const {
   std::vector<bool> sealed(chunk.distinct.size(), false);
   for (size_t j = 0; j < chunk.refs.size(); ++j) {
-    const pool::Pool& pool = *chunk.pools[j];
-    const uint64_t seq = chunk.refs[j].seq;
-    sealed[chunk.distinct_of[j]] = IndexedFrom(pool, seq) != 0 &&
-                                   seq >= pool.retained_from() && seq < pool.sealed_below();
+    sealed[chunk.distinct_of[j]] = ReadBlocksFirst(*chunk.pools[j], chunk.refs[j].seq);
   }
   return sealed;
 }

@@ -795,6 +795,13 @@ class LogEngine {
     const uint64_t from = pool.indexed_from_seq();
     return from != 0 && seq >= from ? from : 0;
   }
+  // Whether a read of `seq` looks in the indexed blocks only, without asking the records
+  // family first (ADR 0040): at or after the pool's first indexed seq and its retention
+  // mark, and below its sealed_below().
+  static bool ReadBlocksFirst(const pool::Pool& pool, uint64_t seq) {
+    return IndexedFrom(pool, seq) != 0 && seq >= pool.retained_from() &&
+           seq < pool.sealed_below();
+  }
   // The lookup reads decode with: the cache, or the test's hook around it.
   const codec::DictionaryLookup& ReadLookup() const {
     if (lookup_hook_ != nullptr) return *lookup_hook_;
