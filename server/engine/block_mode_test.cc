@@ -397,6 +397,15 @@ TEST_F(BlockModeTest, ReadsWhileSealingFindEveryAcknowledgedRecord) {
     }
     done = true;
   });
+  {
+    // Until the first acknowledgement: rounds with nothing to read would use up the
+    // bound below before a slow (sanitized) appender acknowledged anything.
+    absl::MutexLock lock(&mu);
+    mu.AwaitWithTimeout(absl::Condition(+[](std::vector<std::string>* ids) {
+                          return !ids->empty();
+                        }, &acknowledged),
+                        absl::Seconds(30));
+  }
   size_t reads = 0;
   for (int round = 0; round < 100000 && !done; ++round) {
     std::vector<std::string> ids;
