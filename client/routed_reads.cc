@@ -3,7 +3,9 @@
 // refused it (NotServedHere), failed UNAVAILABLE (or CANCELLED, a unary call on a node
 // shutting down) or did not answer within the router's
 // attempt timeout (DEADLINE_EXCEEDED before the call's own deadline: a stopped node),
-// after a map refresh; the second attempt gets the rest of the call's deadline. A second
+// after a map refresh; the second attempt gets the rest of the call's deadline, so it
+// never goes to a replica noted unresponsive lately: with no other, it goes to the seed
+// without the header, which forwards (ShardRouter::Retarget). A second
 // refusal too (a reassignment under way, the map not caught up) sends it to the seed
 // without the header, which forwards it. Bounded: three attempts at most. Without routing, or for partition -1, it goes to the seed server as
 // every call did before.

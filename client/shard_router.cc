@@ -156,6 +156,10 @@ bool ShardRouter::Unresponsive(const std::string& address) {
 }
 
 ReadTarget ShardRouter::Pick(int64_t partition, absl::string_view avoid) {
+  return Choose(partition, avoid, /*fallback=*/true);
+}
+
+ReadTarget ShardRouter::Choose(int64_t partition, absl::string_view avoid, bool fallback) {
   const std::shared_ptr<const ShardTable> table = CurrentTable();
   if (partition < 0 || partition >= static_cast<int64_t>(table->serving.size())) {
     return Seed();
@@ -163,14 +167,14 @@ ReadTarget ShardRouter::Pick(int64_t partition, absl::string_view avoid) {
   const std::vector<std::string>& serving = table->serving[partition];
   const size_t n = serving.size();
   const uint64_t start = next_.fetch_add(1);
-  const std::string* fallback = nullptr;  // Unresponsive lately, but serving.
+  const std::string* suspect = nullptr;  // Unresponsive lately, but serving.
   for (size_t k = 0; k < n; ++k) {
     const std::string& address = serving[(start + k) % n];
     if (address == avoid) continue;
     if (!Unresponsive(address)) return ReadTarget{StubFor(address), address, true};
-    if (fallback == nullptr) fallback = &address;
+    if (suspect == nullptr) suspect = &address;
   }
-  if (fallback != nullptr) return ReadTarget{StubFor(*fallback), *fallback, true};
+  if (fallback && suspect != nullptr) return ReadTarget{StubFor(*suspect), *suspect, true};
   return Seed();
 }
 
@@ -183,10 +187,10 @@ absl::StatusOr<ReadTarget> ShardRouter::Retarget(int64_t partition,
     absl::MutexLock lock(&mu_);
     if (!map_error_.ok()) return map_error_;
   }
-  ReadTarget target = Pick(partition, failed);
+  ReadTarget target = Choose(partition, failed, /*fallback=*/false);
   if (target.direct) return target;
   for (const std::string& address : hint) {
-    if (!address.empty() && address != failed) {
+    if (!address.empty() && address != failed && !Unresponsive(address)) {
       return ReadTarget{StubFor(address), address, true};
     }
   }

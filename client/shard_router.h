@@ -108,7 +108,11 @@ class ShardRouter {
   // After a direct read of `partition` on `failed` was refused (NotServedHere, whose
   // replica addresses are `hint`) or failed UNAVAILABLE: refreshes the map (rate
   // limited) and picks another replica, else one of `hint` other than `failed`, else
-  // the seed without direct. Its error: the refreshed map is malformed.
+  // the seed without direct. This is the read's last direct attempt and gets the rest of
+  // its deadline, so unlike Pick it never falls back on a replica NoteUnresponsive named
+  // recently (a SIGSTOPped node would hold the read until its deadline, ADR 0024): with
+  // none other, the seed forwards, trying each live replica with its own attempt
+  // timeout. Its error: the refreshed map is malformed.
   absl::StatusOr<ReadTarget> Retarget(int64_t partition, absl::string_view failed,
                                       absl::Span<const std::string> hint);
   ReadTarget Seed() const;
@@ -140,6 +144,9 @@ class ShardRouter {
       ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<const ShardTable> CurrentTable() ABSL_LOCKS_EXCLUDED(mu_);
   bool Unresponsive(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Pick's choice; `fallback`: a replica noted unresponsive may be chosen when no other
+  // serves (else the seed).
+  ReadTarget Choose(int64_t partition, absl::string_view avoid, bool fallback);
 
   const std::shared_ptr<v1::LogStore::Stub> seed_;
   const FetchMap fetch_;

@@ -163,6 +163,13 @@ class FakeNode final : public v1::LogStore::Service {
       mu_.AwaitWithDeadline(absl::Condition(&thawed), absl::FromChrono(context->deadline()));
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "frozen");
     }
+    if (slow_for_ > absl::ZeroDuration()) {  // Answers, late (or at the call's deadline).
+      ++slow_calls_;
+      static const bool kNever = false;
+      mu_.AwaitWithDeadline(absl::Condition(&kNever),
+                            std::min(absl::Now() + slow_for_,
+                                     absl::FromChrono(context->deadline())));
+    }
     for (const std::string& id : ids) {
       const uint32_t p = PoolPartition(PoolOfId(id), kPartitions);
       if (direct && !serves_.count(p)) {
@@ -203,6 +210,12 @@ class FakeNode final : public v1::LogStore::Service {
     cancelling_ = cancelling;
   }
   int frozen_calls() const { absl::MutexLock lock(&mu_); return frozen_calls_; }
+  // SlowFor(d): every read answers d late, as a healthy node under load may.
+  void SlowFor(absl::Duration d) {
+    absl::MutexLock lock(&mu_);
+    slow_for_ = d;
+  }
+  int slow_calls() const { absl::MutexLock lock(&mu_); return slow_calls_; }
   // NotServedHere.replica_addresses this node answers.
   void SetHint(std::vector<std::string> hint) {
     absl::MutexLock lock(&mu_);
@@ -222,6 +235,8 @@ class FakeNode final : public v1::LogStore::Service {
   bool frozen_ ABSL_GUARDED_BY(mu_) = false;
   bool cancelling_ ABSL_GUARDED_BY(mu_) = false;
   int frozen_calls_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Duration slow_for_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
+  int slow_calls_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> direct_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> undirected_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> follows_ ABSL_GUARDED_BY(mu_);
@@ -506,6 +521,30 @@ TEST_F(ShardRouterTest, FrozenReplicaIsLeftForTheOtherWithinTheCallsDeadline) {
   }
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   EXPECT_EQ(b_.frozen_calls(), 1);
+  b_.Freeze(false);
+}
+
+// A frozen replica the client noted, and the other slower than the attempt timeout (a
+// loaded node): the read's last try goes to the seed, which forwards, not to the frozen
+// one with the rest of the deadline (chaos_test saw DEADLINE_EXCEEDED so, ADR 0024).
+TEST_F(ShardRouterTest, LastTryAfterASlowReplicaSkipsTheFrozenOne) {
+  Client client(OptionsFor(a_));
+  const std::string pool = PoolOf(1);  // Nodes b and c.
+  b_.Freeze(true);
+  for (int i = 0; i < 2 && b_.frozen_calls() == 0; ++i) {  // Round robin: b within 2.
+    auto record = client.Get(absl::StrCat(pool, "/", i + 1));
+    ASSERT_TRUE(record.ok()) << record.status();
+  }
+  ASSERT_EQ(b_.frozen_calls(), 1);  // Noted unresponsive for 3 s.
+  c_.SlowFor(absl::Seconds(2));     // Longer than the 1 s attempt timeout.
+  const absl::Time start = absl::Now();
+  auto record = client.Get(pool + "/9");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->payload(), "a");  // The seed (which serves what it is sent here).
+  EXPECT_EQ(c_.slow_calls(), 1);
+  EXPECT_EQ(b_.frozen_calls(), 1);   // Not tried again.
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_TRUE(Contains(a_.undirected_ids(), pool + "/9"));
   b_.Freeze(false);
 }
 

@@ -4,7 +4,8 @@
 // partition apply it: so a call whose pools lie on a partition this node does not
 // serve is forwarded one hop to a live replica serving it, through the ReadRouter's
 // machinery (cached channel per peer, the caller's `authorization` and deadline,
-// `dictlog-route: direct`, the next replica after UNAVAILABLE or FAILED_PRECONDITION);
+// `dictlog-route: direct`, replicas that did not answer lately tried last, the next
+// replica only after a refusal: NotServedHere);
 // the holder's answer is the caller's. The request travels unchanged, request id
 // included, so the holder's request ids keep retries idempotent.
 //

@@ -256,6 +256,15 @@ TEST_F(AppendRouterTest, AnAppendWhoseHolderDoesNotAnswerIsNotSentToAnother) {
   EXPECT_FALSE(b_.engine->GetPool(PoolOn(1)).ok());    // b never saw it.
   EXPECT_FALSE(a_.engine->GetPool(PoolOn(1)).ok());    // Nor was it appended here.
   EXPECT_EQ(Forwarded("Append"), 1u);
+
+  // The caller's retry: a tries f last for a while (3 s), so the retry reaches b at
+  // once rather than costing another attempt timeout on f (ADR 0024).
+  auto retry = Authorized();
+  retry->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  const grpc::Status again = Append(retry.get(), PoolOn(1), "once", &id);
+  ASSERT_TRUE(again.ok()) << again.error_code() << " " << again.error_message();
+  EXPECT_TRUE(b_.engine->GetPool(PoolOn(1)).ok());
+  EXPECT_EQ(Forwarded("Append"), 2u);  // b only.
 }
 
 // A holder shutting down cancels the append in flight; it may have stored it, so the

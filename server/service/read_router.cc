@@ -23,15 +23,22 @@ bool CancelledByPeer(const grpc::Status& status, const grpc::ServerContext& call
   return status.error_code() == grpc::StatusCode::CANCELLED && !caller.IsCancelled();
 }
 
-// Peers answering these may be followed by the next replica; DEADLINE_EXCEEDED only
-// when it was the attempt's deadline, not the caller's (`caller_deadline`).
-bool TryNext(const grpc::Status& status, const grpc::ServerContext& caller,
-             absl::Time caller_deadline) {
+// The replica did not answer: down, shutting down, or stopped (its attempt timed out
+// while the caller's deadline, `caller_deadline`, lasts).
+bool Unresponsive(const grpc::Status& status, const grpc::ServerContext& caller,
+                  absl::Time caller_deadline) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-         status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
          CancelledByPeer(status, caller) ||
          (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
           absl::Now() < caller_deadline);
+}
+
+// Peers answering these may be followed by the next replica: unresponsive, or
+// FAILED_PRECONDITION (NotServedHere, or not serving yet).
+bool TryNext(const grpc::Status& status, const grpc::ServerContext& caller,
+             absl::Time caller_deadline) {
+  return Unresponsive(status, caller, caller_deadline) ||
+         status.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
 }
 
 // A NotServedHere: the replica refused before doing anything.
@@ -59,10 +66,12 @@ grpc::Status Settled(const grpc::Status& status, const std::string& address,
 
 ReadRouter::ReadRouter(const cluster::ShardDirectory* directory,
                        std::shared_ptr<grpc::ChannelCredentials> peer_credentials,
-                       absl::Duration attempt_timeout)
+                       absl::Duration attempt_timeout,
+                       absl::Duration avoid_unresponsive_for)
     : directory_(directory),
       credentials_(std::move(peer_credentials)),
-      attempt_timeout_(attempt_timeout) {}
+      attempt_timeout_(attempt_timeout),
+      avoid_unresponsive_for_(avoid_unresponsive_for) {}
 
 bool ReadRouter::Direct(const grpc::ServerContext& context) {
   const auto& metadata = context.client_metadata();
@@ -147,6 +156,26 @@ std::shared_ptr<grpc::Channel> ReadRouter::ChannelTo(const std::string& address)
   return channel;
 }
 
+std::vector<std::string> ReadRouter::RespondingFirst(
+    const std::vector<std::string>& addresses) const {
+  std::vector<std::string> first, last;
+  const absl::Time now = absl::Now();
+  absl::MutexLock lock(&mu_);
+  for (const std::string& address : addresses) {
+    auto it = avoid_until_.find(address);
+    const bool avoided = it != avoid_until_.end() && now < it->second;
+    if (it != avoid_until_.end() && !avoided) avoid_until_.erase(it);
+    (avoided ? last : first).push_back(address);
+  }
+  first.insert(first.end(), last.begin(), last.end());
+  return first;
+}
+
+void ReadRouter::NoteUnresponsive(const std::string& address) const {
+  absl::MutexLock lock(&mu_);
+  avoid_until_[address] = absl::Now() + avoid_unresponsive_for_;
+}
+
 grpc::Status ReadRouter::Forward(const grpc::ServerContext& caller,
                                  const cluster::Placement& placement, absl::string_view method,
                                  const PeerCall& call, Repeat repeat) const {
@@ -168,9 +197,10 @@ grpc::Status ReadRouter::ForwardTo(const grpc::ServerContext& caller,
                                  " now (node ", directory_->node_name(),
                                  " does not hold it or is still building it); retry"));
   const absl::Time caller_deadline = absl::FromChrono(caller.deadline());
-  for (size_t i = 0; i < placement.addresses.size(); ++i) {
-    const std::string& address = placement.addresses[i];
-    const bool final_replica = i + 1 == placement.addresses.size();
+  const std::vector<std::string> addresses = RespondingFirst(placement.addresses);
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    const std::string& address = addresses[i];
+    const bool final_replica = i + 1 == addresses.size();
     // A stream's context takes the caller's deadline and cancellation.
     std::unique_ptr<grpc::ClientContext> context =
         stream ? grpc::ClientContext::FromServerContext(caller)
@@ -188,6 +218,7 @@ grpc::Status ReadRouter::ForwardTo(const grpc::ServerContext& caller,
     v1::LogStore::Stub stub(ChannelTo(address));
     directory_->CountForwarded(method);
     last = call(&stub, context.get());
+    if (Unresponsive(last, caller, caller_deadline)) NoteUnresponsive(address);
     if (repeat == Repeat::kOnlyIfRefused && !Refused(last)) {
       return Settled(last, address, caller_deadline);
     }
@@ -195,7 +226,7 @@ grpc::Status ReadRouter::ForwardTo(const grpc::ServerContext& caller,
   }
   if (CancelledByPeer(last, caller)) {  // The last replica shut down too: retry later.
     return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                        absl::StrCat("the replica at ", placement.addresses.back(),
+                        absl::StrCat("the replica at ", addresses.back(),
                                      " cancelled the call (shutting down?); retry"));
   }
   // Every replica refused (NotServedHere: they and this node disagree for a moment,

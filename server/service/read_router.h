@@ -9,7 +9,11 @@
 // is followed by the next; the last one's CANCELLED answers UNAVAILABLE. Every replica but the last gets at most
 // `attempt_timeout` of the caller's deadline, and one that does not answer within it
 // (DEADLINE_EXCEEDED, e.g. a SIGSTOPped node still announced live) is followed by the
-// next too, while the caller's deadline lasts. No replica, or every one refused
+// next too, while the caller's deadline lasts. A replica that did not answer so
+// (UNAVAILABLE, CANCELLED by it, or timed out) is tried after the others for
+// `avoid_unresponsive_for` (3 s, about the 3 announcement intervals until it is not
+// live), so the last replica, which gets the rest of the caller's deadline, is one that
+// answered lately when there is one (ADR 0024). No replica, or every one refused
 // (NotServedHere): UNAVAILABLE.
 //
 // Thread safety: any thread may call it concurrently. The directory is borrowed and
@@ -45,9 +49,11 @@ class ReadRouter {
  public:
   // `directory` null: single node. `peer_credentials` for the channels to peers.
   // `attempt_timeout`: the longest wait for one replica while another remains.
+  // `avoid_unresponsive_for`: how long a replica that did not answer is tried last.
   ReadRouter(const cluster::ShardDirectory* directory,
              std::shared_ptr<grpc::ChannelCredentials> peer_credentials,
-             absl::Duration attempt_timeout = absl::Seconds(1));
+             absl::Duration attempt_timeout = absl::Seconds(1),
+             absl::Duration avoid_unresponsive_for = absl::Seconds(3));
 
   using PeerCall =
       std::function<grpc::Status(v1::LogStore::Stub* stub, grpc::ClientContext* context)>;
@@ -108,6 +114,10 @@ class ReadRouter {
 
  private:
   std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) const;
+  // `addresses` with those noted unresponsive lately moved to the end (stable).
+  std::vector<std::string> RespondingFirst(const std::vector<std::string>& addresses) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void NoteUnresponsive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
   // Forward's and ForwardStream's loop; `stream` as ForwardStream.
   grpc::Status ForwardTo(const grpc::ServerContext& caller, const cluster::Placement& placement,
                          absl::string_view method, const PeerCall& call, Repeat repeat,
@@ -116,9 +126,12 @@ class ReadRouter {
   const cluster::ShardDirectory* const directory_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   const absl::Duration attempt_timeout_;
+  const absl::Duration avoid_unresponsive_for_;
   mutable absl::Mutex mu_;
   mutable absl::flat_hash_map<std::string, std::shared_ptr<grpc::Channel>> channels_
       ABSL_GUARDED_BY(mu_);
+  // Replicas that did not answer a forwarded call, until when they are tried last.
+  mutable absl::flat_hash_map<std::string, absl::Time> avoid_until_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dictlog::service

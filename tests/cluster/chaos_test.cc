@@ -382,6 +382,12 @@ TEST(ChaosTest, KillStopAddRemoveUnderLoad) {
   std::error_code ec;  // The nodes' consoles go with the figures; none is no failure.
   const std::string table = chaos::FormatTable(events, windows, readback, start);
   std::printf("%s", table.c_str());
+  for (const chaos::FailedCall& call : *calls) {  // Which call failed other than retry-me.
+    if (call.code == "UNAVAILABLE") continue;
+    std::printf("chaos: failed call at %6.1f s: %s %s %s\n",
+                absl::ToDoubleSeconds(call.when - start), call.op.c_str(), call.code.c_str(),
+                call.id.c_str());
+  }
   for (const char* node : {"dictlogd-1", "dictlogd-2", "dictlogd-3", "dictlogd-4"}) {
     std::filesystem::copy_file(absl::StrCat(cluster->dir(), "/", node, "/console.log"),
                                absl::StrCat(out, "/", node, ".console.log"),
