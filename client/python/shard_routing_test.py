@@ -10,6 +10,7 @@ Bazel wrapper python_test.sh).
 
 import concurrent.futures
 import threading
+import time
 import unittest
 
 import grpc
@@ -42,6 +43,13 @@ class FakeNode(dictlog_pb2_grpc.LogStoreServicer):
         self.name, self.serves = name, set(serves)
         self.maps, self.hint = [], []
         self.map_calls, self.refused = 0, 0
+        # frozen (set): reads wait for their deadline, as on a SIGSTOPped node; slow_for:
+        # reads answer that many seconds late (a loaded node); cancelling: they end
+        # CANCELLED (a node shutting down).
+        self.thawed = threading.Event()
+        self.thawed.set()
+        self.slow_for, self.cancelling = 0.0, False
+        self.frozen_calls, self.slow_calls = 0, 0
         self.direct, self.undirected = [], []
         self._lock = threading.Lock()
         self.server = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=4))
@@ -52,8 +60,22 @@ class FakeNode(dictlog_pb2_grpc.LogStoreServicer):
     def stop(self):
         self.server.stop(None)
 
+    def freeze(self, frozen):
+        (self.thawed.clear if frozen else self.thawed.set)()
+
     def _admit(self, ids, context):
         direct = ("dictlog-route", "direct") in tuple(context.invocation_metadata())
+        if self.cancelling:
+            context.abort(grpc.StatusCode.CANCELLED, "shutting down")
+        if not self.thawed.is_set():
+            with self._lock:
+                self.frozen_calls += 1
+            self.thawed.wait(context.time_remaining())
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "frozen")
+        if self.slow_for > 0:
+            with self._lock:
+                self.slow_calls += 1
+            time.sleep(min(self.slow_for, max(0.0, context.time_remaining() or 0.0)))
         with self._lock:
             for record_id in ids:
                 partition = pool_partition(pool_of_id(record_id), PARTITIONS)
@@ -228,6 +250,43 @@ class ShardRoutingTest(unittest.TestCase):
             self.assertEqual(client.get("%s/%d" % (pool_in(1), i + 1)).payload, b"c")
         results = client.multiget([pool_in(1) + "/9", pool_in(0) + "/9"])
         self.assertEqual([r.payload for r in results], [b"c", b"a"])
+
+    def test_frozen_replica_is_left_for_the_other_within_the_timeout(self):
+        # A SIGSTOPped replica the map still shows live: the first read waits for it one
+        # attempt timeout (1 s), not the call's 10 s; the next reads pass it over.
+        client = self.client()
+        self.b.freeze(True)
+        start = time.monotonic()
+        for i in range(6):
+            self.assertEqual(client.get("%s/%d" % (pool_in(1), i + 1)).payload, b"c")
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual(self.b.frozen_calls, 1)
+        self.b.freeze(False)
+
+    def test_last_try_after_a_slow_replica_skips_the_frozen_one(self):
+        # b frozen and noted; c slower than the attempt timeout: the second try goes to
+        # the seed, which forwards, not to b with the rest of the timeout (ADR 0024).
+        client = self.client()
+        self.b.freeze(True)
+        for i in range(2):  # Round robin: b within two reads.
+            if self.b.frozen_calls == 0:
+                client.get("%s/%d" % (pool_in(1), i + 1))
+        self.assertEqual(self.b.frozen_calls, 1)
+        self.c.slow_for = 2.0
+        start = time.monotonic()
+        self.assertEqual(client.get(pool_in(1) + "/9").payload, b"a")
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual((self.b.frozen_calls, self.c.slow_calls), (1, 1))
+        self.assertIn(pool_in(1) + "/9", self.a.undirected)
+        self.b.freeze(False)
+
+    def test_cancelled_by_a_replica_is_retried_on_the_other(self):
+        # A replica shutting down cancels the reads in flight; the client never cancels
+        # a unary call itself, so it tries the other replica.
+        client = self.client()
+        self.b.cancelling = True
+        for i in range(4):
+            self.assertEqual(client.get("%s/%d" % (pool_in(1), i + 1)).payload, b"c")
 
     def test_both_replicas_down_fail_unavailable_after_one_retry(self):
         client = self.client()

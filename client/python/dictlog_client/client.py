@@ -21,9 +21,12 @@ scan of a pool) go to a serving replica of their pool's partition (round robin p
 call) with the header `dictlog-route: direct`, over one channel per node opened on
 first use with the seed's TLS options; multiget is split by partition, the parts sent
 in parallel (a thread each but the first) and merged back in request order. A replica
-that refuses (FAILED_PRECONDITION with a NotServedHere) or fails UNAVAILABLE makes the
-client refresh the map (at most once per shard_map_refresh_interval) and try once more
-on another replica. Writes, admin calls and follow go to the seed (shard_routing.py),
+that refuses (FAILED_PRECONDITION with a NotServedHere), fails UNAVAILABLE or
+CANCELLED, or does not answer within the attempt timeout (1 s, while the call's timeout
+lasts: a stopped node) makes the client refresh the map (at most once per
+shard_map_refresh_interval) and try once more on another replica, with the rest of the
+timeout; one that failed or timed out is passed over for 3 s, and the second try never
+goes to such a replica (with no other: the seed, which forwards; ADR 0024). Writes, admin calls and follow go to the seed (shard_routing.py),
 which in cluster mode streams a follow from a serving replica and fails over itself
 (docs/adr/0032-follow-in-cluster-mode.md).
 
@@ -107,6 +110,8 @@ class Frame:
 
 #: One result of multiget(): the record, or the error of that id alone.
 MultiGetResult = Union[Record, DictlogError]
+# _call's timeout when not given: the Client's.
+_CLIENT_TIMEOUT = object()
 _FrameResult = Union["dictlog_pb2.RecordFrame", DictlogError]
 
 
@@ -363,17 +368,20 @@ class Client:
 
     def _call(self, method: Callable[..., _Response], request: object,
               retry: Callable[[grpc.StatusCode, int], bool],
-              direct: bool = False) -> _Response:
+              direct: bool = False, timeout: Any = _CLIENT_TIMEOUT) -> _Response:
         """Calls a unary method; after a failed attempt n (from 1), waits and tries
         again while retry(code, n) says so. The one place gRPC errors are converted.
-        direct: with the header `dictlog-route: direct` (a routed read)."""
+        direct: with the header `dictlog-route: direct` (a routed read). timeout: of
+        each attempt, in seconds (None: none); default the Client's."""
         metadata = self._metadata
         if direct:
             metadata = (metadata or ()) + (ROUTE_HEADER,)
+        if timeout is _CLIENT_TIMEOUT:
+            timeout = self._timeout
         attempt = 1
         while True:
             try:
-                return method(request, timeout=self._timeout, metadata=metadata)
+                return method(request, timeout=timeout, metadata=metadata)
             except grpc.RpcError as e:
                 error = from_rpc_error(e)
             if not retry(error.code, attempt):
@@ -387,24 +395,42 @@ class Client:
 
     def _read(self, name: str, request: object, partition: int) -> Any:
         """The read `name` (a LogStore method) of partition (-1: the seed): on a serving
-        replica with the direct header, once more on another after NotServedHere or
-        UNAVAILABLE (after a map refresh); on the seed with the read retries."""
+        replica with the direct header, for at most the router's attempt timeout; once
+        more, with the rest of the Client's timeout, after NotServedHere, UNAVAILABLE,
+        CANCELLED (a replica shutting down) or that timeout (a stopped node), on another
+        replica after a map refresh (never one that failed so lately: then the seed,
+        which forwards; ADR 0024); on the seed with the read retries."""
         target = None
         if self._router is not None and partition >= 0:
             target = self._router.pick(partition)
         if target is None:
             return self._call(getattr(self._store, name), request, self._read_retry)
+        start = time.monotonic()
+        first_timeout = self._router.attempt_timeout
+        if self._timeout is not None:
+            first_timeout = min(first_timeout, self._timeout)
         try:
-            return self._call(getattr(target.stub, name), request, _no_retry, direct=True)
+            return self._call(getattr(target.stub, name), request, _no_retry, direct=True,
+                              timeout=first_timeout)
         except DictlogError as e:
             refused = not_served_here(e)
-            if refused is None and e.code != grpc.StatusCode.UNAVAILABLE:
+            left = None if self._timeout is None else self._timeout - (
+                time.monotonic() - start)
+            unresponsive = (
+                e.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) or
+                (e.code == grpc.StatusCode.DEADLINE_EXCEEDED and (left is None or left > 0)))
+            if refused is None and not unresponsive:
                 raise
+            if unresponsive:
+                self._router.note_unresponsive(target.address)
             hint = list(refused.replica_addresses) if refused is not None else []
         second = self._router.retarget(partition, target.address, hint)
+        left = None if self._timeout is None else max(
+            0.0, self._timeout - (time.monotonic() - start))
         if second is None:
-            return self._call(getattr(self._store, name), request, _no_retry)
-        return self._call(getattr(second.stub, name), request, _no_retry, direct=True)
+            return self._call(getattr(self._store, name), request, _no_retry, timeout=left)
+        return self._call(getattr(second.stub, name), request, _no_retry, direct=True,
+                          timeout=left)
 
     def _by_partition(self, ids: List[str],
                       part: Callable[[List[str], int], List[_Result]]) -> List[_Result]:

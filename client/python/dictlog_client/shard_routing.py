@@ -144,12 +144,18 @@ class ShardRouter:
 
     def __init__(self, fetch_map: Callable[[], "dictlog_pb2.ShardMap"],
                  open_channel: Callable[[str], grpc.Channel], *, ttl: float = 30.0,
-                 refresh_interval: float = 1.0,
+                 refresh_interval: float = 1.0, attempt_timeout: float = 1.0,
+                 avoid_unresponsive_for: float = 3.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._fetch_map = fetch_map
         self._open_channel = open_channel
         self._ttl = ttl
         self._refresh_interval = refresh_interval
+        # The longest a read waits for one replica while it may still try another.
+        self.attempt_timeout = attempt_timeout
+        # A replica that failed or timed out is passed over this long (ADR 0024).
+        self._avoid_for = avoid_unresponsive_for
+        self._avoid_until: Dict[str, float] = {}
         self._clock = clock
         self._next = itertools.count()  # Round robin; next() is atomic in CPython.
         self._lock = threading.Condition()
@@ -174,36 +180,64 @@ class ShardRouter:
                 raise self._error
             return self._table
 
-    def pick(self, partition: int, avoid: str = "") -> Optional[Target]:
-        """The next serving replica of partition (round robin per call), not avoid;
-        None (the seed) if none serves or partition is -1 or out of range."""
+    def pick(self, partition: int, avoid: str = "", fallback: bool = True
+             ) -> Optional[Target]:
+        """The next serving replica of partition (round robin per call), not avoid,
+        passing over those note_unresponsive named lately unless no other serves (then
+        the first of them if fallback); None (the seed) if none is left or partition is
+        -1 or out of range."""
         with self._lock:
             table = self._table
         if partition < 0 or partition >= len(table.serving):
             return None
         serving = table.serving[partition]
         start = next(self._next)
+        suspect = None
         for k in range(len(serving)):
             address = serving[(start + k) % len(serving)]
-            if address != avoid:
+            if address == avoid:
+                continue
+            if not self.unresponsive(address):
                 return Target(address, self._stub(address))
+            suspect = suspect or address
+        if fallback and suspect is not None:
+            return Target(suspect, self._stub(suspect))
         return None
 
     def retarget(self, partition: int, failed: str, hint: Sequence[str]) -> Optional[Target]:
-        """After a direct read on `failed` was refused (NotServedHere naming `hint`) or
-        failed UNAVAILABLE: refreshes the map (rate limited) and picks another replica,
-        else one of hint other than failed, else None (the seed, without the header)."""
+        """After a direct read on `failed` was refused (NotServedHere naming `hint`),
+        failed UNAVAILABLE or did not answer in the attempt timeout: refreshes the map
+        (rate limited) and picks another replica, else one of hint other than failed,
+        else None (the seed, without the header). This is the read's last direct try,
+        with the rest of its deadline: never a replica noted unresponsive lately."""
         self._refresh(after_failure=True)
         with self._lock:
             if self._error is not None:
                 raise self._error
-        target = self.pick(partition, avoid=failed)
+        target = self.pick(partition, avoid=failed, fallback=False)
         if target is not None:
             return target
         for address in hint:
-            if address and address != failed:
+            if address and address != failed and not self.unresponsive(address):
                 return Target(address, self._stub(address))
         return None
+
+    def note_unresponsive(self, address: str) -> None:
+        """A direct read on address failed UNAVAILABLE or CANCELLED, or timed out:
+        pick passes it over for avoid_unresponsive_for seconds."""
+        with self._lock:
+            self._avoid_until[address] = self._clock() + self._avoid_for
+
+    def unresponsive(self, address: str) -> bool:
+        """Whether note_unresponsive named address within avoid_unresponsive_for."""
+        with self._lock:
+            until = self._avoid_until.get(address)
+            if until is None:
+                return False
+            if self._clock() < until:
+                return True
+            del self._avoid_until[address]
+            return False
 
     def close(self) -> None:
         with self._lock:
