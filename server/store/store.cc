@@ -20,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "codec/varint.h"
+#include "server/store/empty_wals.h"
 #include "server/store/keys.h"
 #include "server/store/request_expiry.h"
 #include "server/store/rocksdb_status.h"
@@ -192,6 +193,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db),
       absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
+  DeleteStaleEmptyWals(db.get());  // RocksDB 7.8 leaves one per open (empty_wals.h).
   return std::unique_ptr<Store>(new Store(std::move(env), std::move(db), std::move(handles),
                                          options, std::move(request_expiry),
                                          std::move(cache)));
