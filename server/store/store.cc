@@ -104,6 +104,10 @@ rocksdb::ColumnFamilyOptions BlocksFamilyOptions(const std::shared_ptr<rocksdb::
   return options;
 }
 
+// RocksDB's info logs (LOG, LOG.old.*) take at most kInfoLogFiles x kInfoLogBytes.
+constexpr size_t kInfoLogBytes = 16 << 20;
+constexpr size_t kInfoLogFiles = 8;
+
 // Room a resume needs beyond the memtables it flushes (a new WAL, MANIFEST and OPTIONS
 // records). In RocksDB 7.8 a resume whose flush fails makes the error fatal until the
 // database is reopened, so Store resumes only once the disk has this much more than
@@ -162,6 +166,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   db_options.create_missing_column_families = true;
   db_options.paranoid_checks = true;
   db_options.listeners.push_back(std::make_shared<ManualRecovery>());
+  // RocksDB's info log: rolled past kInfoLogBytes, the newest kInfoLogFiles kept. By
+  // default it never rolls and keeps 1000: a running node's LOG grew by ~20 KB a
+  // statistics dump (every 10 minutes) plus every flush and compaction, without bound,
+  // and each open added a LOG.old of ~110 KB (its options for eight column families).
+  db_options.max_log_file_size = kInfoLogBytes;
+  db_options.keep_log_file_num = kInfoLogFiles;
   std::unique_ptr<rocksdb::Env> env;
   if (options.file_system != nullptr) {
     env = rocksdb::NewCompositeEnv(options.file_system);

@@ -91,6 +91,16 @@ TEST_F(StoreTest, RestartsLeaveOneWalFile) {
   EXPECT_EQ(*values[0], "kept");
 }
 
+// RocksDB keeps 1000 info logs by default, one more per open; Store keeps 8.
+TEST_F(StoreTest, RestartsKeepEightInfoLogs) {
+  for (int i = 0; i < 12; ++i) Reopen();
+  int logs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    logs += entry.path().filename().string().rfind("LOG", 0) == 0;
+  }
+  EXPECT_EQ(logs, 8);
+}
+
 TEST_F(StoreTest, GetMultiGetAndScan) {
   ASSERT_TRUE(store_->WriteRecords({{1, 1, 1, "one"}, {1, 2, 1, "two"},
                                     {1, 3, 1, "three"}, {2, 1, 1, "other"}}).ok());
