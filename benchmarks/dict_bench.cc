@@ -3,8 +3,7 @@
 // zstd's contrib/largeNbDicts, extended). Everything runs in one process, so every
 // ratio in the output is measured side by side.
 //
-//   bazel run -c opt //benchmarks:dict_bench -- --dir=$PWD/../shared/data/loghub \
-//     --mode=quick --json=/tmp/dict_bench.json --csv=/tmp/dict_bench.csv
+//   bazel run -c opt //benchmarks:dict_bench -- --dir=$PWD/../shared/data/loghub --mode=quick --json=/tmp/dict_bench.json --csv=/tmp/dict_bench.csv
 //
 // Units: a record (one log line) or a block (consecutive lines of one file packed up to
 // N bytes; reading one record decodes its block). Each unit is stored as dictlog stores

@@ -9,8 +9,7 @@
 // handler doing that lookup could reach: null / (null + lookup).
 //
 //   bazel build -c opt //benchmarks:read_cost_bench
-//   bazel-out/k8-opt/bin/benchmarks/read_cost_bench --data_dir=WORK/record_dict/db \
-//       --ids=WORK/record_dict/ids --block_cache_mb=31
+//   bazel-out/k8-opt/bin/benchmarks/read_cost_bench --data_dir=WORK/record_dict/db --ids=WORK/record_dict/ids --block_cache_mb=31
 //
 // It opens the database itself: the server that wrote it must be stopped. It writes
 // nothing but what opening a store writes (its WAL and OPTIONS files); run it on a copy

@@ -11,8 +11,7 @@
 // pipelines that evaluate, of evaluated ratio / the ratio then measured on the second
 // half (1: the evaluation told the truth).
 //
-//   bazel run -c opt //benchmarks:train_cost -- --dir=$PWD/../shared/data/loghub \
-//     --copies=1,12 --csv=$PWD/benchmarks/results/train_cost/train_cost.csv
+//   bazel run -c opt //benchmarks:train_cost -- --dir=$PWD/../shared/data/loghub --copies=1,12 --csv=$PWD/benchmarks/results/train_cost/train_cost.csv
 #include <time.h>
 
 #define ZDICT_STATIC_LINKING_ONLY

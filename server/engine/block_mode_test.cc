@@ -262,7 +262,9 @@ TEST_F(BlockModeTest, VerifyCountsEachRecordOnceWhileAnAppendSeals) {
   int calls = 0;
   auto verified = engine_->Verify({}, [&] {
     // The second call comes after the records pass read the tail.
-    if (++calls == 2) EXPECT_TRUE(engine_->Append(large).ok());
+    if (++calls == 2) {
+      EXPECT_TRUE(engine_->Append(large).ok());
+    }
     return false;
   });
   ASSERT_TRUE(verified.ok()) << verified.status();

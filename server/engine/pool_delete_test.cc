@@ -205,7 +205,7 @@ TEST_P(PoolDeleteTest, NameComesBackWithNewIdAndSeqsPastTheOldOnes) {
   const uint32_t new_id = PoolId("web");
   EXPECT_GT(new_id, PoolId("api"));  // A fresh id, above every other.
   EXPECT_NE(new_id, old_id);
-  for (const std::string& old : {"web/1", "web/600"}) {
+  for (const char* old : {"web/1", "web/600"}) {
     auto got = engine_->Get(old);
     EXPECT_TRUE(absl::IsNotFound(got.status())) << got.status();
     EXPECT_TRUE(absl::StrContains(got.status().message(), "deleted")) << got.status();
@@ -241,7 +241,9 @@ TEST_P(PoolDeleteTest, RestartFinishesAnInterruptedDelete) {
       tombstone.set_next_seq(601);
       tombstone.set_pending(true);
       ASSERT_TRUE(store.BeginPoolDelete(tombstone).ok());
-      if (data_deleted) ASSERT_TRUE(store.DeletePoolData(web).ok());
+      if (data_deleted) {
+        ASSERT_TRUE(store.DeletePoolData(web).ok());
+      }
     });
     Reopen();
     EXPECT_TRUE(absl::IsNotFound(engine_->GetPool("web").status()));

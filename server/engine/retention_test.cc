@@ -317,7 +317,9 @@ TEST_P(RetentionTest, ABacklogIsCompactedOnceItIsDrained) {
   EXPECT_GE(compactions, 1u);
   // Block mode cuts between blocks, so a pass may expire fewer records than it may
   // while behind, and that counts as drained; record mode compacts exactly once.
-  if (GetParam() == Layout::kRecord) EXPECT_EQ(compactions, 1u);
+  if (GetParam() == Layout::kRecord) {
+    EXPECT_EQ(compactions, 1u);
+  }
   EXPECT_LT(compactions, static_cast<uint64_t>(expiring_passes));
   // Everything went but, in block mode, the open tail (which retention never cuts).
   EXPECT_LT(Retained().size(), BlockMode() ? size_t{kPerCall} : size_t{1});

@@ -214,7 +214,9 @@ TEST_F(SmallPoolTest, BlockModePoolDictionaryGrows) {
   ASSERT_TRUE(pool.ok()) << pool.status();
   ASSERT_NE(pool->active_dictionary_id(), 0u);
   for (const v1::DictionaryInfo& d : dicts) {
-    if (d.id() == pool->active_dictionary_id()) EXPECT_GT(d.records(), 0u);
+    if (d.id() == pool->active_dictionary_id()) {
+      EXPECT_GT(d.records(), 0u);
+    }
   }
   auto read = engine_->MultiGet({ids.front(), ids[ids.size() / 2], ids.back()});
   ASSERT_TRUE(read.ok()) << read.status();

@@ -160,7 +160,7 @@ TEST_F(AppendRouterTest, AppendOfAPartitionServedHereIsAppendedHere) {
 TEST_F(AppendRouterTest, ForwardedBatchRetriedWithItsRequestIdIsAppendedOnce) {
   v1::AppendBatchRequest request;
   request.set_request_id("batch-1");
-  for (const std::string& payload : {"x", "y", "z"}) {
+  for (const char* payload : {"x", "y", "z"}) {
     v1::RecordToAppend* record = request.add_records();
     record->set_category(PoolOn(1));
     record->set_payload(payload);

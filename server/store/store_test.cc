@@ -643,7 +643,9 @@ uint64_t RecordsTableBytes(TableCompression compression, int records) {
   for (int i = 1; i <= records; i += records / 10) {
     auto value = (*store)->GetRecord({1, static_cast<uint64_t>(i)});
     EXPECT_TRUE(value.ok()) << value.status();
-    if (value.ok()) EXPECT_EQ(*value, absl::StrCat("frame header ", i % 7, " and a payload ", i));
+    if (value.ok()) {
+      EXPECT_EQ(*value, absl::StrCat("frame header ", i % 7, " and a payload ", i));
+    }
   }
   for (const auto& [family, bytes] : (*store)->IntProperty("rocksdb.total-sst-files-size")) {
     if (family == "records") return bytes;

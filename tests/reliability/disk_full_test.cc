@@ -44,8 +44,9 @@ class DiskFullTest : public ::testing::TestWithParam<bool> {
     std::vector<std::string> payloads;
     std::vector<AppendInput> inputs;
     for (int i = 0; i < n; ++i) {
-      payloads.push_back(absl::StrCat("081109 2035", next_++, " INFO dfs.DataNode: block ",
-                                      next_ * 7919, " received from 10.250.", next_ % 256));
+      const int k = next_++;  // One value per line (argument order is unspecified).
+      payloads.push_back(absl::StrCat("081109 2035", k, " INFO dfs.DataNode: block ", k * 7919,
+                                      " received from 10.250.", k % 256));
     }
     for (const std::string& p : payloads) inputs.push_back({category, p});
     absl::StatusOr<std::vector<std::string>> ids = engine_->Append(inputs);
