@@ -155,6 +155,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   if (options.table_file_bytes == 0) {
     return absl::InvalidArgumentError("table file size must be positive");
   }
+  if (options.max_wal_bytes == 0) {  // RocksDB would read 0 as its own 4 GiB.
+    return absl::InvalidArgumentError("the WAL bound must be positive");
+  }
   std::error_code error;
   std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
   if (error) {
@@ -172,6 +175,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   // and each open added a LOG.old of ~110 KB (its options for eight column families).
   db_options.max_log_file_size = kInfoLogBytes;
   db_options.keep_log_file_num = kInfoLogFiles;
+  // Options::max_wal_bytes. RocksDB's default (4 GiB here) let the WALs of a load of
+  // 6,000,000 records reach 339 MB, 1.8x its SST bytes, the first WAL still among them.
+  db_options.max_total_wal_size = options.max_wal_bytes;
   std::unique_ptr<rocksdb::Env> env;
   if (options.file_system != nullptr) {
     env = rocksdb::NewCompositeEnv(options.file_system);

@@ -238,6 +238,13 @@ class Store {
     // hold that pool's keys, about this much beyond them, not every pool's. Default
     // 8 MiB (RocksDB's own is 64 MiB).
     size_t table_file_bytes = size_t{8} << 20;
+    // The write-ahead log files kept, in bytes, before RocksDB flushes the column
+    // families holding the oldest one. A WAL stays until every family with writes in it
+    // has flushed them, and some (the catalog, dictionaries) take writes rarely: without
+    // a bound of its own RocksDB allows four times all families' write buffers (4 GiB
+    // here), all of it replayed after a crash. Default 128 MiB (two of the records
+    // family's write buffers).
+    uint64_t max_wal_bytes = uint64_t{128} << 20;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;

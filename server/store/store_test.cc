@@ -101,6 +101,38 @@ TEST_F(StoreTest, RestartsKeepEightInfoLogs) {
   EXPECT_EQ(logs, 8);
 }
 
+// The catalog takes one write, then only records come: the WAL holding that write is
+// not kept until RocksDB's own bound (4 GiB here). Past Options::max_wal_bytes RocksDB
+// flushes the families holding the oldest WAL, and the WALs shrink back under it.
+TEST_F(StoreTest, WalsStayNearTheirBound) {
+  Store::Options options{path_, false};
+  options.max_wal_bytes = 1 << 20;
+  ReopenWith(options);
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  const std::string payload(1000, 'x');
+  for (uint64_t call = 0; call < 16; ++call) {  // 16 MB of records, 1 MB a call.
+    std::vector<RecordWrite> records;
+    for (uint64_t i = 1; i <= 1000; ++i) records.push_back({1, call * 1000 + i, 1000, payload});
+    ASSERT_TRUE(store_->WriteRecords(records).ok());
+  }
+  auto wal_bytes = [&] {
+    uint64_t bytes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+      if (entry.path().extension() == ".log") bytes += entry.file_size();
+    }
+    return bytes;
+  };
+  // The flushes run in the background: wait for them (30 s at most).
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (wal_bytes() > (3u << 20) && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_LE(wal_bytes(), 3u << 20);
+  Store::Options unbounded{path_, false};
+  unbounded.max_wal_bytes = 0;
+  EXPECT_EQ(Store::Open(unbounded).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(StoreTest, GetMultiGetAndScan) {
   ASSERT_TRUE(store_->WriteRecords({{1, 1, 1, "one"}, {1, 2, 1, "two"},
                                     {1, 3, 1, "three"}, {2, 1, 1, "other"}}).ok());
