@@ -7,19 +7,18 @@
 # Data under /tmp/load_env_ab/LABEL.
 set -euo pipefail
 bin=$1 label=$2; shift 2
+source "$(dirname "$0")/server_lib.sh"
+pid=
+trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null || true' EXIT
 out=/tmp/load_env_ab/$label
-rm -rf "$out"; mkdir -p "$out"
+mkdir -p "$out"
 echo "default_pool_options { }" > "$out/config.textproto"
-env "$@" "$bin/dictlogd" --listen=127.0.0.1:0 --port_file="$out/port" --data_dir="$out/db" \
-  --config="$out/config.textproto" --auto_train=true --block_cache_mb=31 > "$out/server.log" 2>&1 &
-pid=$!
-trap 'kill -KILL "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do [[ -s "$out/port" ]] && break; sleep 0.1; done
-port=$(cat "$out/port")
+start "$out/server" env "$@" "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$out/server/db" \
+  --config="$out/config.textproto" --auto_train=true --block_cache_mb=31
 cpu() { read -r -a stat < "/proc/$pid/stat"; echo $(( stat[13] + stat[14] )); }
-c0=$(cpu); t0=$(date +%s.%N)
+c0=$(cpu); t0=$(now)
 "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=/work/shared/data/loghub --copies=100 \
   --ids_out="$out/ids" > "$out/load.log" 2>&1
-t1=$(date +%s.%N); c1=$(cpu)
-kill -TERM "$pid"; wait "$pid" || true
-echo "$label load_s $(echo "$t1 - $t0" | bc) cpu_s $(echo "($c1 - $c0)/$(getconf CLK_TCK)" | bc -l | cut -c1-6)"
+t1=$(now); c1=$(cpu)
+stop
+echo "$label load_s $(secs "$t0" "$t1") cpu_s $(echo "($c1 - $c0)/$(getconf CLK_TCK)" | bc -l | cut -c1-6)"

@@ -6,24 +6,25 @@
 #   for b in A B; do bash wal_bound.sh /tmp/bin$b $b 300; done   # 6,000,000 records
 set -euo pipefail
 bin=$1 label=$2 copies=$3
+source "$(dirname "$0")/server_lib.sh"
+pid=
+trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null || true' EXIT
 out=/tmp/wal_bound/$label
-rm -rf "$out"; mkdir -p "$out"
+mkdir -p "$out"
 echo "default_pool_options { }" > "$out/config.textproto"
-"$bin/dictlogd" --listen=127.0.0.1:0 --port_file="$out/port" --data_dir="$out/db" \
-  --config="$out/config.textproto" --auto_train=true --block_cache_mb=31 > "$out/server.log" 2>&1 &
-pid=$!
-trap 'kill -KILL "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do [[ -s "$out/port" ]] && break; sleep 0.1; done
-port=$(cat "$out/port")
-( while kill -0 "$pid" 2>/dev/null; do cat "$out"/db/*.log 2>/dev/null | wc -c; sleep 0.5; done ) \
+db=$out/server/db
+start "$out/server" "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$db" \
+  --config="$out/config.textproto" --auto_train=true --block_cache_mb=31
+server=$pid
+( while kill -0 "$server" 2>/dev/null; do cat "$db"/*.log 2>/dev/null | wc -c; sleep 0.5; done ) \
   > "$out/wal_bytes" &
 sampler=$!
-t0=$(date +%s.%N)
+t0=$(now)
 "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=/work/shared/data/loghub \
   --copies="$copies" --ids_out="$out/ids" > "$out/load.log" 2>&1
-t1=$(date +%s.%N)
-kill -TERM "$pid"; wait "$pid" || true
+t1=$(now)
+stop
 kill "$sampler" 2>/dev/null || true
 mb() { awk '{printf "%.1f", $1 / 1048576}'; }
-echo "$label load_s $(echo "$t1 - $t0" | bc) wal_peak_MB $(sort -n "$out/wal_bytes" | tail -1 | mb)" \
-  "wal_end_MB $(cat "$out"/db/*.log | wc -c | mb) sst_MB $(du -cm "$out"/db/*.sst | tail -1 | cut -f1)"
+echo "$label load_s $(secs "$t0" "$t1") wal_peak_MB $(sort -n "$out/wal_bytes" | tail -1 | mb)" \
+  "wal_end_MB $(cat "$db"/*.log | wc -c | mb) sst_MB $(du -cm "$db"/*.sst | tail -1 | cut -f1)"
