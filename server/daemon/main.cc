@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -39,6 +40,7 @@
 #include "server/service/dictlog_server.h"
 #include "server/metrics/cluster_metrics.h"
 #include "server/metrics/engine_metrics.h"
+#include "server/daemon/open_files.h"
 #include "server/daemon/scope_isolation.h"
 #include "server/daemon/server_config.h"
 
@@ -356,6 +358,16 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       static_cast<size_t>(absl::GetFlag(FLAGS_records_block_bytes));
   options.store.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb))
                                     << 20;
+  ASSIGN_OR_RETURN(const uint64_t open_files, service::RaiseOpenFilesLimit());
+  options.store.max_open_files = service::TableFilesFor(open_files);
+  const std::string limit = open_files == std::numeric_limits<uint64_t>::max()
+                                ? "unlimited"
+                                : std::to_string(open_files);
+  const std::string tables = options.store.max_open_files < 0
+                                 ? "all its"
+                                 : absl::StrCat("at most ", options.store.max_open_files);
+  std::printf("dictlogd: open-files limit %s; RocksDB keeps %s table files open\n",
+              limit.c_str(), tables.c_str());
   if (!absl::GetFlag(FLAGS_config).empty()) {
     ASSIGN_OR_RETURN(config::ServerConfig config,
                      service::LoadServerConfig(absl::GetFlag(FLAGS_config)));

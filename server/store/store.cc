@@ -158,6 +158,10 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   if (options.max_wal_bytes == 0) {  // RocksDB would read 0 as its own 4 GiB.
     return absl::InvalidArgumentError("the WAL bound must be positive");
   }
+  if (options.max_open_files != -1 && options.max_open_files < 20) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "open table files must be -1 (all) or at least 20, not ", options.max_open_files));
+  }
   std::error_code error;
   std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
   if (error) {
@@ -178,6 +182,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   // Options::max_wal_bytes. RocksDB's default (4 GiB here) let the WALs of a load of
   // 6,000,000 records reach 339 MB, 1.8x its SST bytes, the first WAL still among them.
   db_options.max_total_wal_size = options.max_wal_bytes;
+  db_options.max_open_files = options.max_open_files;
   std::unique_ptr<rocksdb::Env> env;
   if (options.file_system != nullptr) {
     env = rocksdb::NewCompositeEnv(options.file_system);

@@ -245,6 +245,11 @@ class Store {
     // here), all of it replayed after a crash. Default 128 MiB (two of the records
     // family's write buffers).
     uint64_t max_wal_bytes = uint64_t{128} << 20;
+    // Table files RocksDB keeps open at most (its max_open_files; the least recently
+    // used closes, to be opened again when read); -1: every one, which fails writes
+    // once the process's open-files limit is reached. dictlogd gives it half its limit
+    // (server/daemon/open_files.h). Default -1.
+    int max_open_files = -1;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;

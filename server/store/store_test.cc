@@ -1,5 +1,7 @@
 #include "server/store/store.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -9,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
@@ -131,6 +134,47 @@ TEST_F(StoreTest, WalsStayNearTheirBound) {
   Store::Options unbounded{path_, false};
   unbounded.max_wal_bytes = 0;
   EXPECT_EQ(Store::Open(unbounded).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// More table files than the process may open: RocksDB keeps at most max_open_files of
+// them open and writes go on. With every file open (-1, RocksDB's default) a flush or
+// compaction past the limit fails "Too many open files", and so does every write after
+// it (dictlogd gives RocksDB half its limit: server/daemon/open_files.h).
+TEST_F(StoreTest, MoreTableFilesThanTheOpenFilesLimitStillWrite) {
+  Store::Options options{path_, false};
+  options.table_file_bytes = 64 << 10;  // Compactions cut many small files.
+  options.max_open_files = 20;
+  ReopenWith(options);
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
+  int open_now = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++open_now;
+  }
+  rlimit lowered = before;
+  lowered.rlim_cur = static_cast<rlim_t>(open_now + 64);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  absl::Cleanup restore = [&] { setrlimit(RLIMIT_NOFILE, &before); };
+  std::mt19937_64 rng(7);
+  std::string payload(1000, '\0');  // Incompressible: LZ4 leaves the files their size.
+  for (uint64_t call = 0; call < 100; ++call) {  // 10 MB, flushed every 100 KB.
+    std::vector<RecordWrite> records;
+    for (uint64_t i = 1; i <= 100; ++i) {
+      for (char& c : payload) c = static_cast<char>(rng());
+      records.push_back({1, call * 100 + i, 1000, payload});
+    }
+    ASSERT_TRUE(store_->WriteRecords(records).ok()) << "call " << call;
+    ASSERT_TRUE(store_->Flush().ok()) << "call " << call;
+  }
+  int tables = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    tables += entry.path().extension() == ".sst";
+  }
+  EXPECT_GT(tables, 64);  // More than the limit lets the process open.
+  const std::vector<absl::StatusOr<std::string>> values = store_->MultiGetRecords({{1, 1}, {1, 10000}});
+  ASSERT_TRUE(values[0].ok() && values[1].ok());
+  EXPECT_EQ(*values[1], payload);  // The last record written.
 }
 
 TEST_F(StoreTest, GetMultiGetAndScan) {
