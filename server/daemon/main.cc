@@ -331,6 +331,19 @@ absl::Status CheckFlags(std::initializer_list<FlagValue> flags, bool allow_zero 
   return absl::OkStatus();
 }
 
+// Lifts the open-files limit (open_files.h) and says so; RocksDB's share of it.
+absl::StatusOr<int> TableFilesAfterRaisingTheLimit() {
+  ASSIGN_OR_RETURN(const uint64_t open_files, service::RaiseOpenFilesLimit());
+  const int tables = service::TableFilesFor(open_files);
+  const std::string limit = open_files == std::numeric_limits<uint64_t>::max()
+                                ? "unlimited"
+                                : std::to_string(open_files);
+  const std::string kept = tables < 0 ? "all its" : absl::StrCat("at most ", tables);
+  std::printf("dictlogd: open-files limit %s; RocksDB keeps %s table files open\n",
+              limit.c_str(), kept.c_str());
+  return tables;
+}
+
 absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
   engine::EngineOptions options;
   options.store.path = absl::GetFlag(FLAGS_data_dir);
@@ -358,16 +371,6 @@ absl::StatusOr<engine::EngineOptions> EngineOptionsFromFlags() {
       static_cast<size_t>(absl::GetFlag(FLAGS_records_block_bytes));
   options.store.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb))
                                     << 20;
-  ASSIGN_OR_RETURN(const uint64_t open_files, service::RaiseOpenFilesLimit());
-  options.store.max_open_files = service::TableFilesFor(open_files);
-  const std::string limit = open_files == std::numeric_limits<uint64_t>::max()
-                                ? "unlimited"
-                                : std::to_string(open_files);
-  const std::string tables = options.store.max_open_files < 0
-                                 ? "all its"
-                                 : absl::StrCat("at most ", options.store.max_open_files);
-  std::printf("dictlogd: open-files limit %s; RocksDB keeps %s table files open\n",
-              limit.c_str(), tables.c_str());
   if (!absl::GetFlag(FLAGS_config).empty()) {
     ASSIGN_OR_RETURN(config::ServerConfig config,
                      service::LoadServerConfig(absl::GetFlag(FLAGS_config)));
@@ -675,6 +678,7 @@ absl::Status Serve(const sigset_t& signals) {
   ASSIGN_OR_RETURN(std::unique_ptr<auth::Authorizer> authorizer, AuthorizerFromFlags());
   ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
   RETURN_IF_ERROR(IsolateScopesFromFlags(authorizer.get(), &options));
+  ASSIGN_OR_RETURN(options.store.max_open_files, TableFilesAfterRaisingTheLimit());
   // Outlives the engine, whose appends it carries.
   ASSIGN_OR_RETURN(std::unique_ptr<cluster::ClusterNode> cluster_node,
                    ClusterFromFlags(&options));
