@@ -11,10 +11,7 @@ source "$(dirname "$0")/server_lib.sh"
 pid=
 trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null || true' EXIT
 out=/tmp/load_env_ab/$label
-mkdir -p "$out"
-echo "default_pool_options { }" > "$out/config.textproto"
-start "$out/server" env "$@" "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$out/server/db" \
-  --config="$out/config.textproto" --auto_train=true --block_cache_mb=31
+start_record_dict "$out" "$@"
 cpu() { read -r -a stat < "/proc/$pid/stat"; echo $(( stat[13] + stat[14] )); }
 c0=$(cpu); t0=$(now)
 "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=/work/shared/data/loghub --copies=100 \

@@ -13,3 +13,13 @@ start() {  # start DIR BINARY ARGS...: the server's port in $port, its pid in $p
 }
 stop() { kill -TERM "$pid"; wait "$pid" || true; pid=; }
 cli() { "$bin/dictlog" --server=127.0.0.1:$port "$@"; }
+# start_record_dict OUT [ENV=VALUE...]: `start` of a record+dict dictlogd ($bin) with
+# automatic training, a 31 MB block cache and its data in OUT/server/db (the
+# environment given, if any); the ingest A/B scripts' server.
+start_record_dict() {
+  local out=$1; shift
+  mkdir -p "$out"
+  echo "default_pool_options { }" > "$out/config.textproto"
+  start "$out/server" env "$@" "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$out/server/db" \
+    --config="$out/config.textproto" --auto_train=true --block_cache_mb=31
+}

@@ -10,11 +10,8 @@ source "$(dirname "$0")/server_lib.sh"
 pid=
 trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null || true' EXIT
 out=/tmp/wal_bound/$label
-mkdir -p "$out"
-echo "default_pool_options { }" > "$out/config.textproto"
 db=$out/server/db
-start "$out/server" "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$db" \
-  --config="$out/config.textproto" --auto_train=true --block_cache_mb=31
+start_record_dict "$out"
 server=$pid
 ( while kill -0 "$server" 2>/dev/null; do cat "$db"/*.log 2>/dev/null | wc -c; sleep 0.5; done ) \
   > "$out/wal_bytes" &
