@@ -221,6 +221,21 @@ LogEngine::LogEngine(EngineOptions options, pool::Router router,
       encode_workers_(std::max<size_t>(options_.encode_threads, 1)),
       drift_(options_.drift_window_bytes) {}
 
+LogEngine::~LogEngine() {
+  // A clean close leaves each leased pool's lease at its next seq, so the next open
+  // skips none (after a crash it skips to the lease).
+  std::vector<store::SeqCeiling> exact;
+  for (const std::shared_ptr<pool::Pool>& pool : registry_->List()) {
+    if (std::optional<store::SeqCeiling> lease = pool->ExactLease()) exact.push_back(*lease);
+  }
+  if (exact.empty()) return;
+  if (absl::Status s = store_->PutSeqCeilings(exact); !s.ok()) {
+    std::fprintf(stderr, "dictlogd: seq leases not written at close (%s): the next start "
+                 "skips up to %llu seqs in each pool that took appends\n",
+                 s.ToString().c_str(), static_cast<unsigned long long>(pool::Pool::kSeqLease));
+  }
+}
+
 absl::Status LogEngine::ValidateAppend(absl::Span<const AppendInput> records) const {
   if (records.empty()) return absl::InvalidArgumentError("no records to append");
   if (records.size() > options_.max_batch_records) {
@@ -390,9 +405,17 @@ absl::StatusOr<std::vector<std::string>> LogEngine::AppendValidated(
       AddToIdRuns(writes[i].pool_id, writes[i].seq, &request->entry);
     }
   }
-  if (absl::Status written = store_->WriteRecords(
-          writes, request, placement != nullptr ? placement->applied : nullptr, blocks);
-      !written.ok()) {
+  absl::Status written;
+  if (placement == nullptr) {  // Ids are given only under a durable lease.
+    for (const auto& [pool, pb] : batch) {
+      if (written.ok()) written = pool->CoverSeqs(pb.next_seq, *store_);
+    }
+  }
+  if (written.ok()) {
+    written = store_->WriteRecords(writes, request,
+                                   placement != nullptr ? placement->applied : nullptr, blocks);
+  }
+  if (!written.ok()) {
     for (const auto& [pool, added] : *tails) pool->tail().Land(added.first, {});
     tails->clear();
     for (const auto& [pool, pb] : batch) {

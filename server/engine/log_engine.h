@@ -185,6 +185,9 @@ class LogEngine {
 
   LogEngine(const LogEngine&) = delete;
   LogEngine& operator=(const LogEngine&) = delete;
+  // Writes the pools' exact seq leases (pool::Pool::ExactLease). No call may be in
+  // flight.
+  ~LogEngine();
 
   // Stores all records in one atomic write and returns their ids in input order.
   // With a `request_id` (1..128 printable ASCII bytes), the ids are remembered with the

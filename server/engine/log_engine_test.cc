@@ -3,7 +3,9 @@
 #include <algorithm>
 
 
+#include "absl/strings/str_cat.h"
 #include "common/test_dir.h"
+#include "server/store/fault_injection_fs.h"
 #include "gtest/gtest.h"
 #include "codec/record_codec.h"
 
@@ -59,6 +61,33 @@ TEST_F(LogEngineTest, AppendThenGetRoundTripsAndIdsIncrease) {
   EXPECT_EQ(record->id(), "HDFS/2");
   EXPECT_EQ(record->category(), "HDFS");
   EXPECT_EQ(record->payload(), "second line");
+}
+
+TEST_F(LogEngineTest, ACleanCloseKeepsSeqsConsecutive) {
+  EXPECT_EQ(AppendOne("HDFS", "a"), "HDFS/1");
+  Reopen();
+  EXPECT_EQ(AppendOne("HDFS", "b"), "HDFS/2");
+  Reopen();
+  Reopen();  // No append in between: the lease is left as it was.
+  EXPECT_EQ(AppendOne("HDFS", "c"), "HDFS/3");
+}
+
+// Without sync_writes a power loss may take acknowledged records, but their ids are
+// never given to other records: the pool starts again at its lease.
+TEST_F(LogEngineTest, IdsLostInAPowerLossAreNeverHandedOutAgain) {
+  auto fs = std::make_shared<store::FaultInjectionFs>();
+  options_.store.file_system = fs;
+  Reopen();
+  EXPECT_EQ(AppendOne("HDFS", "lost one"), "HDFS/1");
+  EXPECT_EQ(AppendOne("HDFS", "lost two"), "HDFS/2");
+  fs->PowerOff();
+  engine_.reset();
+  fs->RestorePower();
+  Reopen();
+  EXPECT_EQ(engine_->Get("HDFS/1").status().code(), StatusCode::kNotFound);
+  // The first append (seqs below 2) leased the seqs below 2 + kSeqLease.
+  EXPECT_EQ(AppendOne("HDFS", "after"), absl::StrCat("HDFS/", 2 + pool::Pool::kSeqLease));
+  EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(LogEngineTest, BatchIsAtomicAcrossPoolsAndKeepsInputOrder) {

@@ -13,8 +13,10 @@ Pool::Pool(const store::StoredPool& stored)
     : id_(stored.record.id()),
       name_(stored.record.name()),
       // Retention may have deleted every record: seqs below its mark are never reused.
+      // A lease left by a crash (or a power loss) covers seqs that may have been
+      // handed out and lost: they are skipped.
       next_seq_(std::max({stored.last_seq + 1, stored.record.retained_from_seq(),
-                          stored.record.first_seq()})),
+                          stored.record.first_seq(), stored.seq_ceiling})),
       indexed_from_(store::FromCatalog(stored.record.options()).storage_mode() ==
                             v1::STORAGE_MODE_BLOCK
                         ? stored.record.indexed_blocks_from_seq()
@@ -28,6 +30,21 @@ Pool::Pool(const store::StoredPool& stored)
     categories_[index - 1] = category;
     category_index_[category] = index;
   }
+}
+
+absl::Status Pool::CoverSeqs(uint64_t end, store::Store& store) {
+  if (end <= leased_.load()) return absl::OkStatus();
+  absl::MutexLock lock(&lease_mu_);
+  if (end <= leased_.load()) return absl::OkStatus();  // Another caller's lease.
+  const uint64_t lease = end + kSeqLease;
+  RETURN_IF_ERROR(store.PutSeqCeilings({{id_, lease}}));
+  leased_.store(lease);
+  return absl::OkStatus();
+}
+
+std::optional<store::SeqCeiling> Pool::ExactLease() const {
+  if (leased_.load() == 0) return std::nullopt;
+  return store::SeqCeiling{id_, next_seq()};
 }
 
 storage::PoolRecord Pool::record() const {

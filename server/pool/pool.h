@@ -70,6 +70,18 @@ class Pool {
   uint64_t ReserveSeqs(uint64_t count) {
     return indexed_from_ != 0 ? tail_.Reserve(next_seq_, count) : AllocateSeqs(count);
   }
+  // Seqs a single-node append takes from ReserveSeqs are handed out only once the
+  // pool's lease covers them: returns at once if seqs below `end` are covered, else
+  // writes (synced) a lease of `end` + kSeqLease and waits for it. A power loss can
+  // then take acknowledged records but not their ids: the reopened pool starts at
+  // its lease (StoredPool::seq_ceiling). Concurrent callers share one write.
+  absl::Status CoverSeqs(uint64_t end, store::Store& store) ABSL_LOCKS_EXCLUDED(lease_mu_);
+  // Seqs one lease covers: a write per this many records at most. The seqs between
+  // the last one handed out and the lease are skipped after a power loss or a crash.
+  static constexpr uint64_t kSeqLease = uint64_t{1} << 20;
+  // The lease to write when the pool closes cleanly (next_seq: no seq is skipped on
+  // reopen), if it took one since it was loaded.
+  std::optional<store::SeqCeiling> ExactLease() const;
   // Block mode: the first seq sealed into indexed blocks (found by their seq ranges,
   // ADR 0016); the records before it are sealed behind entry values. 0 in record mode.
   uint64_t indexed_from_seq() const { return indexed_from_; }
@@ -130,6 +142,10 @@ class Pool {
   std::atomic<bool> deleted_{false};
   std::atomic<int64_t> last_time_entry_ms_{0};
   BlockTail tail_;
+  // Seqs below this are covered by a lease written since the pool was loaded (0:
+  // none yet). Raised under lease_mu_ once the lease is durable.
+  std::atomic<uint64_t> leased_{0};
+  absl::Mutex lease_mu_;
 
   mutable absl::Mutex mu_;
   storage::PoolRecord record_ ABSL_GUARDED_BY(mu_);

@@ -95,6 +95,12 @@ std::string DictionaryCounterKey(uint32_t dictionary_id) {
   return key;
 }
 
+std::string SeqCeilingKey(uint32_t pool_id) {
+  std::string key(1, kSeqCeilingPrefix);
+  PutFixed32BE(pool_id, &key);
+  return key;
+}
+
 std::string DeletedPoolKey(absl::string_view pool_name) {
   std::string key(1, kDeletedPoolPrefix);
   key.append(pool_name.data(), pool_name.size());

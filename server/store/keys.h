@@ -7,6 +7,9 @@
 //                   | 'L' partition:u32be               -> offset:u64be (cluster mode:
 //                                                          the last Kafka offset applied)
 //                   | 'X' pool_name                     -> DeletedPool (tombstone)
+//                   | 'S' pool_id:u32be                 -> next_seq:u64be (a seq lease:
+//                                                          no seq at or above it was
+//                                                          handed out; synced)
 //   counters   key := pool_id:u32be                     -> PoolCounters (merged)
 //                   | 'D' dictionary_id:u32be           -> PoolCounters of the records
 //                                                          whose frames name it
@@ -36,6 +39,7 @@ inline constexpr char kCategoryPrefix = 'C';
 inline constexpr char kRecompressPrefix = 'R';
 inline constexpr char kLogPositionPrefix = 'L';
 inline constexpr char kDeletedPoolPrefix = 'X';
+inline constexpr char kSeqCeilingPrefix = 'S';
 inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr char kScopedRequestPrefix = '\x01';
 inline constexpr size_t kMaxPrincipalBytes = 255;
@@ -61,6 +65,8 @@ std::string RecompressKey(uint32_t pool_id);
 // Cluster mode: the catalog key of a Kafka partition's applied offset.
 std::string LogPositionKey(uint32_t partition);
 std::string DeletedPoolKey(absl::string_view pool_name);
+// The catalog key of a pool's seq lease (Store::PutSeqCeilings).
+std::string SeqCeilingKey(uint32_t pool_id);
 std::string DictionaryKey(uint32_t dictionary_id);
 // The requests-family key of `request_id` (printable ASCII, so never starting with
 // 0x01) as used by `principal` (at most 255 bytes). An empty principal (no tokens

@@ -296,6 +296,7 @@ absl::Status Store::LoadPoolDetails(StoredPool* pool) const {
   // Sealing deletes indexed blocks' records: the newest may be in a block.
   ASSIGN_OR_RETURN(const uint64_t last_indexed, LastIndexedSeq(id));
   pool->last_seq = std::max(pool->last_seq, last_indexed);
+  ASSIGN_OR_RETURN(pool->seq_ceiling, ReadSeqCeiling(id));
   return absl::OkStatus();
 }
 
@@ -331,20 +332,20 @@ absl::Status Store::ResumeIfStopped() {
   return absl::OkStatus();
 }
 
-absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what) {
+absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what, bool sync) {
   RETURN_IF_ERROR(ResumeIfStopped());
   rocksdb::WriteOptions options;
-  options.sync = sync_writes_;
+  options.sync = sync_writes_ || sync;
   const rocksdb::Status s = db_->Write(options, batch);
   if (!s.ok()) write_failed_.store(true);
   return FromRocks(s, what);
 }
 
 absl::Status Store::Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
-                        absl::string_view value, absl::string_view what) {
+                        absl::string_view value, absl::string_view what, bool sync) {
   rocksdb::WriteBatch batch;
   RETURN_IF_ERROR(FromRocks(batch.Put(family, ToSlice(key), ToSlice(value)), what));
-  return Write(&batch, what);
+  return Write(&batch, what, sync);
 }
 
 absl::StatusOr<uint64_t> Store::LastSeq(uint32_t pool_id) const {
@@ -528,7 +529,30 @@ absl::StatusOr<std::vector<IndexedBlock>> Store::LatestIndexedBlocks(
 
 absl::Status Store::PutPool(const storage::PoolRecord& pool) {
   return Put(catalog_, PoolKey(pool.name()), pool.SerializeAsString(),
-             "writing the pool catalog");
+             "writing the pool catalog", /*sync=*/true);
+}
+
+absl::Status Store::PutSeqCeilings(absl::Span<const SeqCeiling> ceilings) {
+  rocksdb::WriteBatch batch;
+  for (const SeqCeiling& ceiling : ceilings) {
+    std::string value;
+    PutFixed64BE(ceiling.next_seq, &value);
+    RETURN_IF_ERROR(FromRocks(batch.Put(catalog_, SeqCeilingKey(ceiling.pool_id), value),
+                              "batching a seq lease"));
+  }
+  return Write(&batch, "writing seq leases", /*sync=*/true);
+}
+
+absl::StatusOr<uint64_t> Store::ReadSeqCeiling(uint32_t pool_id) const {
+  std::string value;
+  const rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), catalog_, SeqCeilingKey(pool_id), &value);
+  if (s.IsNotFound()) return 0;
+  RETURN_IF_ERROR(FromRocks(s, "reading a seq lease"));
+  if (value.size() != 8) {
+    return absl::DataLossError(absl::StrCat("seq lease of pool ", pool_id, " does not parse"));
+  }
+  return GetFixed64BE(value.data());
 }
 
 absl::Status Store::PutCategory(uint32_t pool_id, uint32_t index,
@@ -671,7 +695,7 @@ absl::Status Store::PutDictionary(const storage::DictionaryRecord& dictionary) {
   RETURN_IF_ERROR(FromRocks(batch.Put(dictionaries_, DictionaryKey(dictionary.id()),
                                       dictionary.SerializeAsString()),
                             "batching a dictionary"));
-  return Write(&batch, "writing a dictionary");
+  return Write(&batch, "writing a dictionary", /*sync=*/true);
 }
 
 absl::StatusOr<std::vector<storage::DictionaryRecord>> Store::LoadDictionaries() const {

@@ -58,6 +58,15 @@ struct StoredPool {
   std::vector<std::pair<uint32_t, std::string>> categories;
   PoolCounters counters;
   uint64_t last_seq = 0;  // 0 if the pool has no records.
+  // The pool's seq lease (PutSeqCeilings): no seq at or above it was handed out; 0 if
+  // none was written (a store from before leases, or a pool that took no append).
+  uint64_t seq_ceiling = 0;
+};
+
+// A pool's seq lease: seqs below `next_seq` may have been handed out, none above.
+struct SeqCeiling {
+  uint32_t pool_id = 0;
+  uint64_t next_seq = 0;
 };
 
 // One record to write: its key parts, stored value, payload size, the dictionary its
@@ -268,7 +277,10 @@ class Store {
   // Every pool with its categories, counters and last sequence number.
   absl::StatusOr<std::vector<StoredPool>> LoadPools() const;
 
-  // Creates or replaces a pool's catalog entry.
+  // Creates or replaces a pool's catalog entry. Synced (like every write that gives
+  // out an id: pools, dictionaries, tombstones, seq leases), whatever
+  // Options::sync_writes says: a power loss must not take an id back once callers
+  // were told it, or it could be given again to something else.
   absl::Status PutPool(const storage::PoolRecord& pool);
   // Records that `category` has index `index` in pool `pool_id`.
   absl::Status PutCategory(uint32_t pool_id, uint32_t index, absl::string_view category);
@@ -282,6 +294,11 @@ class Store {
                             const RequestWrite* request = nullptr,
                             const LogPosition* applied = nullptr,
                             absl::Span<const BlockWrite> blocks = {});
+  // Writes the pools' seq leases in one synced batch. Single-node appends take seqs
+  // only below their pool's lease (pool::Pool::CoverSeqs), and a reopened pool's seqs
+  // start at its lease or after: ids acknowledged without sync_writes and lost in a
+  // power loss are never handed out again for other records.
+  absl::Status PutSeqCeilings(absl::Span<const SeqCeiling> ceilings);
   // Cluster mode: records `applied` alone (a log message that holds no records here).
   absl::Status PutLogPosition(const LogPosition& applied);
   // Cluster mode: every partition's applied offset (store_log_positions.cc).
@@ -301,6 +318,7 @@ class Store {
   absl::StatusOr<std::vector<storage::RecompressState>> LoadRecompressStates() const;
 
   // Dictionaries: every stored version, and the counts of records naming one.
+  // PutDictionary is synced (its id is given out; see PutPool).
   absl::Status PutDictionary(const storage::DictionaryRecord& dictionary);
   absl::StatusOr<std::vector<storage::DictionaryRecord>> LoadDictionaries() const;
   absl::StatusOr<PoolCounters> DictionaryReferences(uint32_t dictionary_id) const;
@@ -449,6 +467,8 @@ class Store {
         std::shared_ptr<rocksdb::Cache> block_cache);
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
+  // The pool's seq lease (PutSeqCeilings); 0 if it has none.
+  absl::StatusOr<uint64_t> ReadSeqCeiling(uint32_t pool_id) const;
   // Adds the append-time entries of `records` to `batch` (store_times.cc).
   // Appends the (pool, first seq) of each entry added to `entries`.
   absl::Status BatchAppendTimes(absl::Span<const RecordWrite> records,
@@ -470,9 +490,10 @@ class Store {
                         uint64_t seq, IndexedBlock* block) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key,
                                             const ReadSnapshot* snapshot = nullptr) const;
-  absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what);
+  // `sync`: fsync the log first even without Options::sync_writes.
+  absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what, bool sync = false);
   absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
-                   absl::string_view value, absl::string_view what);
+                   absl::string_view value, absl::string_view what, bool sync = false);
   // After a failed write RocksDB refuses writes until resumed (a full disk, an I/O
   // error): the next write first asks it to resume, and fails as it does.
   absl::Status ResumeIfStopped();

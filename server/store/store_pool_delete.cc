@@ -38,8 +38,9 @@ std::string PoolRangeBegin(uint32_t pool_id) {
 }  // namespace
 
 absl::Status Store::BeginPoolDelete(const storage::DeletedPool& tombstone) {
+  // Synced: a pool created later under the name starts at its next_seq.
   return Put(catalog_, DeletedPoolKey(tombstone.name()), tombstone.SerializeAsString(),
-             "writing a pool tombstone");
+             "writing a pool tombstone", /*sync=*/true);
 }
 
 absl::StatusOr<std::vector<storage::DeletedPool>> Store::LoadDeletedPools() const {
@@ -77,6 +78,8 @@ absl::Status Store::DeletePoolData(uint32_t pool_id) {
       batch.DeleteRange(catalog_, ToSlice(categories), ToSlice(categories_end)),
       "batching a range deletion"));
   RETURN_IF_ERROR(FromRocks(batch.Delete(catalog_, RecompressKey(pool_id)),
+                            "batching a delete"));
+  RETURN_IF_ERROR(FromRocks(batch.Delete(catalog_, SeqCeilingKey(pool_id)),
                             "batching a delete"));
   // The pool's dictionaries become tombstones (their ids are never reused), as gc's.
   ASSIGN_OR_RETURN(std::vector<storage::DictionaryRecord> dictionaries, LoadDictionaries());

@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 
 #include "common/test_dir.h"
+#include "server/store/fault_injection_fs.h"
 #include "gtest/gtest.h"
 
 namespace dictlog::store {
@@ -77,6 +78,59 @@ TEST_F(StoreTest, PoolsCategoriesCountersAndLastSeqSurviveReopen) {
   EXPECT_EQ(web.counters, (PoolCounters{3, 37, 9}));
   ASSERT_EQ(web.categories.size(), 2u);
   EXPECT_EQ(web.categories[1], (std::pair<uint32_t, std::string>(2, "web-b")));
+}
+
+// Without sync_writes a power loss takes the unsynced tail of the log, but never a
+// write that gives out an id: pools, dictionaries, tombstones and seq leases are synced.
+TEST_F(StoreTest, IdGivingWritesSurviveAPowerLossWithoutSyncWrites) {
+  auto fs = std::make_shared<FaultInjectionFs>();
+  Store::Options options{path_, /*sync_writes=*/false};
+  options.file_system = fs;
+  ReopenWith(options);
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 4, "kept"}}).ok());  // Synced by what follows.
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  storage::DictionaryRecord dict;
+  dict.set_id(7);
+  dict.set_pool_id(1);
+  dict.set_content("dictionary bytes");
+  ASSERT_TRUE(store_->PutDictionary(dict).ok());
+  storage::DeletedPool tombstone;
+  tombstone.set_name("old");
+  tombstone.set_next_seq(40);
+  ASSERT_TRUE(store_->BeginPoolDelete(tombstone).ok());
+  ASSERT_TRUE(store_->PutSeqCeilings({{1, 1000}}).ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 2, 4, "lost"}}).ok());  // Not synced.
+
+  fs->PowerOff();
+  store_.reset();
+  EXPECT_GT(fs->RestorePower().bytes_dropped, 0u);
+  ReopenWith(options);
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  ASSERT_EQ(pools->size(), 1u);
+  EXPECT_EQ((*pools)[0].record.name(), "web");
+  EXPECT_EQ((*pools)[0].last_seq, 1u);  // Record 2 was lost: it was never synced.
+  EXPECT_EQ((*pools)[0].seq_ceiling, 1000u);
+  EXPECT_TRUE(store_->DictionaryContent(7).ok());
+  absl::StatusOr<std::vector<storage::DeletedPool>> deleted = store_->LoadDeletedPools();
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  ASSERT_EQ(deleted->size(), 1u);
+  EXPECT_EQ((*deleted)[0].next_seq(), 40u);
+}
+
+TEST_F(StoreTest, SeqLeasesAreReplacedAndGoWithTheirPool) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->PutPool(Pool(2, "db")).ok());
+  ASSERT_TRUE(store_->PutSeqCeilings({{1, 100}, {2, 200}}).ok());
+  ASSERT_TRUE(store_->PutSeqCeilings({{1, 150}}).ok());
+  ASSERT_TRUE(store_->DeletePoolData(2).ok());
+  Reopen();
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  ASSERT_EQ(pools->size(), 2u);
+  EXPECT_EQ((*pools)[0].record.name(), "db");
+  EXPECT_EQ((*pools)[0].seq_ceiling, 0u);
+  EXPECT_EQ((*pools)[1].seq_ceiling, 150u);
 }
 
 // RocksDB 7.8 leaves the empty WAL of each open that no flush follows; Store::Open

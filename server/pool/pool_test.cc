@@ -1,0 +1,123 @@
+#include "server/pool/pool.h"
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "common/test_dir.h"
+#include "gtest/gtest.h"
+#include "server/store/fault_injection_fs.h"
+
+namespace dictlog::pool {
+namespace {
+
+class PoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.path = FreshTestDir();
+    Reopen();
+  }
+
+  void Reopen() {
+    store_.reset();
+    auto store = store::Store::Open(options_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+  }
+
+  // The pool as the store has it now (its catalog entry written first).
+  std::unique_ptr<Pool> Load() {
+    auto pools = store_->LoadPools();
+    EXPECT_TRUE(pools.ok()) << pools.status();
+    if (!pools.ok() || pools->empty()) return nullptr;
+    return std::make_unique<Pool>(pools->front());
+  }
+
+  uint64_t StoredLease() {
+    auto pools = store_->LoadPools();
+    EXPECT_TRUE(pools.ok() && pools->size() == 1);
+    return pools.ok() && !pools->empty() ? pools->front().seq_ceiling : 0;
+  }
+
+  void PutPool() {
+    storage::PoolRecord record;
+    record.set_id(1);
+    record.set_name("web");
+    ASSERT_TRUE(store_->PutPool(record).ok());
+  }
+
+  store::Store::Options options_;
+  std::unique_ptr<store::Store> store_;
+};
+
+TEST_F(PoolTest, ALeaseCoversManyReservationsAndTheNextOneWritesAnother) {
+  PutPool();
+  std::unique_ptr<Pool> pool = Load();
+  ASSERT_NE(pool, nullptr);
+  EXPECT_FALSE(pool->ExactLease().has_value());  // No lease taken yet.
+  EXPECT_EQ(StoredLease(), 0u);
+
+  uint64_t first = pool->ReserveSeqs(10);
+  ASSERT_TRUE(pool->CoverSeqs(first + 10, *store_).ok());
+  EXPECT_EQ(StoredLease(), 11 + Pool::kSeqLease);
+  first = pool->ReserveSeqs(5);
+  ASSERT_TRUE(pool->CoverSeqs(first + 5, *store_).ok());
+  EXPECT_EQ(StoredLease(), 11 + Pool::kSeqLease);  // Still covered: nothing written.
+
+  first = pool->ReserveSeqs(Pool::kSeqLease);  // Past the lease.
+  const uint64_t end = first + Pool::kSeqLease;
+  ASSERT_TRUE(pool->CoverSeqs(end, *store_).ok());
+  EXPECT_EQ(StoredLease(), end + Pool::kSeqLease);
+  ASSERT_TRUE(pool->ExactLease().has_value());
+  EXPECT_EQ(pool->ExactLease()->next_seq, end);
+}
+
+TEST_F(PoolTest, ALoadedPoolStartsAtItsLease) {
+  PutPool();
+  ASSERT_TRUE(store_->WriteRecords({{1, 3, 1, "x"}}).ok());
+  EXPECT_EQ(Load()->next_seq(), 4u);  // No lease: after the last record.
+  ASSERT_TRUE(store_->PutSeqCeilings({{1, 500}}).ok());
+  Reopen();
+  EXPECT_EQ(Load()->next_seq(), 500u);  // The seqs below it may have been handed out.
+  ASSERT_TRUE(store_->WriteRecords({{1, 700, 1, "y"}}).ok());
+  EXPECT_EQ(Load()->next_seq(), 701u);
+}
+
+TEST_F(PoolTest, ConcurrentCallersShareOneLease) {
+  PutPool();
+  std::unique_ptr<Pool> pool = Load();
+  std::vector<std::thread> threads;
+  std::vector<uint64_t> ends(8);
+  for (size_t t = 0; t < ends.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) {
+        const uint64_t first = pool->ReserveSeqs(3);
+        ASSERT_TRUE(pool->CoverSeqs(first + 3, *store_).ok());
+        ends[t] = std::max(ends[t], first + 3);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const uint64_t lease = StoredLease();
+  for (const uint64_t end : ends) EXPECT_LE(end, lease);
+  // The first caller's lease covered everyone: 2,400 seqs, one lease.
+  EXPECT_LE(lease, 1 + 3 * 8 + Pool::kSeqLease);
+}
+
+TEST_F(PoolTest, AFailedLeaseWriteFailsAndCoversNothing) {
+  auto fs = std::make_shared<store::FaultInjectionFs>();
+  options_.file_system = fs;
+  Reopen();
+  PutPool();
+  std::unique_ptr<Pool> pool = Load();
+  fs->PowerOff();
+  const uint64_t first = pool->ReserveSeqs(2);
+  EXPECT_FALSE(pool->CoverSeqs(first + 2, *store_).ok());
+  EXPECT_FALSE(pool->ExactLease().has_value());
+  EXPECT_FALSE(pool->CoverSeqs(first + 2, *store_).ok());  // Asked again, not cached.
+  store_.reset();
+  fs->RestorePower();
+}
+
+}  // namespace
+}  // namespace dictlog::pool
