@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "codec/test_dictionary.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
@@ -46,6 +47,11 @@ class SstV1StoreTest : public ::testing::Test {
     options_.store.path = FixtureCopy();
     options_.auto_train = false;
     options_.routes = {{"", "rec-", "recs"}, {"", "blk-", "blks"}};
+    Reopen();
+  }
+
+  void Reopen() {
+    engine_.reset();
     auto engine = LogEngine::Open(options_);
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
@@ -115,6 +121,21 @@ TEST_F(SstV1StoreTest, ReadsEveryRecordBesideTablesWrittenWithTodaysOptions) {
   auto last = engine_->Get((*appended).back());
   ASSERT_TRUE(last.ok()) << last.status();
   EXPECT_EQ(last->payload(), lines.back());
+}
+
+// The fixture has no seq leases (catalog 'S' entries, ADR 0041): its pools go on one
+// past their last record, and a clean close leaves them consecutive.
+TEST_F(SstV1StoreTest, PoolsWithoutSeqLeasesContinueAfterTheirLastRecord) {
+  const uint64_t stored = engine_->GetPool("recs")->stats().records();
+  AppendInput input{"rec-a", "one more"};
+  auto first = engine_->Append({&input, 1});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)[0], absl::StrCat("recs/", stored + 1));
+  Reopen();
+  auto second = engine_->Append({&input, 1});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ((*second)[0], absl::StrCat("recs/", stored + 2));
+  for (const FixturePool& pool : Pools()) ExpectEveryRecord(pool);
 }
 
 }  // namespace

@@ -267,10 +267,12 @@ int Run() {
       report.Violation(&report.reopen_failures, engine.status().ToString());
       break;
     }
-    const uint64_t before = report.violations();
+    const uint64_t before = report.violations(), lost_before = report.lost;
     Check(**engine, model, &report);
-    std::printf("cycle %d: acked %llu, dropped %llu bytes / %llu files, violations %llu\n",
+    std::printf("cycle %d: acked %llu, lost %llu, dropped %llu bytes / %llu files, "
+                "violations %llu\n",
                 cycle, static_cast<unsigned long long>(model.acked().size()),
+                static_cast<unsigned long long>(report.lost - lost_before),
                 static_cast<unsigned long long>(dropped.bytes_dropped),
                 static_cast<unsigned long long>(dropped.files_deleted),
                 static_cast<unsigned long long>(report.violations() - before));
