@@ -69,6 +69,9 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   }
   RETURN_IF_ERROR(engine->OpenDictionaries());
   RETURN_IF_ERROR(engine->RecoverBlockTails());
+  if (engine->options_.replicated_log == nullptr) {  // Cluster mode's seqs are the log's.
+    RETURN_IF_ERROR(pool::Pool::LeaseAll(engine->registry_->List(), *engine->store_));
+  }
   engine->retention_ = std::make_unique<Retention>(
       engine->store_.get(), engine->registry_.get(), &engine->dictionaries_,
       &engine->manager_->write_gate(), engine->options_.retention);

@@ -42,6 +42,21 @@ absl::Status Pool::CoverSeqs(uint64_t end, store::Store& store) {
   return absl::OkStatus();
 }
 
+absl::Status Pool::LeaseAll(absl::Span<const std::shared_ptr<Pool>> pools,
+                            store::Store& store) {
+  std::vector<store::SeqCeiling> leases;
+  for (const std::shared_ptr<Pool>& pool : pools) {
+    leases.push_back({pool->id_, pool->next_seq() + kSeqLease});
+  }
+  if (leases.empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(store.PutSeqCeilings(leases));
+  for (size_t i = 0; i < pools.size(); ++i) {
+    absl::MutexLock lock(&pools[i]->lease_mu_);
+    if (pools[i]->leased_.load() < leases[i].next_seq) pools[i]->leased_.store(leases[i].next_seq);
+  }
+  return absl::OkStatus();
+}
+
 std::optional<store::SeqCeiling> Pool::ExactLease() const {
   if (leased_.load() == 0) return std::nullopt;
   return store::SeqCeiling{id_, next_seq()};

@@ -83,6 +83,28 @@ TEST_F(PoolTest, ALoadedPoolStartsAtItsLease) {
   EXPECT_EQ(Load()->next_seq(), 701u);
 }
 
+TEST_F(PoolTest, LeaseAllLeasesEveryPoolInOneWrite) {
+  PutPool();
+  storage::PoolRecord db;
+  db.set_id(2);
+  db.set_name("db");
+  ASSERT_TRUE(store_->PutPool(db).ok());
+  ASSERT_TRUE(store_->WriteRecords({{2, 41, 1, "x"}}).ok());
+  auto stored = store_->LoadPools();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  std::vector<std::shared_ptr<Pool>> pools;
+  for (const store::StoredPool& p : *stored) pools.push_back(std::make_shared<Pool>(p));
+  ASSERT_TRUE(Pool::LeaseAll(pools, *store_).ok());
+  for (const std::shared_ptr<Pool>& pool : pools) {
+    ASSERT_TRUE(pool->ExactLease().has_value());  // Leased: a clean close writes it.
+  }
+  stored = store_->LoadPools();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ((*stored)[0].record.name(), "db");
+  EXPECT_EQ((*stored)[0].seq_ceiling, 42 + Pool::kSeqLease);
+  EXPECT_EQ((*stored)[1].seq_ceiling, 1 + Pool::kSeqLease);
+}
+
 TEST_F(PoolTest, ConcurrentCallersShareOneLease) {
   PutPool();
   std::unique_ptr<Pool> pool = Load();
