@@ -70,7 +70,12 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   RETURN_IF_ERROR(engine->OpenDictionaries());
   RETURN_IF_ERROR(engine->RecoverBlockTails());
   if (engine->options_.replicated_log == nullptr) {  // Cluster mode's seqs are the log's.
-    RETURN_IF_ERROR(pool::Pool::LeaseAll(engine->registry_->List(), *engine->store_));
+    // Not fatal (a full disk): reads still serve, and each pool's first append leases.
+    if (absl::Status s = pool::Pool::LeaseAll(engine->registry_->List(), *engine->store_);
+        !s.ok()) {
+      std::fprintf(stderr, "dictlogd: seq leases not written at start (%s): each pool "
+                   "writes its own at its first append\n", s.ToString().c_str());
+    }
   }
   engine->retention_ = std::make_unique<Retention>(
       engine->store_.get(), engine->registry_.get(), &engine->dictionaries_,
