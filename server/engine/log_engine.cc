@@ -53,6 +53,15 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   ASSIGN_OR_RETURN(pool::Router router, pool::Router::Create(options.routes));
   ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
                    store::Store::Open(options.store));
+  if (const store::WalDrops& dropped = store->wal_dropped_at_open(); dropped.reports > 0) {
+    std::fprintf(stderr,
+                 "dictlogd: WARNING: recovering the write-ahead log stopped at a damaged or "
+                 "cut record; the writes logged from it on were not replayed (RocksDB: %s). "
+                 "After a power loss without --sync_writes that is the unsynced tail; "
+                 "otherwise the log was damaged and acknowledged writes are lost. RocksDB's "
+                 "LOG file in the data directory has its account.\n",
+                 dropped.first.c_str());
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
                    pool::PoolRegistry::Load(store.get(), options.default_pool_options));
   for (const auto& [name, pool_options] : options.pools) {

@@ -340,6 +340,9 @@ class LogEngine {
   absl::StatusOr<v1::DeletePoolResponse> DeletePool(absl::string_view name);
   // Pools deleted since the server started (metrics).
   uint64_t PoolsDeleted() const { return pools_deleted_.load(std::memory_order_relaxed); }
+  // What recovering the write-ahead log dropped when the store opened
+  // (store::Store::wal_dropped_at_open).
+  const store::WalDrops& WalDroppedAtOpen() const { return store_->wal_dropped_at_open(); }
 
   // Dictionary lifecycle (see DictionaryManager and Recompressor).
   absl::StatusOr<v1::TrainDictionaryResponse> TrainDictionary(

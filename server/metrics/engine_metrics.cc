@@ -250,6 +250,12 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
               static_cast<double>(engine.RawBeforeDictionaryRecords()));
   RenderFollows(engine.FollowStatistics(), out);
   RenderRocksDb(engine, out);
+  out->Family("dictlog_wal_recovery_drops", "gauge",
+              "Damaged or cut write-ahead log records the store's last open stopped its "
+              "replay at (RocksDB's reports; the writes logged from there on were lost). "
+              "Normally 0 after a clean shutdown or a process crash.");
+  out->Sample("dictlog_wal_recovery_drops", {},
+              static_cast<double>(engine.WalDroppedAtOpen().reports));
 }
 
 std::string RenderMetrics(const engine::LogEngine* engine, const metrics::RpcMetrics& rpc) {

@@ -24,6 +24,7 @@
 #include "server/store/keys.h"
 #include "server/store/request_expiry.h"
 #include "server/store/rocksdb_status.h"
+#include "server/store/wal_drop_log.h"
 
 namespace dictlog::store {
 namespace {
@@ -188,6 +189,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
     env = rocksdb::NewCompositeEnv(options.file_system);
     db_options.env = env.get();
   }
+  // The LOG file RocksDB would make (rolled as above), tapped for what recovery drops.
+  std::shared_ptr<rocksdb::Logger> info_log;
+  RETURN_IF_ERROR(FromRocks(rocksdb::CreateLoggerFromOptions(options.path, db_options, &info_log),
+                            absl::StrCat("opening the info log in ", options.path)));
+  auto wal_drop_log = std::make_shared<WalDropLog>(std::move(info_log));
+  db_options.info_log = wal_drop_log;
   std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, FamilyOptions(cache, false)},
@@ -215,9 +222,11 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
       absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
   DeleteStaleEmptyWals(db.get());  // RocksDB 7.8 leaves one per open (empty_wals.h).
-  return std::unique_ptr<Store>(new Store(std::move(env), std::move(db), std::move(handles),
+  std::unique_ptr<Store> store(new Store(std::move(env), std::move(db), std::move(handles),
                                          options, std::move(request_expiry),
                                          std::move(cache)));
+  store->wal_dropped_at_open_ = wal_drop_log->drops();
+  return store;
 }
 
 Store::Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,

@@ -36,6 +36,7 @@
 #include "server/store/catalog.pb.h"
 #include "server/store/pool_counters.h"
 #include "server/store/time_range_cache.h"
+#include "server/store/wal_drops.h"
 
 namespace rocksdb {
 class Cache;
@@ -450,6 +451,12 @@ class Store {
   // The last seq of the pool's newest indexed block; 0 if it has none.
   absl::StatusOr<uint64_t> LastIndexedSeq(uint32_t pool_id) const;
 
+  // What recovering the write-ahead log dropped when the store opened (wal_drop_log.h):
+  // a damaged record in a WAL ends its replay there (RocksDB's point-in-time
+  // recovery), so the writes logged after it are lost. Nothing for a clean log or a
+  // torn tail.
+  const WalDrops& wal_dropped_at_open() const { return wal_dropped_at_open_; }
+
   // Options::block_cache_bytes: the memory of the block cache and of what
   // ReserveBlockCache gives room to.
   size_t block_cache_budget() const { return block_cache_budget_; }
@@ -517,6 +524,7 @@ class Store {
   const size_t block_cache_budget_;
   const std::string path_;
   const bool sync_writes_;
+  WalDrops wal_dropped_at_open_;
   const absl::Duration request_window_;
   const std::function<absl::Time()> clock_;
   std::atomic<bool> write_failed_{false};

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -116,6 +117,35 @@ TEST_F(StoreTest, IdGivingWritesSurviveAPowerLossWithoutSyncWrites) {
   ASSERT_TRUE(deleted.ok()) << deleted.status();
   ASSERT_EQ(deleted->size(), 1u);
   EXPECT_EQ((*deleted)[0].next_seq(), 40u);
+}
+
+// RocksDB's recovery stops at a damaged WAL record and opens: the store says so.
+TEST_F(StoreTest, AWalDamagedInTheMiddleIsReportedAtOpen) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  for (uint64_t seq = 1; seq <= 200; ++seq) {
+    ASSERT_TRUE(store_->WriteRecords({{1, seq, 1000, std::string(1000, 'a' + seq % 26)}}).ok());
+  }
+  store_.reset();
+  std::string wal;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    if (entry.path().extension() == ".log" && entry.file_size() > 100000) wal = entry.path();
+  }
+  ASSERT_FALSE(wal.empty());
+  {
+    std::fstream f(wal, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(wal) / 2));
+    f.put('\x5a');
+  }
+  Reopen();
+  EXPECT_GE(store_->wal_dropped_at_open().reports, 1u);
+  EXPECT_NE(store_->wal_dropped_at_open().first.find("Corruption"), std::string::npos);
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  ASSERT_EQ(pools->size(), 1u);
+  EXPECT_GT((*pools)[0].last_seq, 50u);  // The replay stopped at the damage.
+  EXPECT_LT((*pools)[0].last_seq, 150u);
+  Reopen();  // The damage is behind it now: the next open finds a clean log.
+  EXPECT_EQ(store_->wal_dropped_at_open().reports, 0u);
 }
 
 TEST_F(StoreTest, SeqLeasesAreReplacedAndGoWithTheirPool) {
