@@ -148,6 +148,29 @@ TEST_F(StoreTest, AWalDamagedInTheMiddleIsReportedAtOpen) {
   EXPECT_EQ(store_->wal_dropped_at_open().reports, 0u);
 }
 
+// RocksDB refuses a damaged MANIFEST; the store says which file, as DATA_LOSS.
+TEST_F(StoreTest, ADamagedManifestRefusesTheOpenNamingIt) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  store_.reset();
+  std::string manifest;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    if (entry.path().filename().string().rfind("MANIFEST-", 0) == 0) manifest = entry.path();
+  }
+  ASSERT_FALSE(manifest.empty());
+  {
+    std::fstream f(manifest, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(std::filesystem::file_size(manifest) / 2));
+    const char c = static_cast<char>(f.get());
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(manifest) / 2));
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({path_, false});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();
+  EXPECT_NE(store.status().message().find(manifest), absl::string_view::npos)
+      << store.status();
+}
+
 TEST_F(StoreTest, SeqLeasesAreReplacedAndGoWithTheirPool) {
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
   ASSERT_TRUE(store_->PutPool(Pool(2, "db")).ok());
