@@ -393,6 +393,13 @@ absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& re
   const absl::Time start = absl::Now();
   v1::BackupResponse response;
   ASSIGN_OR_RETURN(std::string dir, ConfineBackupDir(options_.backup_root, request.dir()));
+  if (options_.replicated_log == nullptr) {
+    // The copy holds leases far ahead: restored, its pools start past every id this
+    // store gives after the backup (unless a pool takes 2^32 of them), not after the
+    // copy's newest record (ADR 0041).
+    RETURN_IF_ERROR(
+        pool::Pool::LeaseAll(registry_->List(), *store_, pool::Pool::kRestoreLease));
+  }
   ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(dir));
   response.set_dir(std::move(dir));
   response.set_sequence_number(sequence);

@@ -1,6 +1,7 @@
 #include "server/engine/log_engine.h"
 
 #include <algorithm>
+#include <filesystem>
 
 
 #include "absl/strings/str_cat.h"
@@ -88,6 +89,26 @@ TEST_F(LogEngineTest, IdsLostInAPowerLossAreNeverHandedOutAgain) {
   // The first append (seqs below 2) leased the seqs below 2 + kSeqLease.
   EXPECT_EQ(AppendOne("HDFS", "after"), absl::StrCat("HDFS/", 2 + pool::Pool::kSeqLease));
   EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
+}
+
+// A backup leases kRestoreLease seqs ahead first: a store restored from it never gives
+// out again the ids the live store gave after the backup.
+TEST_F(LogEngineTest, ARestoredBackupStartsPastTheIdsGivenAfterIt) {
+  const std::string root = FreshTestDir() + "-backups";
+  ASSERT_TRUE(std::filesystem::create_directories(root));
+  options_.backup_root = root;
+  Reopen();
+  EXPECT_EQ(AppendOne("HDFS", "before"), "HDFS/1");
+  v1::BackupRequest backup;
+  backup.set_dir(root + "/copy");
+  ASSERT_TRUE(engine_->Backup(backup).ok());
+  EXPECT_EQ(AppendOne("HDFS", "after the backup"), "HDFS/2");  // The live store goes on.
+  engine_.reset();
+  options_.store.path = root + "/copy";
+  Reopen();
+  EXPECT_EQ(engine_->Get("HDFS/1")->payload(), "before");
+  EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(AppendOne("HDFS", "restored"), absl::StrCat("HDFS/", 2 + pool::Pool::kRestoreLease));
 }
 
 TEST_F(LogEngineTest, BatchIsAtomicAcrossPoolsAndKeepsInputOrder) {

@@ -43,17 +43,21 @@ absl::Status Pool::CoverSeqs(uint64_t end, store::Store& store) {
 }
 
 absl::Status Pool::LeaseAll(absl::Span<const std::shared_ptr<Pool>> pools,
-                            store::Store& store) {
+                            store::Store& store, uint64_t lease) {
+  std::vector<Pool*> sorted;  // Locked in id order: two callers never deadlock.
+  for (const std::shared_ptr<Pool>& pool : pools) sorted.push_back(pool.get());
+  std::sort(sorted.begin(), sorted.end(), [](Pool* a, Pool* b) { return a->id_ < b->id_; });
+  std::vector<std::unique_ptr<absl::MutexLock>> locks;
+  // Held across the write: a CoverSeqs of a smaller lease, written after this one,
+  // would replace it in the store while the pool went on giving seqs below this one.
+  for (Pool* pool : sorted) locks.push_back(std::make_unique<absl::MutexLock>(&pool->lease_mu_));
   std::vector<store::SeqCeiling> leases;
-  for (const std::shared_ptr<Pool>& pool : pools) {
-    leases.push_back({pool->id_, pool->next_seq() + kSeqLease});
+  for (Pool* pool : sorted) {
+    leases.push_back({pool->id_, std::max(pool->leased_.load(), pool->next_seq() + lease)});
   }
   if (leases.empty()) return absl::OkStatus();
   RETURN_IF_ERROR(store.PutSeqCeilings(leases));
-  for (size_t i = 0; i < pools.size(); ++i) {
-    absl::MutexLock lock(&pools[i]->lease_mu_);
-    if (pools[i]->leased_.load() < leases[i].next_seq) pools[i]->leased_.store(leases[i].next_seq);
-  }
+  for (size_t i = 0; i < sorted.size(); ++i) sorted[i]->leased_.store(leases[i].next_seq);
   return absl::OkStatus();
 }
 

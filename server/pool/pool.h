@@ -78,13 +78,16 @@ class Pool {
   // then take acknowledged records but not their ids: the reopened pool starts at
   // its lease (StoredPool::seq_ceiling). Concurrent callers share one write.
   absl::Status CoverSeqs(uint64_t end, store::Store& store) ABSL_LOCKS_EXCLUDED(lease_mu_);
-  // Leases kSeqLease seqs past each pool's next seq in one synced write (at start-up:
-  // one fsync instead of one at each pool's first append).
+  // Leases `lease` seqs past each pool's next seq (never less than it has) in one
+  // synced write, holding every pool's lease mutex: at start-up (one fsync instead of
+  // one at each pool's first append), and before a backup (kRestoreLease: a restored
+  // copy starts that far on, past the ids the live store gave after the backup).
   static absl::Status LeaseAll(absl::Span<const std::shared_ptr<Pool>> pools,
-                               store::Store& store);
+                               store::Store& store, uint64_t lease = kSeqLease);
   // Seqs one lease covers: a write per this many records at most. The seqs between
   // the last one handed out and the lease are skipped after a power loss or a crash.
   static constexpr uint64_t kSeqLease = uint64_t{1} << 20;
+  static constexpr uint64_t kRestoreLease = uint64_t{1} << 32;
   // The lease to write when the pool closes cleanly (next_seq: no seq is skipped on
   // reopen), if it took one since it was loaded.
   std::optional<store::SeqCeiling> ExactLease() const;

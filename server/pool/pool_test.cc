@@ -103,6 +103,14 @@ TEST_F(PoolTest, LeaseAllLeasesEveryPoolInOneWrite) {
   EXPECT_EQ((*stored)[0].record.name(), "db");
   EXPECT_EQ((*stored)[0].seq_ceiling, 42 + Pool::kSeqLease);
   EXPECT_EQ((*stored)[1].seq_ceiling, 1 + Pool::kSeqLease);
+
+  // A backup's longer lease; a later start-up's shorter one does not lower it.
+  ASSERT_TRUE(Pool::LeaseAll(pools, *store_, Pool::kRestoreLease).ok());
+  ASSERT_TRUE(Pool::LeaseAll(pools, *store_).ok());
+  stored = store_->LoadPools();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ((*stored)[0].seq_ceiling, 42 + Pool::kRestoreLease);
+  EXPECT_EQ((*stored)[1].seq_ceiling, 1 + Pool::kRestoreLease);
 }
 
 TEST_F(PoolTest, ConcurrentCallersShareOneLease) {
