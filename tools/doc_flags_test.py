@@ -63,7 +63,7 @@ OTHER_PROGRAM_FLAGS = {
         "crash_test": {"work_dir", "writers", "min_kill_ms", "max_kill_ms",
                        "lifecycle_every", "lifecycle_kill_ms", "max_seconds", "dictlogd",
                        "loghub_dir", "cycles", "seed"},
-        "power_loss_test": {"min_off_ms", "max_off_ms"},
+        "power_loss_test": {"min_off_ms", "max_off_ms", "allow_loss"},
         "corruption_test": {"trials", "targets", "max_flips", "records_per_pool"},
     },
     "docs/adr/0007-frame-checksums.md": {"corruption_test": {"max_flips", "targets"}},
