@@ -176,11 +176,16 @@ TEST(EngineMetricsTest, FollowCountsRecordsSentAndFollowersConnected) {
   EXPECT_TRUE(absl::StrContains(text, "\ndictlog_follow_fell_behind_total 0\n")) << text;
 }
 
-TEST(EngineMetricsTest, CountsDeletedPools) {
+// A real engine on `path`, without automatic training.
+absl::StatusOr<std::unique_ptr<engine::LogEngine>> OpenEngine(const std::string& path) {
   engine::EngineOptions options;
-  options.store.path = FreshTestDir();
+  options.store.path = path;
   options.auto_train = false;
-  auto engine = engine::LogEngine::Open(options);
+  return engine::LogEngine::Open(options);
+}
+
+TEST(EngineMetricsTest, CountsDeletedPools) {
+  auto engine = OpenEngine(FreshTestDir());
   ASSERT_TRUE(engine.ok()) << engine.status();
   EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
                                 "\ndictlog_pools_deleted_total 0\n"));
@@ -193,11 +198,9 @@ TEST(EngineMetricsTest, CountsDeletedPools) {
 // A write-ahead log damaged between a close and an open: the gauge says the replay
 // stopped short; the next open finds a clean log.
 TEST(EngineMetricsTest, WalRecoveryDropsOfTheLastOpen) {
-  engine::EngineOptions options;
-  options.store.path = FreshTestDir();
-  options.auto_train = false;
+  const std::string path = FreshTestDir();
   {
-    auto engine = engine::LogEngine::Open(options);
+    auto engine = OpenEngine(path);
     ASSERT_TRUE(engine.ok()) << engine.status();
     EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
                                   "\ndictlog_wal_recovery_drops 0\n"));
@@ -208,20 +211,20 @@ TEST(EngineMetricsTest, WalRecoveryDropsOfTheLastOpen) {
       ASSERT_TRUE((*engine)->Append({{"web", payload}}).ok());
     }
   }
-  for (const auto& entry : std::filesystem::directory_iterator(options.store.path)) {
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
     if (entry.path().extension() != ".log" || entry.file_size() < 100000) continue;
     std::fstream f(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(static_cast<std::streamoff>(entry.file_size() / 2));
     f.put('\x5a');
   }
   {
-    auto engine = engine::LogEngine::Open(options);
+    auto engine = OpenEngine(path);
     ASSERT_TRUE(engine.ok()) << engine.status();
     const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
     EXPECT_FALSE(absl::StrContains(text, "\ndictlog_wal_recovery_drops 0\n")) << text;
     EXPECT_TRUE(absl::StrContains(text, "\ndictlog_wal_recovery_drops ")) << text;
   }
-  auto engine = engine::LogEngine::Open(options);
+  auto engine = OpenEngine(path);
   ASSERT_TRUE(engine.ok()) << engine.status();
   EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
                                 "\ndictlog_wal_recovery_drops 0\n"));
