@@ -90,7 +90,8 @@ layering:
 # in an output base of their own so the normal build's cache stays.
 TSAN_TARGETS := //server/engine/... //server/dictionary/... //server/block/... //server/service/... \
   //server/store:store_times_test //server/store:time_range_cache_test \
-  //server/metrics/... //server/transport/... //server/daemon/... //client:all
+  //server/metrics/... //server/transport/... //server/daemon/... //client:all \
+  //server/pool:pool_test
 TSAN_OUTPUT_BASE ?= $(HOME)/.cache/dictlog-tsan
 tsan: deps
 	@status=0; $(BAZEL) --output_base=$(TSAN_OUTPUT_BASE) test --config=tsan $(TSAN_TARGETS) \
