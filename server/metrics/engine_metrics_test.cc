@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/command_line.h"
+#include "common/file_damage.h"
 #include "common/test_dir.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
@@ -211,12 +212,9 @@ TEST(EngineMetricsTest, WalRecoveryDropsOfTheLastOpen) {
       ASSERT_TRUE((*engine)->Append({{"web", payload}}).ok());
     }
   }
-  for (const auto& entry : std::filesystem::directory_iterator(path)) {
-    if (entry.path().extension() != ".log" || entry.file_size() < 100000) continue;
-    std::fstream f(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(entry.file_size() / 2));
-    f.put('\x5a');
-  }
+  const std::string wal = LargestWal(path);
+  ASSERT_GT(std::filesystem::file_size(wal), 100000u);
+  FlipByte(wal, std::filesystem::file_size(wal) / 2);
   {
     auto engine = OpenEngine(path);
     ASSERT_TRUE(engine.ok()) << engine.status();

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
+#include "common/file_damage.h"
 #include "common/test_dir.h"
 #include "server/store/fault_injection_fs.h"
 #include "gtest/gtest.h"
@@ -45,6 +46,14 @@ class StoreTest : public ::testing::Test {
     pool.set_name(name);
     pool.mutable_options()->set_compression_level(3);
     return pool;
+  }
+
+  static storage::DictionaryRecord Dictionary(uint32_t id, uint32_t pool_id) {
+    storage::DictionaryRecord dict;
+    dict.set_id(id);
+    dict.set_pool_id(pool_id);
+    dict.set_content("dictionary bytes");
+    return dict;
   }
 
   std::string path_;
@@ -90,11 +99,7 @@ TEST_F(StoreTest, IdGivingWritesSurviveAPowerLossWithoutSyncWrites) {
   ReopenWith(options);
   ASSERT_TRUE(store_->WriteRecords({{1, 1, 4, "kept"}}).ok());  // Synced by what follows.
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
-  storage::DictionaryRecord dict;
-  dict.set_id(7);
-  dict.set_pool_id(1);
-  dict.set_content("dictionary bytes");
-  ASSERT_TRUE(store_->PutDictionary(dict).ok());
+  ASSERT_TRUE(store_->PutDictionary(Dictionary(7, 1)).ok());
   storage::DeletedPool tombstone;
   tombstone.set_name("old");
   tombstone.set_next_seq(40);
@@ -126,16 +131,9 @@ TEST_F(StoreTest, AWalDamagedInTheMiddleIsReportedAtOpen) {
     ASSERT_TRUE(store_->WriteRecords({{1, seq, 1000, std::string(1000, 'a' + seq % 26)}}).ok());
   }
   store_.reset();
-  std::string wal;
-  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
-    if (entry.path().extension() == ".log" && entry.file_size() > 100000) wal = entry.path();
-  }
-  ASSERT_FALSE(wal.empty());
-  {
-    std::fstream f(wal, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(wal) / 2));
-    f.put('\x5a');
-  }
+  const std::string wal = LargestWal(path_);
+  ASSERT_GT(std::filesystem::file_size(wal), 100000u);
+  FlipByte(wal, std::filesystem::file_size(wal) / 2);
   Reopen();
   EXPECT_GE(store_->wal_dropped_at_open().reports, 1u);
   EXPECT_NE(store_->wal_dropped_at_open().first.find("Corruption"), std::string::npos);
@@ -157,13 +155,7 @@ TEST_F(StoreTest, ADamagedManifestRefusesTheOpenNamingIt) {
     if (entry.path().filename().string().rfind("MANIFEST-", 0) == 0) manifest = entry.path();
   }
   ASSERT_FALSE(manifest.empty());
-  {
-    std::fstream f(manifest, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(std::filesystem::file_size(manifest) / 2));
-    const char c = static_cast<char>(f.get());
-    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(manifest) / 2));
-    f.put(static_cast<char>(c ^ 0x5a));
-  }
+  FlipByte(manifest, std::filesystem::file_size(manifest) / 2);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({path_, false});
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();

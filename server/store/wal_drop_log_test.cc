@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/file_damage.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
@@ -65,18 +66,6 @@ class WalDropLogDbTest : public ::testing::Test {
     return found;
   }
 
-  std::string Wal() {
-    std::string wal;
-    uint64_t largest = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(path_)) {
-      if (entry.path().extension() == ".log" && entry.file_size() >= largest) {
-        largest = entry.file_size();
-        wal = entry.path().string();
-      }
-    }
-    return wal;
-  }
-
   std::string path_;
   std::unique_ptr<rocksdb::DB> db_;
 };
@@ -85,14 +74,10 @@ TEST_F(WalDropLogDbTest, ADamagedRecordIsReportedWithWhatFollowedIt) {
   EXPECT_EQ(Open().reports, 0u);
   Fill();
   db_.reset();
-  const std::string wal = Wal();
+  const std::string wal = LargestWal(path_);
   const uint64_t size = std::filesystem::file_size(wal);
   ASSERT_GT(size, 250000u);
-  {
-    std::fstream f(wal, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(size / 3));
-    f.put('\x5a');
-  }
+  FlipByte(wal, size / 3);
   const WalDrops drops = Open();
   EXPECT_GE(drops.reports, 1u);
   EXPECT_GT(drops.bytes, 0u);  // What the first report names; the replay stops there.
@@ -113,7 +98,7 @@ TEST_F(WalDropLogDbTest, ACleanLogReportsNothingATornTailIsReported) {
   EXPECT_EQ(Found(), 300);
   Fill();
   db_.reset();
-  const std::string wal = Wal();
+  const std::string wal = LargestWal(path_);
   std::filesystem::resize_file(wal, std::filesystem::file_size(wal) - 300);  // Torn.
   const WalDrops drops = Open();  // RocksDB 7.8 reports a cut record too.
   EXPECT_EQ(drops.reports, 1u) << drops.first;
