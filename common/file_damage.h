@@ -1,5 +1,5 @@
 // Test-only: damage files the way a bad disk or a torn write would, for recovery tests
-// (a RocksDB write-ahead log flipped or cut). Call from the test thread.
+// (a RocksDB write-ahead log or table file flipped or cut). Call from the test thread.
 #ifndef DICTLOG_COMMON_FILE_DAMAGE_H_
 #define DICTLOG_COMMON_FILE_DAMAGE_H_
 
@@ -10,18 +10,21 @@
 
 namespace dictlog {
 
-// The largest write-ahead log (*.log) in `dir`; empty if there is none.
-inline std::string LargestWal(const std::string& dir) {
-  std::string wal;
+// The largest file named *`extension` (".sst") in `dir`; empty if there is none.
+inline std::string LargestFile(const std::string& dir, const std::string& extension) {
+  std::string file;
   uintmax_t largest = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() == ".log" && entry.file_size() >= largest) {
+    if (entry.path().extension() == extension && entry.file_size() >= largest) {
       largest = entry.file_size();
-      wal = entry.path().string();
+      file = entry.path().string();
     }
   }
-  return wal;
+  return file;
 }
+
+// The largest write-ahead log (*.log) in `dir`; empty if there is none.
+inline std::string LargestWal(const std::string& dir) { return LargestFile(dir, ".log"); }
 
 // XORs the byte at `offset` of `file` with 0x5a.
 inline void FlipByte(const std::string& file, uint64_t offset) {

@@ -245,8 +245,10 @@ void FindIndexed(const store::Store& store, absl::Span<const store::RecordRef> r
       const size_t i = positions[k];
       if (!search.ok()) {
         (*results)[i] = search.status();
-      } else if (search->block_of[k] < 0) {
+      } else if (search->Absent(k)) {
         (*results)[i] = absl::NotFoundError("no such record");
+      } else if (search->block_of[k] < 0) {
+        (*results)[i] = search->failed[k];
       } else {
         Parsed p;
         p.in_block = true;

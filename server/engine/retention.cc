@@ -203,6 +203,7 @@ absl::StatusOr<uint64_t> BlockAlignedEnd(const store::Store& store, pool::Pool& 
       // An indexed block whose range holds `end` starts at or below it.
       ASSIGN_OR_RETURN(store::IndexedBlockSearch found,
                        store.FindIndexedBlocks(pool.id(), indexed_from, {end}));
+      if (!found.failed.empty()) return found.failed[0];
       if (found.block_of[0] >= 0) {
         lowest = std::min(lowest, found.blocks[found.block_of[0]].first_seq);
       }

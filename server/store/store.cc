@@ -439,8 +439,9 @@ Forward SeekForward(rocksdb::Iterator* it, uint32_t pool_id, uint64_t from_seq,
 
 }  // namespace
 
-bool Store::SeekBlockHolding(rocksdb::Iterator* it, uint32_t pool_id, uint64_t from_seq,
-                             uint64_t seq, IndexedBlock* block) const {
+absl::StatusOr<bool> Store::SeekBlockHolding(rocksdb::Iterator* it, uint32_t pool_id,
+                                             uint64_t from_seq, uint64_t seq,
+                                             IndexedBlock* block) const {
   std::atomic<uint64_t>& hint = span_hints_[pool_id % kSpanHints];
   const uint64_t span = hint.load(std::memory_order_relaxed);
   if (span != 0) {
@@ -458,7 +459,13 @@ bool Store::SeekBlockHolding(rocksdb::Iterator* it, uint32_t pool_id, uint64_t f
     }
   }
   it->SeekForPrev(IndexedBlockKey(pool_id, seq, UINT64_MAX));
-  if (!it->Valid() || !IndexedBlockAt(*it, block) || block->last_seq < seq) return false;
+  if (!it->Valid()) {
+    // Each seek starts the iterator's status afresh: an error not taken here would
+    // read as "no block holds it".
+    RETURN_IF_ERROR(FromRocks(it->status(), "finding a record's block"));
+    return false;
+  }
+  if (!IndexedBlockAt(*it, block) || block->last_seq < seq) return false;
   hint.store(block->last_seq - block->first_seq + 1, std::memory_order_relaxed);
   return true;
 }
@@ -484,7 +491,13 @@ absl::StatusOr<IndexedBlockSearch> Store::FindIndexedBlocks(
   for (size_t i = 0; i < seqs.size(); ++i) {
     if (seqs[i] < from_seq) continue;
     IndexedBlock block;
-    if (!SeekBlockHolding(it.get(), pool_id, from_seq, seqs[i], &block)) continue;
+    absl::StatusOr<bool> held = SeekBlockHolding(it.get(), pool_id, from_seq, seqs[i], &block);
+    if (!held.ok()) {
+      if (search.failed.empty()) search.failed.resize(seqs.size());
+      search.failed[i] = held.status();
+      continue;
+    }
+    if (!*held) continue;
     auto [found, added] =
         index.try_emplace(block.first_seq, static_cast<int64_t>(search.blocks.size()));
     if (added) {
@@ -493,7 +506,6 @@ absl::StatusOr<IndexedBlockSearch> Store::FindIndexedBlocks(
     }
     search.block_of[i] = found->second;
   }
-  RETURN_IF_ERROR(FromRocks(it->status(), "finding blocks"));
   return search;
 }
 

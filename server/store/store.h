@@ -175,10 +175,17 @@ struct IndexedBlock {
 };
 
 // Where FindIndexedBlocks found each seq: the distinct blocks, and per seq the index of
-// the one whose range holds it, or -1.
+// the one whose range holds it, or -1 (none holds it, or its search failed).
 struct IndexedBlockSearch {
   std::vector<IndexedBlock> blocks;
   std::vector<int64_t> block_of;
+  // Empty if every search succeeded; else one per seq: why its search failed (a
+  // damaged table file: DATA_LOSS), OK where it did not. A failed search is never
+  // taken for an absent block, which would make a stored record NOT_FOUND.
+  std::vector<absl::Status> failed;
+
+  // The seq at `i` found no block, and its search did not fail.
+  bool Absent(size_t i) const { return block_of[i] < 0 && (failed.empty() || failed[i].ok()); }
 };
 
 // A stored record found by a scan.
@@ -490,11 +497,12 @@ class Store {
       uint32_t pool_id, uint64_t from_seq, PoolBounds* bounds,
       const ReadSnapshot* snapshot = nullptr) const;
   // Positions `it` (an IndexedBlockIterator from `from_seq`) on the block holding
-  // `seq` and parses it into `block`; false if none holds it. Seeks forward from `seq`
-  // less a quarter more than the seqs the pool's last block found held (span_hints_),
-  // backward when that does not settle it.
-  bool SeekBlockHolding(rocksdb::Iterator* it, uint32_t pool_id, uint64_t from_seq,
-                        uint64_t seq, IndexedBlock* block) const;
+  // `seq` and parses it into `block`; false if none holds it, the iterator's error if
+  // the seek failed. Seeks forward from `seq` less a quarter more than the seqs the
+  // pool's last block found held (span_hints_), backward when that does not settle it.
+  absl::StatusOr<bool> SeekBlockHolding(rocksdb::Iterator* it, uint32_t pool_id,
+                                        uint64_t from_seq, uint64_t seq,
+                                        IndexedBlock* block) const;
   absl::StatusOr<PoolCounters> ReadCounters(const std::string& key,
                                             const ReadSnapshot* snapshot = nullptr) const;
   // `sync`: fsync the log first even without Options::sync_writes.

@@ -409,6 +409,42 @@ TEST_F(StoreTest, FindIndexedBlocksAgreesWithTheRangesWhateverTheHint) {
   }
 }
 
+// A seek that meets a damaged table block fails; the next seek on the same iterator
+// starts afresh. So each seq's search is judged alone: one that met the damage is
+// DATA_LOSS, never "no block holds it" (a stored record read as NOT_FOUND, found by
+// corruption_test), and the seqs whose blocks are intact still find them.
+TEST_F(StoreTest, ASearchThatMeetsDamageIsDataLossNotAbsent) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  constexpr uint64_t kBlocks = 3000;  // About 30 table blocks of 4 KiB.
+  for (uint64_t seq = 1; seq <= kBlocks; ++seq) {
+    ASSERT_TRUE(store_->SealBlock(IndexedSeal(1, seq, seq)).ok());
+  }
+  ASSERT_TRUE(store_->Flush().ok());
+  store_.reset();
+  const std::string table = LargestFile(path_, ".sst");  // The blocks family's.
+  ASSERT_FALSE(table.empty());
+  FlipByte(table, std::filesystem::file_size(table) / 3);  // A data block, not the index.
+  Reopen();
+  std::vector<uint64_t> seqs;
+  for (uint64_t seq = 1; seq <= kBlocks; ++seq) seqs.push_back(seq);
+  absl::StatusOr<IndexedBlockSearch> found = store_->FindIndexedBlocks(1, 1, seqs);
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_EQ(found->failed.size(), seqs.size());
+  uint64_t failed = 0;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    ASSERT_FALSE(found->Absent(i)) << "seq " << seqs[i] << " read as absent";
+    if (found->block_of[i] >= 0) {
+      EXPECT_EQ(found->blocks[found->block_of[i]].value, absl::StrCat("block 1/", seqs[i]));
+      EXPECT_TRUE(found->failed[i].ok());
+    } else {
+      EXPECT_EQ(found->failed[i].code(), absl::StatusCode::kDataLoss) << found->failed[i];
+      ++failed;
+    }
+  }
+  EXPECT_GT(failed, 0u);
+  EXPECT_LT(failed, kBlocks / 4);  // One table block's worth, or about.
+}
+
 TEST_F(StoreTest, ConcurrentWritersMergeCountersExactly) {
   constexpr int kThreads = 4;
   constexpr int kPerThread = 200;
