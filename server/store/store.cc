@@ -184,6 +184,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   // 6,000,000 records reach 339 MB, 1.8x its SST bytes, the first WAL still among them.
   db_options.max_total_wal_size = options.max_wal_bytes;
   db_options.max_open_files = options.max_open_files;
+  // Every flush takes all families at once (ADR 0042), so no family's table files get
+  // ahead of an older log the others still need. Without it a flush of one family (a
+  // full memtable, a pool delete's or retention's compaction) left older logs live, and
+  // a damaged byte in one of them made every open fail ("SST file is ahead of WALs in
+  // CF records"), where the recovery otherwise drops the log from the damage on.
+  db_options.atomic_flush = true;
   std::unique_ptr<rocksdb::Env> env;
   if (options.file_system != nullptr) {
     env = rocksdb::NewCompositeEnv(options.file_system);
