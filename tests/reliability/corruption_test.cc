@@ -15,10 +15,13 @@
 //          and reported, not failed: the figure the ADR's decision rests on;
 //   wal    bytes anywhere in the write-ahead logs of a second store with more records
 //          in its logs (BuildWalGolden). Recovery drops a log from its first damaged
-//          record on: see CheckWalRecovery.
-// Violations: a wrong payload (sst, block, wal), a stored record read as NOT_FOUND, a
-// Scan silently skipping records, a crash; for wal also a refused open, a loss not
-// reported or not a suffix, and an id handed out again.
+//          record on: see CheckWalRecovery;
+//   manifest  bytes anywhere in the MANIFEST;
+//   cut    one file of the second store (a table, a log or the MANIFEST) cut to a
+//          random shorter length.
+// Violations: a wrong payload (all but record), a stored record read as NOT_FOUND, a
+// Scan silently skipping records, a crash; after damage to a log also a refused open,
+// a loss that is not a suffix, a flip's loss not reported, and an id handed out again.
 //
 // Exit status 0 if nothing was violated, 1 otherwise, 2 if the test could not run.
 #include <rocksdb/db.h>
@@ -51,7 +54,8 @@ ABSL_FLAG(int, trials, 12, "flip trials (the full run: 100)");
 ABSL_FLAG(uint64_t, seed, 0, "store content and flips; 0: random");
 ABSL_FLAG(int, max_flips, 8, "bytes flipped per trial: 1..max_flips");
 ABSL_FLAG(int, records_per_pool, 600, "records appended to each pool");
-ABSL_FLAG(std::string, targets, "sst,block,record,wal", "what trials flip, in turn");
+ABSL_FLAG(std::string, targets, "sst,block,record,wal,manifest,cut",
+          "what trials damage, in turn");
 ABSL_FLAG(std::string, work_dir, "", "scratch directory, wiped first; default under TEST_TMPDIR");
 ABSL_FLAG(std::string, loghub_dir, "", "loghub samples; default: from the runfiles");
 
@@ -257,18 +261,28 @@ void FlipBytes(std::string* bytes, int n, std::mt19937_64& rng) {
   }
 }
 
-// Flips bytes at random positions across all files named *`extension` in `dir` (a
-// position uniform over their bytes). Returns the files touched.
-absl::StatusOr<std::string> FlipFiles(const std::string& dir, const std::string& extension,
-                                      int n, std::mt19937_64& rng) {
+// RocksDB's files of one kind in `dir`: ".sst" (tables), ".log" (write-ahead logs) or
+// "MANIFEST" (MANIFEST-*), with their sizes.
+std::vector<std::pair<std::string, uint64_t>> FilesOf(const std::string& dir,
+                                                      const std::string& kind) {
   std::vector<std::pair<std::string, uint64_t>> files;
-  uint64_t total = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != extension) continue;
-    files.emplace_back(entry.path().string(), entry.file_size());
-    total += entry.file_size();
+    const bool match = kind == "MANIFEST"
+                           ? absl::StartsWith(entry.path().filename().string(), "MANIFEST-")
+                           : entry.path().extension() == kind;
+    if (match) files.emplace_back(entry.path().string(), entry.file_size());
   }
-  if (total == 0) return absl::FailedPreconditionError("no " + extension + " files");
+  return files;
+}
+
+// Flips bytes at random positions across all files of `kind` (FilesOf) in `dir` (a
+// position uniform over their bytes). Returns the files touched.
+absl::StatusOr<std::string> FlipFiles(const std::string& dir, const std::string& kind, int n,
+                                      std::mt19937_64& rng) {
+  const std::vector<std::pair<std::string, uint64_t>> files = FilesOf(dir, kind);
+  uint64_t total = 0;
+  for (const auto& [path, size] : files) total += size;
+  if (total == 0) return absl::FailedPreconditionError("no " + kind + " files");
   std::vector<std::string> touched;
   for (int i = 0; i < n; ++i) {
     uint64_t at = rng() % total;
@@ -287,6 +301,24 @@ absl::StatusOr<std::string> FlipFiles(const std::string& dir, const std::string&
     }
   }
   return absl::StrJoin(touched, ",");
+}
+
+// Cuts one file, picked at random among the tables, logs and MANIFEST, to a random
+// shorter length (a torn write, a copy that stopped). Returns what it cut: "NAME cut to
+// N of M bytes".
+absl::StatusOr<std::string> CutFile(const std::string& dir, std::mt19937_64& rng) {
+  std::vector<std::pair<std::string, uint64_t>> files;
+  for (const char* kind : {".sst", ".log", "MANIFEST"}) {
+    for (auto& file : FilesOf(dir, kind)) {
+      if (file.second > 0) files.push_back(std::move(file));
+    }
+  }
+  if (files.empty()) return absl::FailedPreconditionError("no files to cut");
+  const auto& [path, size] = files[rng() % files.size()];
+  const uint64_t length = rng() % size;
+  fs::resize_file(path, length);
+  return absl::StrCat(fs::path(path).filename().string(), " cut to ", length, " of ", size,
+                      " bytes");
 }
 
 absl::Status FromRocks(const rocksdb::Status& s) {
@@ -330,18 +362,19 @@ absl::StatusOr<std::string> FlipValue(const std::string& dir, const std::string&
 
 struct TargetStats {
   uint64_t trials = 0, open_errors = 0;
+  // Opens refused after damage to a write-ahead log only: a damaged log loses what was
+  // logged from the damage on, and the store still opens (ADR 0042).
+  uint64_t refused_after_log_damage = 0;
   Tally tally;
-  // `wal` trials only.
+  // `wal` and `cut` trials only.
   uint64_t lost = 0;           // Logged records the recovery dropped (Get: NOT_FOUND).
-  uint64_t silent_losses = 0;  // Trials that lost records and reported no drop.
+  uint64_t silent_losses = 0;  // `wal` trials that lost records and reported no drop.
   uint64_t holes = 0;          // Trials that kept a logged record after a lost one.
   uint64_t reissued = 0;       // Appends after the open given an id acknowledged before.
 
   uint64_t Violations(const std::string& target) const {
     if (target == "record") return 0;  // Counted, not failed: ADR 0007.
-    // A damaged log loses what was logged from the damage on; the store still opens
-    // (ADR 0042).
-    const uint64_t refused = target == "wal" ? open_errors : 0;
+    const uint64_t refused = refused_after_log_damage;
     // A stored record read as absent: the client is told it never existed.
     const auto absent = tally.errors.find("NOT_FOUND");
     const uint64_t not_found = absent == tally.errors.end() ? 0 : absent->second;
@@ -358,8 +391,9 @@ std::string Summary(const std::string& target, const TargetStats& s) {
       " right=", s.tally.right, " wrong_payloads=", s.tally.wrong,
       " scans_skipping_records=", s.tally.scan_skipped, " errors{", absl::StrJoin(errors, ","),
       "}");
-  if (target == "wal") {
-    absl::StrAppend(&summary, " lost=", s.lost, " silent_losses=", s.silent_losses,
+  if (target == "wal" || target == "cut") {
+    absl::StrAppend(&summary, " refused_after_log_damage=", s.refused_after_log_damage,
+                    " lost=", s.lost, " silent_losses=", s.silent_losses,
                     " holes=", s.holes, " reissued=", s.reissued);
   }
   return summary;
@@ -372,11 +406,13 @@ struct Golden {
   std::vector<std::string> logged;  // The `wal` store's: ids in its log, in append order.
 };
 
-// A `wal` trial's store, opened. The replay stops at the first damaged record, so what
-// it kept of the logged records must be a prefix of them; a loss must have been
-// reported; the kept records must read back right; and an append to each pool must not
-// be given an id acknowledged before (ADR 0041).
-void CheckWalRecovery(engine::LogEngine& engine, const Golden& golden, TargetStats* stats) {
+// A `wal` or `cut` trial's store, opened. The replay stops at the first damaged record,
+// so what it kept of the logged records must be a prefix of them; a loss must have been
+// reported if `report_losses` (a log cut between two records reads as a shorter log);
+// the kept records must read back right; and an append to each pool must not be given
+// an id acknowledged before (ADR 0041).
+void CheckWalRecovery(engine::LogEngine& engine, const Golden& golden, bool report_losses,
+                      TargetStats* stats) {
   std::set<std::string> lost;
   bool hole = false;
   for (const std::string& id : golden.logged) {
@@ -391,7 +427,9 @@ void CheckWalRecovery(engine::LogEngine& engine, const Golden& golden, TargetSta
   ReadEverything(engine, kept, &stats->tally);
   stats->lost += lost.size();
   stats->holes += hole ? 1 : 0;
-  if (!lost.empty() && engine.WalDroppedAtOpen().reports == 0) ++stats->silent_losses;
+  if (report_losses && !lost.empty() && engine.WalDroppedAtOpen().reports == 0) {
+    ++stats->silent_losses;
+  }
   for (const PoolSpec& spec : kPools) {
     const std::vector<engine::AppendInput> input = {{spec.name, "appended after the damage"}};
     absl::StatusOr<std::vector<std::string>> ids = engine.Append(input);
@@ -407,6 +445,8 @@ absl::StatusOr<std::string> Flip(const std::string& dir, const std::string& targ
                                  std::mt19937_64& rng) {
   if (target == "sst") return FlipFiles(dir, ".sst", flips, rng);
   if (target == "wal") return FlipFiles(dir, ".log", flips, rng);
+  if (target == "manifest") return FlipFiles(dir, "MANIFEST", flips, rng);
+  if (target == "cut") return CutFile(dir, rng);
   return FlipValue(dir, target == "block" ? "blocks" : "records", flips, rng);
 }
 
@@ -419,12 +459,15 @@ absl::Status Trial(const Golden& golden, const std::string& dir, const std::stri
   RETURN_IF_ERROR(where.status());
   ++stats->trials;
   const TargetStats before = *stats;
+  const bool logged = target == "wal" || target == "cut";  // The wal golden store.
+  const bool log_damaged = target == "wal" || absl::StrContains(*where, ".log cut");
   auto engine = engine::LogEngine::Open(Options(dir));
   if (!engine.ok()) {
     ++stats->open_errors;
+    stats->refused_after_log_damage += log_damaged ? 1 : 0;
     stats->tally.Error(engine.status(), "open");
-  } else if (target == "wal") {
-    CheckWalRecovery(**engine, golden, stats);
+  } else if (logged) {
+    CheckWalRecovery(**engine, golden, /*report_losses=*/target == "wal", stats);
   } else {
     ReadEverything(**engine, golden.records, &stats->tally);
   }
@@ -437,7 +480,7 @@ absl::Status Trial(const Golden& golden, const std::string& dir, const std::stri
   }
   const std::string errors = absl::StrJoin(codes, ",");
   std::string wal;
-  if (target == "wal" && engine.ok()) {
+  if (logged && engine.ok()) {
     wal = absl::StrCat(" lost=", stats->lost - before.lost,
                        " drops_reported=", (*engine)->WalDroppedAtOpen().reports,
                        " violations=", stats->Violations(target) - before.Violations(target));
@@ -479,7 +522,7 @@ absl::StatusOr<std::pair<Golden, Golden>> BuildGoldens(const std::string& work,
     fs::copy(wal_golden.dir, copy, fs::copy_options::recursive);
     TargetStats clean;
     ASSIGN_OR_RETURN(auto engine, engine::LogEngine::Open(Options(copy)));
-    CheckWalRecovery(*engine, wal_golden, &clean);
+    CheckWalRecovery(*engine, wal_golden, /*report_losses=*/true, &clean);
     if (clean.tally.right != clean.tally.reads || clean.lost != 0 ||
         clean.Violations("wal") != 0 || engine->WalDroppedAtOpen().reports != 0) {
       return absl::InternalError("the clean store with records in its log does not read back");
@@ -507,7 +550,7 @@ int Run() {
   auto corpus = crash::Corpus::Load(loghub, categories, 2000);
   const std::vector<std::string> targets =
       absl::StrSplit(absl::GetFlag(FLAGS_targets), ',', absl::SkipEmpty());
-  const bool wal = absl::c_linear_search(targets, "wal");
+  const bool wal = absl::c_linear_search(targets, "wal") || absl::c_linear_search(targets, "cut");
   absl::StatusOr<std::pair<Golden, Golden>> goldens =
       corpus.ok() ? BuildGoldens(work, *corpus, wal, rng) : corpus.status();
   if (!goldens.ok()) {
@@ -520,8 +563,9 @@ int Run() {
   for (int t = 0; t < absl::GetFlag(FLAGS_trials); ++t) {
     const std::string& target = targets[t % targets.size()];
     const int flips = 1 + static_cast<int>(rng() % absl::GetFlag(FLAGS_max_flips));
-    absl::Status s = Trial(target == "wal" ? wal_golden : golden, work + "/trial", target, flips,
-                           rng, &stats[target]);
+    const bool logged = target == "wal" || target == "cut";
+    absl::Status s = Trial(logged ? wal_golden : golden, work + "/trial", target, flips, rng,
+                           &stats[target]);
     if (!s.ok()) {
       std::fprintf(stderr, "corruption_test: trial %d: %s\n", t, s.ToString().c_str());
       return 2;
