@@ -64,6 +64,15 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   }
   ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
                    pool::PoolRegistry::Load(store.get(), options.default_pool_options));
+  for (const std::shared_ptr<pool::Pool>& pool : registry->List()) {
+    if (pool->newest_unreadable().ok()) continue;
+    std::fprintf(stderr,
+                 "dictlogd: WARNING: pool '%s': its newest records cannot be read (%s); it "
+                 "goes on from its seq lease, %llu, and reads of the damaged records are "
+                 "DATA_LOSS\n",
+                 pool->name().c_str(), pool->newest_unreadable().ToString().c_str(),
+                 static_cast<unsigned long long>(pool->next_seq()));
+  }
   for (const auto& [name, pool_options] : options.pools) {
     if (registry->Find(name) != nullptr) continue;
     RETURN_IF_ERROR(registry->Create(name, pool_options).status());

@@ -23,6 +23,7 @@ Pool::Pool(const store::StoredPool& stored)
                         : 0),
       retained_from_(stored.record.retained_from_seq()),
       first_seq_(stored.record.first_seq()),
+      newest_unreadable_(stored.newest_unreadable),
       record_(stored.record),
       counters_(stored.counters) {
   for (const auto& [index, category] : stored.categories) {

@@ -47,6 +47,10 @@ class Pool {
   int64_t last_time_entry_ms() const { return last_time_entry_ms_.load(); }
   void set_last_time_entry_ms(int64_t ms) { last_time_entry_ms_.store(ms); }
 
+  // Why the pool's newest records could not be found when it was loaded (a damaged
+  // table block), or OK; it then went on from its seq lease
+  // (store::StoredPool::newest_unreadable).
+  const absl::Status& newest_unreadable() const { return newest_unreadable_; }
   // The first seq of a pool created under the name of a deleted one (smaller seqs
   // were that pool's ids: PoolRecord.first_seq); 0 for a name never deleted.
   uint64_t first_seq() const { return first_seq_; }
@@ -148,6 +152,7 @@ class Pool {
   std::atomic<uint64_t> reads_{0};
   std::atomic<uint64_t> retained_from_;  // Mirrors record_.retained_from_seq().
   const uint64_t first_seq_;
+  const absl::Status newest_unreadable_;
   std::atomic<bool> deleted_{false};
   std::atomic<int64_t> last_time_entry_ms_{0};
   BlockTail tail_;

@@ -307,12 +307,27 @@ absl::Status Store::LoadPoolDetails(StoredPool* pool) const {
   std::sort(pool->categories.begin(), pool->categories.end());
 
   ASSIGN_OR_RETURN(pool->counters, ReadCounters(CounterKey(id)));
-  ASSIGN_OR_RETURN(pool->last_seq, LastSeq(id));
-  // Sealing deletes indexed blocks' records: the newest may be in a block.
-  ASSIGN_OR_RETURN(const uint64_t last_indexed, LastIndexedSeq(id));
-  pool->last_seq = std::max(pool->last_seq, last_indexed);
   ASSIGN_OR_RETURN(pool->seq_ceiling, ReadSeqCeiling(id));
+  absl::StatusOr<uint64_t> last = NewestSeq(id);
+  if (last.ok()) {
+    pool->last_seq = *last;
+  } else if (absl::IsDataLoss(last.status()) && pool->seq_ceiling != 0) {
+    // The lease is written before the seqs it covers are (ADR 0041), and the log is
+    // replayed as a prefix (ADR 0042): it is past every seq the pool handed out. One
+    // damaged table block then costs reads of the records in it (DATA_LOSS), not the
+    // open of every pool.
+    pool->newest_unreadable = last.status();
+  } else {
+    return last.status();
+  }
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Store::NewestSeq(uint32_t pool_id) const {
+  ASSIGN_OR_RETURN(const uint64_t last, LastSeq(pool_id));
+  // Sealing deletes indexed blocks' records: the newest may be in a block.
+  ASSIGN_OR_RETURN(const uint64_t last_indexed, LastIndexedSeq(pool_id));
+  return std::max(last, last_indexed);
 }
 
 absl::StatusOr<PoolCounters> Store::ReadCounters(const std::string& key,

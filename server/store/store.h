@@ -58,10 +58,14 @@ struct StoredPool {
   // (category_index, category), in index order.
   std::vector<std::pair<uint32_t, std::string>> categories;
   PoolCounters counters;
-  uint64_t last_seq = 0;  // 0 if the pool has no records.
+  uint64_t last_seq = 0;  // 0 if the pool has no records, or if they cannot be read.
   // The pool's seq lease (PutSeqCeilings): no seq at or above it was handed out; 0 if
   // none was written (a store from before leases, or a pool that took no append).
   uint64_t seq_ceiling = 0;
+  // Why the pool's newest records could not be found (a damaged table block: DATA_LOSS),
+  // or OK. Set only for a pool with a lease, which covers every seq it handed out, so
+  // it goes on from its lease; without one, LoadPools fails instead.
+  absl::Status newest_unreadable;
 };
 
 // A pool's seq lease: seqs below `next_seq` may have been handed out, none above.
@@ -481,6 +485,8 @@ class Store {
         std::shared_ptr<rocksdb::Cache> block_cache);
 
   absl::Status LoadPoolDetails(StoredPool* pool) const;
+  // The pool's newest seq in the records family or an indexed block; 0 if none.
+  absl::StatusOr<uint64_t> NewestSeq(uint32_t pool_id) const;
   // The pool's seq lease (PutSeqCeilings); 0 if it has none.
   absl::StatusOr<uint64_t> ReadSeqCeiling(uint32_t pool_id) const;
   // Adds the append-time entries of `records` to `batch` (store_times.cc).
