@@ -24,6 +24,7 @@
 #include "server/store/keys.h"
 #include "server/store/request_expiry.h"
 #include "server/store/rocksdb_status.h"
+#include "server/store/store_dir.h"
 #include "server/store/wal_drop_log.h"
 
 namespace dictlog::store {
@@ -163,6 +164,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "open table files must be -1 (all) or at least 20, not ", options.max_open_files));
   }
+  RETURN_IF_ERROR(CheckStoreDir(options.path));  // Never a new store over an old one's files.
   std::error_code error;
   std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
   if (error) {
@@ -223,9 +225,15 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   families.back().options.compression = rocksdb::kLZ4Compression;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
-  RETURN_IF_ERROR(FromRocks(
-      rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db),
-      absl::StrCat("opening database at ", options.path)));
+  const rocksdb::Status opened =
+      rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db);
+  if (opened.IsPathNotFound()) {
+    // CURRENT is there (CheckStoreDir) and names a file that is not: the MANIFEST.
+    return absl::DataLossError(absl::StrCat("opening database at ", options.path,
+                                            ": a file the store names is missing: ",
+                                            opened.ToString()));
+  }
+  RETURN_IF_ERROR(FromRocks(opened, absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
   DeleteStaleEmptyWals(db.get());  // RocksDB 7.8 leaves one per open (empty_wals.h).
   std::unique_ptr<Store> store(new Store(std::move(env), std::move(db), std::move(handles),

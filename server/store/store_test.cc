@@ -220,6 +220,48 @@ TEST_F(StoreTest, ADamagedManifestRefusesTheOpenNamingIt) {
       << store.status();
 }
 
+// RocksDB, allowed to create, makes a new empty store where CURRENT is missing and then
+// deletes the table files it does not name. A store that lost CURRENT is refused, every
+// time, and keeps its files: with CURRENT written back it opens whole.
+TEST_F(StoreTest, AStoreThatLostItsCurrentFileIsRefusedAndKept) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 4, "kept"}}).ok());
+  ASSERT_TRUE(store_->Flush().ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 2, 6, "logged"}}).ok());  // In the WAL only.
+  store_.reset();
+  const std::string current = path_ + "/CURRENT";
+  std::string names;
+  ASSERT_TRUE(std::getline(std::ifstream(current), names));
+  std::filesystem::remove(current);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({path_, false});
+    ASSERT_FALSE(store.ok()) << "attempt " << attempt;
+    EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();
+    EXPECT_NE(store.status().message().find("no CURRENT file"), absl::string_view::npos)
+        << store.status();
+    EXPECT_FALSE(std::filesystem::exists(current));  // Nothing written.
+  }
+  std::ofstream(current) << names << "\n";
+  Reopen();
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  ASSERT_EQ(pools->size(), 1u);
+  EXPECT_EQ((*pools)[0].last_seq, 2u);
+  EXPECT_EQ(*store_->GetRecord({1, 1}), "kept");
+  EXPECT_EQ(*store_->GetRecord({1, 2}), "logged");
+}
+
+TEST_F(StoreTest, ACurrentFileNamingAMissingManifestIsDataLoss) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  store_.reset();
+  std::ofstream(path_ + "/CURRENT") << "MANIFEST-999999\n";
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({path_, false});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();
+  EXPECT_NE(store.status().message().find("MANIFEST-999999"), absl::string_view::npos)
+      << store.status();
+}
+
 TEST_F(StoreTest, SeqLeasesAreReplacedAndGoWithTheirPool) {
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
   ASSERT_TRUE(store_->PutPool(Pool(2, "db")).ok());

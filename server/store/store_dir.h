@@ -1,0 +1,30 @@
+// CheckStoreDir: whether a data directory may be opened, or a store created in it.
+//
+// RocksDB reads a store's state from CURRENT, which names the MANIFEST. Asked to open a
+// directory without CURRENT and allowed to create (create_if_missing, which a first
+// start needs), it makes a new, empty store there, and its first clean-up deletes every
+// table file the new MANIFEST does not name. A store that lost its CURRENT file (a
+// file system, an operator, a copy that stopped early) was refused once (its WAL made
+// the creation fail), but that failed creation left a new CURRENT behind, and the next
+// start opened an empty store and deleted every table file: found by corruption_test's
+// `delete` target (docs/reliability.md, "Corruption").
+//
+// Thread safety: a free function over the file system; call before opening.
+#ifndef DICTLOG_SERVER_STORE_STORE_DIR_H_
+#define DICTLOG_SERVER_STORE_STORE_DIR_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace dictlog::store {
+
+// OK if `path` holds CURRENT (a store to open) or none of a store's files (*.sst, *.log,
+// MANIFEST-*: a store may be created there). DATA_LOSS, naming what was found, if it
+// holds a store's files without CURRENT: opening must not create a store over them.
+// UNAVAILABLE if the directory cannot be listed.
+absl::Status CheckStoreDir(const std::string& path);
+
+}  // namespace dictlog::store
+
+#endif  // DICTLOG_SERVER_STORE_STORE_DIR_H_
