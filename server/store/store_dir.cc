@@ -1,20 +1,28 @@
 #include "server/store/store_dir.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <vector>
 
-#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
 namespace dictlog::store {
 namespace {
 
-// A file RocksDB writes for a store's data or its list of files.
-bool IsStoreFile(const std::string& name) {
-  return absl::EndsWith(name, ".sst") || absl::EndsWith(name, ".log") ||
-         absl::StartsWith(name, "MANIFEST-");
+bool AllDigits(absl::string_view s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A file RocksDB writes for a store's data or its list of files: NNNNNN.sst,
+// NNNNNN.log, MANIFEST-NNNNNN (other files, e.g. a directory of other logs, are not).
+bool IsStoreFile(absl::string_view name) {
+  if (absl::ConsumePrefix(&name, "MANIFEST-")) return AllDigits(name);
+  return (absl::ConsumeSuffix(&name, ".sst") || absl::ConsumeSuffix(&name, ".log")) &&
+         AllDigits(name);
 }
 
 }  // namespace

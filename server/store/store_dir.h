@@ -19,8 +19,8 @@
 
 namespace dictlog::store {
 
-// OK if `path` holds CURRENT (a store to open) or none of a store's files (*.sst, *.log,
-// MANIFEST-*: a store may be created there). DATA_LOSS, naming what was found, if it
+// OK if `path` holds CURRENT (a store to open) or none of a store's files (NNNNNN.sst,
+// NNNNNN.log, MANIFEST-NNNNNN: a store may be created there). DATA_LOSS, naming what was found, if it
 // holds a store's files without CURRENT: opening must not create a store over them.
 // UNAVAILABLE if the directory cannot be listed.
 absl::Status CheckStoreDir(const std::string& path);

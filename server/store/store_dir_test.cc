@@ -25,6 +25,8 @@ TEST(StoreDirTest, AMissingOrEmptyDirectoryMayHoldANewStore) {
   EXPECT_TRUE(CheckStoreDir(dir).ok());
   Touch(dir + "/LOG");  // Not a store's data: RocksDB's info log, other files.
   Touch(dir + "/notes.txt");
+  Touch(dir + "/dpkg.log");
+  Touch(dir + "/MANIFEST-notes");
   EXPECT_TRUE(CheckStoreDir(dir).ok());
 }
 
