@@ -492,7 +492,7 @@ absl::StatusOr<std::string> Flip(const std::string& dir, const std::string& targ
   return FlipValue(dir, target == "block" ? "blocks" : "records", flips, rng);
 }
 
-// One trial: a fresh copy of the golden store, flipped, reopened and read through.
+// One trial: a fresh copy of the golden store, damaged, reopened and read through.
 absl::Status Trial(const Golden& golden, const std::string& dir, const std::string& target,
                    int flips, std::mt19937_64& rng, TargetStats* stats) {
   fs::remove_all(dir);
