@@ -26,13 +26,13 @@ inline std::string LargestFile(const std::string& dir, const std::string& extens
 // The largest write-ahead log (*.log) in `dir`; empty if there is none.
 inline std::string LargestWal(const std::string& dir) { return LargestFile(dir, ".log"); }
 
-// XORs the byte at `offset` of `file` with 0x5a.
-inline void FlipByte(const std::string& file, uint64_t offset) {
+// XORs the byte at `offset` of `file` with `mask` (not 0).
+inline void FlipByte(const std::string& file, uint64_t offset, uint8_t mask = 0x5a) {
   std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
   f.seekg(static_cast<std::streamoff>(offset));
   const char c = static_cast<char>(f.get());
   f.seekp(static_cast<std::streamoff>(offset));
-  f.put(static_cast<char>(c ^ 0x5a));
+  f.put(static_cast<char>(c ^ static_cast<char>(mask)));
 }
 
 }  // namespace dictlog

@@ -30,9 +30,9 @@
 // Exit status 0 if nothing was violated, 1 otherwise, 2 if the test could not run.
 #include <rocksdb/db.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -49,6 +49,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/file_damage.h"
 #include "common/status_macros.h"
 #include "server/engine/log_engine.h"
 #include "tests/e2e/server_process.h"
@@ -295,11 +296,7 @@ absl::StatusOr<std::string> FlipFiles(const std::string& dir, const std::string&
         at -= size;
         continue;
       }
-      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-      f.seekg(at);
-      const char old = static_cast<char>(f.get());
-      f.seekp(at);
-      f.put(static_cast<char>(old ^ (1 + rng() % 255)));
+      FlipByte(path, at, static_cast<uint8_t>(1 + rng() % 255));
       touched.push_back(absl::StrCat(fs::path(path).filename().string(), "@", at));
       break;
     }
@@ -307,35 +304,49 @@ absl::StatusOr<std::string> FlipFiles(const std::string& dir, const std::string&
   return absl::StrJoin(touched, ",");
 }
 
-// Cuts one file, picked at random among the tables, logs and MANIFEST, to a random
-// shorter length (a torn write, a copy that stopped). Returns what it cut: "NAME cut to
-// N of M bytes".
-absl::StatusOr<std::string> CutFile(const std::string& dir, std::mt19937_64& rng) {
+// What a trial damaged: where (printed), and whether it was a write-ahead log (the
+// store must still open) or a log deleted outright (a hole is then counted, not failed).
+struct Damage {
+  std::string where;
+  bool log = false;
+  bool log_deleted = false;
+};
+
+// The tables, logs and MANIFEST in `dir`, with their sizes.
+std::vector<std::pair<std::string, uint64_t>> StoreFiles(const std::string& dir) {
   std::vector<std::pair<std::string, uint64_t>> files;
   for (const char* kind : {".sst", ".log", "MANIFEST"}) {
-    for (auto& file : FilesOf(dir, kind)) {
-      if (file.second > 0) files.push_back(std::move(file));
-    }
+    for (auto& file : FilesOf(dir, kind)) files.push_back(std::move(file));
   }
+  return files;
+}
+
+bool IsLog(const std::string& path) { return fs::path(path).extension() == ".log"; }
+
+// Cuts one non-empty file, picked at random among the tables, logs and MANIFEST, to a
+// random shorter length (a torn write, a copy that stopped).
+absl::StatusOr<Damage> CutFile(const std::string& dir, std::mt19937_64& rng) {
+  std::vector<std::pair<std::string, uint64_t>> files = StoreFiles(dir);
+  files.erase(std::remove_if(files.begin(), files.end(),
+                             [](const auto& file) { return file.second == 0; }),
+              files.end());
   if (files.empty()) return absl::FailedPreconditionError("no files to cut");
   const auto& [path, size] = files[rng() % files.size()];
   const uint64_t length = rng() % size;
   fs::resize_file(path, length);
-  return absl::StrCat(fs::path(path).filename().string(), " cut to ", length, " of ", size,
-                      " bytes");
+  return Damage{absl::StrCat(fs::path(path).filename().string(), " cut to ", length, " of ",
+                             size, " bytes"),
+                IsLog(path)};
 }
 
 // Deletes one file, picked at random among the tables, logs, MANIFEST and CURRENT (an
-// operator's mistake, a file system that lost it). Returns "NAME deleted".
-absl::StatusOr<std::string> DeleteFile(const std::string& dir, std::mt19937_64& rng) {
-  std::vector<std::string> files;
-  for (const char* kind : {".sst", ".log", "MANIFEST"}) {
-    for (const auto& [path, size] : FilesOf(dir, kind)) files.push_back(path);
-  }
-  files.push_back(dir + "/CURRENT");
-  const std::string& path = files[rng() % files.size()];
+// operator's mistake, a file system that lost it).
+Damage DeleteFile(const std::string& dir, std::mt19937_64& rng) {
+  std::vector<std::pair<std::string, uint64_t>> files = StoreFiles(dir);
+  files.emplace_back(dir + "/CURRENT", 0);
+  const std::string& path = files[rng() % files.size()].first;
   fs::remove(path);
-  return fs::path(path).filename().string() + " deleted";
+  return Damage{fs::path(path).filename().string() + " deleted", IsLog(path), IsLog(path)};
 }
 
 absl::Status FromRocks(const rocksdb::Status& s) {
@@ -482,14 +493,18 @@ void CheckWalRecovery(engine::LogEngine& engine, const Golden& golden, bool repo
   }
 }
 
-absl::StatusOr<std::string> Flip(const std::string& dir, const std::string& target, int flips,
-                                 std::mt19937_64& rng) {
-  if (target == "sst") return FlipFiles(dir, ".sst", flips, rng);
-  if (target == "wal") return FlipFiles(dir, ".log", flips, rng);
-  if (target == "manifest") return FlipFiles(dir, "MANIFEST", flips, rng);
+// Damages the copy in `dir` as `target` says.
+absl::StatusOr<Damage> Damaged(const std::string& dir, const std::string& target, int flips,
+                               std::mt19937_64& rng) {
   if (target == "cut") return CutFile(dir, rng);
   if (target == "delete") return DeleteFile(dir, rng);
-  return FlipValue(dir, target == "block" ? "blocks" : "records", flips, rng);
+  absl::StatusOr<std::string> where =
+      target == "sst"        ? FlipFiles(dir, ".sst", flips, rng)
+      : target == "wal"      ? FlipFiles(dir, ".log", flips, rng)
+      : target == "manifest" ? FlipFiles(dir, "MANIFEST", flips, rng)
+                             : FlipValue(dir, target == "block" ? "blocks" : "records", flips, rng);
+  RETURN_IF_ERROR(where.status());
+  return Damage{*std::move(where), target == "wal"};
 }
 
 // One trial: a fresh copy of the golden store, damaged, reopened and read through.
@@ -497,17 +512,14 @@ absl::Status Trial(const Golden& golden, const std::string& dir, const std::stri
                    int flips, std::mt19937_64& rng, TargetStats* stats) {
   fs::remove_all(dir);
   fs::copy(golden.dir, dir, fs::copy_options::recursive);
-  absl::StatusOr<std::string> where = Flip(dir, target, flips, rng);
-  RETURN_IF_ERROR(where.status());
+  ASSIGN_OR_RETURN(const Damage damage, Damaged(dir, target, flips, rng));
   ++stats->trials;
   const TargetStats before = *stats;
   const bool logged = OnLoggedStore(target);
-  const bool log_damaged = target == "wal" || absl::StrContains(*where, ".log cut") ||
-                           absl::StrContains(*where, ".log deleted");
   auto engine = engine::LogEngine::Open(Options(dir));
   if (!engine.ok()) {
     ++stats->open_errors;
-    stats->refused_after_log_damage += log_damaged ? 1 : 0;
+    stats->refused_after_log_damage += damage.log ? 1 : 0;
     stats->refused_not_data_loss += absl::IsDataLoss(engine.status()) ? 0 : 1;
     stats->tally.Error(engine.status(), "open");
     // A refused open must leave the store as it found it: refused again.
@@ -515,7 +527,7 @@ absl::Status Trial(const Golden& golden, const std::string& dir, const std::stri
   } else {
     if (logged) {
       CheckWalRecovery(**engine, golden, /*report_losses=*/target == "wal",
-                       absl::StrContains(*where, ".log deleted"), stats);
+                       damage.log_deleted, stats);
     } else {
       ReadEverything(**engine, golden.records, &stats->tally);
     }
@@ -536,7 +548,7 @@ absl::Status Trial(const Golden& golden, const std::string& dir, const std::stri
                        " violations=", stats->Violations(target) - before.Violations(target));
   }
   std::printf("trial %s flips=%d at %s: reads=%llu wrong=%llu errors{%s}%s%s\n",
-              target.c_str(), flips, where->c_str(),
+              target.c_str(), flips, damage.where.c_str(),
               static_cast<unsigned long long>(now.reads - before.tally.reads),
               static_cast<unsigned long long>(now.wrong - before.tally.wrong), errors.c_str(),
               wal.c_str(),
