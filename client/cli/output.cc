@@ -103,7 +103,7 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       "\"drift_recent_ratio\":%.4f,\"drift_activation_ratio\":%.4f,"
       "\"drift_degraded_percent\":%.2f,\"drift_retrains\":%d,"
       "\"drift_threshold_percent\":%d,\"auto_upkeep\":%s,\"upkeep_min_gain_percent\":%d,"
-      "\"drift_window_full\":%s,\"drift_reactivations\":%d}",
+      "\"drift_window_full\":%s,\"drift_reactivations\":%d,\"damaged_at_open\":%s}",
       JsonString(pool.name()), s.records(), s.raw_bytes(), s.stored_bytes(),
       Ratio(s.raw_bytes(), s.stored_bytes()), pool.reads(), pool.active_dictionary_id(),
       JsonString(ModeName(pool.active_dictionary_mode())),
@@ -121,7 +121,7 @@ std::string PoolJson(const v1::PoolInfo& pool) {
       pool.options().drift_threshold_percent(),
       pool.options().auto_upkeep() ? "true" : "false",
       pool.options().upkeep_min_gain_percent(), pool.drift_window_full() ? "true" : "false",
-      pool.drift_reactivations());
+      pool.drift_reactivations(), JsonString(pool.damaged_at_open()));
 }
 
 namespace {
@@ -179,6 +179,14 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
     stored += s.stored_bytes();
   }
   out += row("TOTAL", records, raw, stored, "", "", "", "");
+  for (const v1::PoolInfo& pool : pools) {
+    if (pool.damaged_at_open().empty()) continue;
+    absl::StrAppend(&out, "warning: pool '", pool.name(),
+                    "' could not read its newest records when the store opened (",
+                    pool.damaged_at_open(),
+                    "); it went on from its seq lease, and reads of the damaged records "
+                    "are DATA_LOSS (docs/operations.md, \"A pool damaged at open\")\n");
+  }
   return out;
 }
 

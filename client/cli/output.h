@@ -26,13 +26,15 @@ std::string RecordJson(const v1::Record& record);
 //  "oldest_retained_time_unix_ms":..,"drift_recent_ratio":..,"drift_activation_ratio":..,
 //  "drift_degraded_percent":..,"drift_retrains":..,"drift_threshold_percent":..,
 //  "auto_upkeep":..,"upkeep_min_gain_percent":..,"drift_window_full":..,
-//  "drift_reactivations":..}
+//  "drift_reactivations":..,"damaged_at_open":..} (damaged_at_open: "" unless the
+//  pool's newest records were unreadable when the store opened)
 std::string PoolJson(const v1::PoolInfo& pool);
 
 // Columns POOL RECORDS RAW_BYTES STORED_BYTES RATIO STORAGE DICT DRIFT (how many
 // percent recent appends compress worse than the active dictionary's evaluation;
 // "filling" while its window holds too little to judge) OLDEST
-// (the oldest retained id and its append time), one row a pool, then TOTAL.
+// (the oldest retained id and its append time), one row a pool, then TOTAL, then a
+// warning line for each pool whose newest records were unreadable at open.
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
 // {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,

@@ -76,6 +76,28 @@ TEST(OutputTest, PoolsTableHasRatiosAndTotal) {
   EXPECT_NE(PoolJson(a).find("\"ratio\":3.0000"), std::string::npos);
 }
 
+// A pool whose newest records were unreadable at open is named under the table, and
+// its JSON carries why; a pool without damage adds no line.
+TEST(OutputTest, PoolsDamagedAtOpenAreNamed) {
+  v1::PoolInfo damaged, fine;
+  damaged.set_name("web");
+  damaged.set_damaged_at_open("DATA_LOSS: finding the last record: Corruption: block checksum");
+  fine.set_name("db");
+  const std::string table = PoolsTable({damaged, fine});
+  EXPECT_NE(table.find("warning: pool 'web' could not read its newest records when the "
+                       "store opened (DATA_LOSS: finding the last record: Corruption: "
+                       "block checksum); it went on from its seq lease"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("pool 'db'"), std::string::npos) << table;
+  EXPECT_EQ(PoolsTable({fine}).find("warning"), std::string::npos);
+  EXPECT_NE(PoolJson(damaged).find("\"damaged_at_open\":\"DATA_LOSS: finding the last "
+                                   "record: Corruption: block checksum\"}"),
+            std::string::npos)
+      << PoolJson(damaged);
+  EXPECT_NE(PoolJson(fine).find("\"damaged_at_open\":\"\"}"), std::string::npos);
+}
+
 TEST(OutputTest, PoolsShowTheDictionaryModes) {
   v1::PoolInfo pool;
   pool.set_name("Linux");
@@ -110,7 +132,7 @@ TEST(OutputTest, PoolsAndDictionariesShowTheDriftSignal) {
                       "\"drift_threshold_percent\":10,\"auto_upkeep\":false"),
             std::string::npos)
       << json;
-  EXPECT_NE(json.find("\"drift_window_full\":true,\"drift_reactivations\":2}"),
+  EXPECT_NE(json.find("\"drift_window_full\":true,\"drift_reactivations\":2,"),
             std::string::npos)
       << json;
   v1::DictionaryInfo dict;

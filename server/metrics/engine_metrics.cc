@@ -63,6 +63,11 @@ void RenderPools(const engine::LogEngine& engine, const std::vector<v1::PoolInfo
   PerPool(pools, "dictlog_pool_drift_retrains_total", "counter",
           "Retrainings that drift started for the pool since the server started.",
           [](P p) { return p.drift_retrains(); }, out);
+  PerPool(pools, "dictlog_pool_damaged_at_open", "gauge",
+          "1 if the pool's newest records could not be read when the store opened: it "
+          "went on from its seq lease and reads of the damaged records are DATA_LOSS "
+          "(docs/operations.md); 0 otherwise.",
+          [](P p) { return p.damaged_at_open().empty() ? 0 : 1; }, out);
   absl::StatusOr<v1::ListDictionariesResponse> dictionaries =
       engine.ListDictionaries(v1::ListDictionariesRequest());
   if (!dictionaries.ok()) return;

@@ -9,6 +9,8 @@
 #include <random>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/command_line.h"
@@ -17,6 +19,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "rocksdb/version.h"
+#include "server/store/table_damage.h"
 
 namespace dictlog::service {
 namespace {
@@ -226,6 +229,46 @@ TEST(EngineMetricsTest, WalRecoveryDropsOfTheLastOpen) {
   ASSERT_TRUE(engine.ok()) << engine.status();
   EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
                                 "\ndictlog_wal_recovery_drops 0\n"));
+}
+
+// A pool whose newest records were damaged between a close and an open: its gauge is 1
+// (it went on from its seq lease), the undamaged pool's 0; appends go on past the lease.
+TEST(EngineMetricsTest, APoolDamagedAtOpenIsCounted) {
+  const std::string path = FreshTestDir();
+  {
+    auto engine = OpenEngine(path);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    ASSERT_TRUE((*engine)->Append({{"web", "a line"}}).ok());
+    std::mt19937 rng(2);
+    for (int batch = 0; batch < 30; ++batch) {  // "db", the last pool: the newest keys.
+      std::vector<engine::AppendInput> records;
+      std::vector<std::string> payloads(100, std::string(100, ' '));
+      for (std::string& payload : payloads) {
+        for (char& c : payload) c = static_cast<char>('a' + rng() % 26);
+        records.push_back({"db", payload});
+      }
+      ASSERT_TRUE((*engine)->Append(records).ok());
+    }
+    EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
+                                  "\ndictlog_pool_damaged_at_open{pool=\"db\"} 0\n"));
+    ASSERT_TRUE((*engine)->Flush().ok());
+  }
+  ASSERT_TRUE(store::DamageNewestRecordsBlock(path).ok());
+  auto engine = OpenEngine(path);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_pool_damaged_at_open{pool=\"db\"} 1\n"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_pool_damaged_at_open{pool=\"web\"} 0\n"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "# TYPE dictlog_pool_damaged_at_open gauge\n"));
+  EXPECT_EQ((*engine)->Get("db/3000").status().code(), absl::StatusCode::kDataLoss);
+  absl::StatusOr<std::vector<std::string>> appended = (*engine)->Append({{"db", "after"}});
+  ASSERT_TRUE(appended.ok()) << appended.status();
+  uint64_t seq = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(absl::StripPrefix((*appended)[0], "db/"), &seq)) << (*appended)[0];
+  EXPECT_GT(seq, 3000u);  // Past every id given before the damage.
+  EXPECT_TRUE((*engine)->Get((*appended)[0]).ok());
 }
 
 }  // namespace

@@ -179,6 +179,7 @@ v1::PoolInfo Pool::Info() const {
                                                        : v1::DICTIONARY_MODE_FULL);
   }
   info.set_reads(reads());
+  if (!newest_unreadable_.ok()) info.set_damaged_at_open(newest_unreadable_.ToString());
   return info;
 }
 

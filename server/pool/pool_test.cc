@@ -149,5 +149,19 @@ TEST_F(PoolTest, AFailedLeaseWriteFailsAndCoversNothing) {
   fs->RestorePower();
 }
 
+// A pool loaded without its newest records (a damaged table block) starts at its lease
+// and says why in its info; one loaded whole says nothing.
+TEST_F(PoolTest, InfoSaysWhyTheNewestRecordsWereUnreadable) {
+  store::StoredPool stored;
+  stored.record.set_id(1);
+  stored.record.set_name("web");
+  stored.seq_ceiling = 5000;
+  EXPECT_EQ(Pool(stored).Info().damaged_at_open(), "");
+  stored.newest_unreadable = absl::DataLossError("finding the last record: bad block");
+  Pool damaged(stored);
+  EXPECT_EQ(damaged.next_seq(), 5000u);
+  EXPECT_EQ(damaged.Info().damaged_at_open(), "DATA_LOSS: finding the last record: bad block");
+}
+
 }  // namespace
 }  // namespace dictlog::pool

@@ -1,6 +1,5 @@
 #include "server/store/store.h"
 
-#include <rocksdb/sst_file_reader.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include "common/file_damage.h"
 #include "common/test_dir.h"
 #include "server/store/fault_injection_fs.h"
+#include "server/store/table_damage.h"
 #include "gtest/gtest.h"
 
 namespace dictlog::store {
@@ -91,21 +91,6 @@ TEST_F(StoreTest, PoolsCategoriesCountersAndLastSeqSurviveReopen) {
   EXPECT_EQ(web.categories[1], (std::pair<uint32_t, std::string>(2, "web-b")));
 }
 
-// Damages the last data block of the records family's table (the one holding each
-// pool's newest keys, which LoadPools looks up), with the store closed.
-void DamageNewestRecordsBlock(const std::string& dir) {
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".sst") continue;
-    rocksdb::SstFileReader reader{rocksdb::Options()};
-    ASSERT_TRUE(reader.Open(entry.path().string()).ok());
-    const auto properties = reader.GetTableProperties();
-    if (properties->column_family_name != "records") continue;
-    FlipByte(entry.path().string(), properties->data_size - 10);  // Before its trailer.
-    return;
-  }
-  FAIL() << "no records table in " << dir;
-}
-
 // A damaged table block holding a pool's newest records: a pool with a seq lease loads
 // (its lease is past every seq it handed out, ADR 0041), the damage reported; one
 // without a lease cannot know its next seq, and the load fails naming the damage.
@@ -124,7 +109,7 @@ TEST_F(StoreTest, APoolWhoseNewestRecordsAreDamagedGoesOnFromItsLease) {
   }
   ASSERT_TRUE(store_->Flush().ok());
   store_.reset();
-  DamageNewestRecordsBlock(path_);
+  ASSERT_TRUE(DamageNewestRecordsBlock(path_).ok());
   Reopen();
   absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
   ASSERT_TRUE(pools.ok()) << pools.status();
@@ -141,7 +126,7 @@ TEST_F(StoreTest, APoolWhoseNewestRecordsAreDamagedGoesOnFromItsLease) {
   ASSERT_TRUE(store_->WriteRecords({{1, 1, 5, "first"}, {1, 2, 6, "second"}}).ok());
   ASSERT_TRUE(store_->Flush().ok());
   store_.reset();
-  DamageNewestRecordsBlock(path_);
+  ASSERT_TRUE(DamageNewestRecordsBlock(path_).ok());
   Reopen();
   pools = store_->LoadPools();
   EXPECT_EQ(pools.status().code(), absl::StatusCode::kDataLoss) << pools.status();
