@@ -13,65 +13,28 @@ training, a re-compression). Then:
 - the panels operators look at first are there (ingest, reads, latency by method, errors
   by code, ratio and stored bytes per pool, cache hit rate and cold builds,
   re-compression and training, RocksDB compactions).
-Metric names are taken from the expressions by parse_promql(), tested on its own here.
+Metric names are taken from the expressions by prometheus_testing.parse_promql(),
+tested on its own here.
 """
 
 import json
 import os
 import re
-import signal
 import subprocess
 import tempfile
-import time
 import unittest
-import urllib.error
-import urllib.parse
-import urllib.request
+
+from deploy.prometheus_testing import (TARGET_LABELS, Process, http_get, parse_promql,
+                                       query, read_port, scrape_labels, start_prometheus)
 
 ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "dictlog"))
 DASHBOARD = os.path.join(ROOT, "deploy/grafana/dictlog.json")
 DICTLOGD = os.path.join(ROOT, "server/daemon/dictlogd")
 DICTLOG = os.path.join(ROOT, "client/cli/dictlog")
 LOGHUB = os.path.join(os.environ.get("TEST_SRCDIR", ""), "loghub")
-# Labels Prometheus attaches to every scraped series.
-TARGET_LABELS = {"instance", "job"}
 # Grafana variables as the dashboard's "All" option and a rate window for 1 s scrapes.
 VARIABLES = {"__rate_interval": "1m"}
 ALL = ".*"
-DEADLINE_SECONDS = 60
-
-_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and",
-             "or", "unless", "offset", "inf", "nan"}
-_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
-_GROUPING = re.compile(r"\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)")
-_TOKEN = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{[^}]*\})?\s*(\()?")
-_MATCHER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)\s*\"")
-
-
-def parse_promql(expr):
-    """(selectors, grouping labels) of a PromQL expression: selectors as (metric name,
-    labels its matchers name) in order; functions, keywords and numbers are skipped."""
-    matchers_by_start = {}
-    for m in re.finditer(r"\{[^}]*\}", expr):  # Matchers, before strings are blanked.
-        matchers_by_start[m.start()] = set(_MATCHER.findall(m.group()))
-    text = _STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', expr)
-    text = re.sub(r"\[[^\]]*\]", lambda m: " " * len(m.group()), text)  # Ranges.
-    text = re.sub(r"\b\d[\w.]*", lambda m: " " * len(m.group()), text)  # 0.99, 5m, 1e3.
-    groupings = set()
-
-    def take_grouping(m):
-        groupings.update(label.strip() for label in m.group(2).split(",") if label.strip())
-        return " " * len(m.group())
-
-    text = _GROUPING.sub(take_grouping, text)
-    selectors = []
-    for m in _TOKEN.finditer(text):
-        name, matchers, call = m.groups()
-        if call or name.lower() in _KEYWORDS:
-            continue
-        labels = matchers_by_start.get(m.start(2), set()) if matchers else set()
-        selectors.append((name, labels))
-    return selectors, groupings
 
 
 def dashboard_queries(dashboard):
@@ -100,70 +63,11 @@ def dashboard_queries(dashboard):
     return queries
 
 
+
 def with_variables(expr):
     """expr with Grafana's $var / ${var} replaced by test values."""
     return re.sub(r"\$\{?(\w+)\}?", lambda m: VARIABLES.get(m.group(1), ALL), expr)
 
-
-def scrape_labels(text):
-    """{sample name: label names seen on it} of a Prometheus text exposition."""
-    labels = {}
-    for line in text.splitlines():
-        m = re.match(r"([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s", line)
-        if m and not line.startswith("#"):
-            names = re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="(?:\\.|[^"\\])*"', m.group(2) or "")
-            labels.setdefault(m.group(1), set()).update(names)
-    return labels
-
-
-def wait_for(what, condition):
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def http_get(url):
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return response.read().decode()
-
-
-class Process:
-    """A child process with its output in a log file; stop() by pid: SIGTERM, then
-    SIGKILL after 30 s. Returns the exit status."""
-
-    def __init__(self, argv, log_path):
-        self.log_path = log_path
-        self.log = open(log_path, "ab")
-        self.process = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
-
-    def log_text(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
-        finally:
-            self.log.close()
-
-
-def read_port(path, process):
-    def port():
-        assert process.process.poll() is None, process.log_text()
-        if not os.path.exists(path) or not os.path.getsize(path):
-            return None
-        with open(path) as f:
-            return int(f.read())
-
-    return wait_for(path, port)
 
 
 class ParsePromqlTest(unittest.TestCase):
@@ -203,7 +107,7 @@ class DashboardTest(unittest.TestCase):
         cls.metrics_target = "127.0.0.1:%d" % read_port(cls.path("metrics_port"), cls.dictlogd)
         cls.send_traffic()
         cls.scrape = http_get(f"http://{cls.metrics_target}/metrics")
-        cls.prometheus_url = cls.start_prometheus()
+        cls.prometheus, cls.prometheus_url = start_prometheus(cls.work, cls.metrics_target)
 
     @classmethod
     def tearDownClass(cls):
@@ -234,49 +138,6 @@ class DashboardTest(unittest.TestCase):
         cls.cli("dict", "train", "--pool=HDFS", "--activate")
         cls.cli("recompress", "--pool=HDFS")
 
-    @classmethod
-    def start_prometheus(cls):
-        with open(cls.path("prometheus.yml"), "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                    "scrape_configs:\n  - job_name: dictlog\n    static_configs:\n"
-                    f"      - targets: ['{cls.metrics_target}']\n")
-        cls.prometheus = Process(
-            ["prometheus", "--config.file=" + cls.path("prometheus.yml"),
-             "--storage.tsdb.path=" + cls.path("prometheus"),
-             "--web.listen-address=127.0.0.1:0"], cls.path("prometheus.log"))
-
-        def address():
-            assert cls.prometheus.process.poll() is None, cls.prometheus.log_text()
-            m = re.search(r'msg="Listening on" address=(127\.0\.0\.1:\d+)',
-                          cls.prometheus.log_text())
-            return m and m.group(1)
-
-        url = "http://" + wait_for("Prometheus to listen", address)
-
-        def ready():
-            # Prometheus listens before its storage is up and answers 503 until then.
-            try:
-                http_get(url + "/-/ready")
-                return True
-            except urllib.error.HTTPError as e:
-                if e.code != 503:
-                    raise
-                return False
-
-        wait_for("Prometheus to be ready", ready)
-        # Three scrapes of dictlogd: enough samples for every rate() over 1m.
-        wait_for("three scrapes", lambda: any(
-            float(r["value"][1]) >= 3 for r in cls.query(
-                url, "count_over_time(dictlog_store_open[1m])")))
-        return url
-
-    @staticmethod
-    def query(url, expr):
-        body = json.loads(http_get(url + "/api/v1/query?" + urllib.parse.urlencode(
-            {"query": expr})))
-        assert body["status"] == "success", body
-        return body["data"]["result"]
-
     def test_dashboard_has_queries(self):
         self.assertGreaterEqual(len(self.queries), 20)
 
@@ -302,7 +163,7 @@ class DashboardTest(unittest.TestCase):
 
     def test_prometheus_returns_data_for_every_query(self):
         for where, expr, variable_label in self.queries:
-            result = self.query(self.prometheus_url, with_variables(expr))
+            result = query(self.prometheus_url, with_variables(expr))
             self.assertTrue(result, f"{where}: no data for {with_variables(expr)}")
             if variable_label:
                 self.assertTrue(all(variable_label in r["metric"] for r in result), where)

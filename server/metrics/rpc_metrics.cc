@@ -49,6 +49,13 @@ void RpcMetrics::AddRead(uint64_t records, uint64_t bytes) {
   read_bytes_.fetch_add(bytes, std::memory_order_relaxed);
 }
 
+void RpcMetrics::AddReadErrors(absl::string_view full_method, int code, uint64_t count) {
+  auto [service, method] = SplitMethod(full_method);
+  absl::MutexLock lock(&mu_);
+  read_errors_[Key(std::move(service), std::move(method), std::string(GrpcCodeName(code)))] +=
+      count;
+}
+
 void RpcMetrics::Render(TextWriter* out) const {
   {
     absl::MutexLock lock(&mu_);
@@ -81,6 +88,15 @@ void RpcMetrics::Render(TextWriter* out) const {
       out->Sample("dictlog_rpc_duration_seconds_sum", labels, series.sum);
       out->Sample("dictlog_rpc_duration_seconds_count", labels,
                   static_cast<double>(series.count));
+    }
+    out->Family("dictlog_read_errors_total", "counter",
+                "Ids of MultiGet and MultiGetFrames calls answered with an error of their "
+                "own (the call itself OK), by service, method and the id's status code.");
+    for (const auto& [key, count] : read_errors_) {
+      const auto& [service, method, code] = key;
+      out->Sample("dictlog_read_errors_total",
+                  {{"service", service}, {"method", method}, {"code", code}},
+                  static_cast<double>(count));
     }
   }
   const std::pair<const char*, const std::atomic<uint64_t>*> totals[] = {

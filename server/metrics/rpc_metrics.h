@@ -1,6 +1,6 @@
 // RpcMetrics: what the gRPC server has done since it started: calls by service,
-// method and status code with a latency histogram, and the records and payload bytes
-// appended and read. Filled by the server's interceptor; rendered on each scrape.
+// method and status code with a latency histogram, the records and payload bytes
+// appended and read, and the ids a MultiGet answered with an error of their own. Filled by the server's interceptor; rendered on each scrape.
 //
 // Thread safety: all methods may be called concurrently.
 #ifndef DICTLOG_SERVER_METRICS_RPC_METRICS_H_
@@ -35,9 +35,13 @@ class RpcMetrics {
   void AddAppended(uint64_t records, uint64_t bytes);
   // Records returned by Get/MultiGet/Scan/GetFrame/MultiGetFrames and their payload bytes.
   void AddRead(uint64_t records, uint64_t bytes);
+  // `count` ids of one MultiGet/MultiGetFrames call answered with an error of their
+  // own (the call itself OK), all with the canonical code `code` (> 0).
+  void AddReadErrors(absl::string_view full_method, int code, uint64_t count)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Appends the families dictlog_rpcs_total, dictlog_rpc_duration_seconds,
-  // dictlog_{appended,read}_{records,bytes}_total.
+  // dictlog_{appended,read}_{records,bytes}_total, dictlog_read_errors_total.
   void Render(TextWriter* out) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
@@ -51,6 +55,8 @@ class RpcMetrics {
 
   mutable absl::Mutex mu_;
   absl::btree_map<Key, Series> series_ ABSL_GUARDED_BY(mu_);
+  // (service, method, code) -> ids answered with that error.
+  absl::btree_map<Key, uint64_t> read_errors_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> appended_records_{0};
   std::atomic<uint64_t> appended_bytes_{0};
   std::atomic<uint64_t> read_records_{0};

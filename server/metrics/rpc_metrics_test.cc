@@ -27,6 +27,20 @@ TEST(RpcMetricsTest, CountsCallsByServiceMethodAndCode) {
   EXPECT_TRUE(absl::StrContains(text, prefix + "\"NOT_FOUND\"} 1\n")) << text;
 }
 
+TEST(RpcMetricsTest, ReadErrorsAddUpByMethodAndCode) {
+  RpcMetrics metrics;
+  EXPECT_TRUE(absl::StrContains(Rendered(metrics),
+                                "# TYPE dictlog_read_errors_total counter\n"));
+  metrics.AddReadErrors("/dictlog.v1.LogStore/MultiGet", 5, 3);   // NOT_FOUND
+  metrics.AddReadErrors("/dictlog.v1.LogStore/MultiGet", 5, 2);
+  metrics.AddReadErrors("/dictlog.v1.LogStore/MultiGet", 15, 1);  // DATA_LOSS
+  const std::string text = Rendered(metrics);
+  const std::string prefix =
+      "dictlog_read_errors_total{service=\"dictlog.v1.LogStore\",method=\"MultiGet\",code=";
+  EXPECT_TRUE(absl::StrContains(text, prefix + "\"NOT_FOUND\"} 5\n")) << text;
+  EXPECT_TRUE(absl::StrContains(text, prefix + "\"DATA_LOSS\"} 1\n")) << text;
+}
+
 TEST(RpcMetricsTest, HistogramBucketsAreCumulative) {
   RpcMetrics metrics;
   metrics.RecordCall("/s.S/M", "OK", 0.0002);  // <= 0.00025

@@ -1,5 +1,6 @@
 #include "server/service/metrics_interceptor.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -39,6 +40,18 @@ uint64_t MagiclessContentSize(absl::string_view frame) {
   }
   return header.frameContentSize;
 }
+
+// Ids answered with an error of their own, by canonical code.
+struct ErrorCounts {
+  std::array<uint64_t, 17> by_code{};  // OK (0) .. UNAUTHENTICATED (16).
+  void Add(const v1::RecordError& error) {
+    if (error.code() > 0 && error.code() < static_cast<int>(by_code.size())) {
+      ++by_code[static_cast<size_t>(error.code())];
+    } else {
+      ++by_code[2];  // UNKNOWN: not a canonical code.
+    }
+  }
+};
 
 struct Counts {
   uint64_t records = 0;
@@ -112,12 +125,14 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
   void CountResponse(const void* message) {
     if (message == nullptr) return;
     Counts read;
+    ErrorCounts errors;
     if (method_ == kGet) {
       read.Add(static_cast<const v1::GetResponse*>(message)->record());
     } else if (method_ == kMultiGet) {
       for (const v1::MultiGetResult& result :
            static_cast<const v1::MultiGetResponse*>(message)->results()) {
         if (result.has_record()) read.Add(result.record());
+        if (result.has_error()) errors.Add(result.error());
       }
     } else if (method_ == kScan) {
       const auto* response = static_cast<const v1::ScanResponse*>(message);
@@ -127,13 +142,22 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
       read.records = 1;
       read.bytes = ContentSize(static_cast<const v1::GetFrameResponse*>(message)->frame());
     } else if (method_ == kMultiGetFrames) {
-      for (const v1::MultiGetFramesResult& result :
-           static_cast<const v1::MultiGetFramesResponse*>(message)->results()) {
+      const auto* response = static_cast<const v1::MultiGetFramesResponse*>(message);
+      for (const v1::MultiGetFramesResult& result : response->results()) {
         if (result.has_record()) read.Add(result.record());
+        if (result.has_error()) errors.Add(result.error());
       }
-      read.Add(static_cast<const v1::MultiGetFramesResponse*>(message)->packed());
+      read.Add(response->packed());
+      for (const v1::PackedError& error : response->packed().errors()) {
+        errors.Add(error.error());
+      }
     }
     if (read.records > 0) metrics_->AddRead(read.records, read.bytes);
+    for (size_t code = 1; code < errors.by_code.size(); ++code) {
+      if (errors.by_code[code] > 0) {
+        metrics_->AddReadErrors(method_, static_cast<int>(code), errors.by_code[code]);
+      }
+    }
   }
 
   metrics::RpcMetrics* const metrics_;

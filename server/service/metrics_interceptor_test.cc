@@ -117,6 +117,13 @@ TEST_F(MetricsInterceptorTest, CountsRecordsReturnedByGetMultiGetAndScan) {
   EXPECT_TRUE(absl::StrContains(text,
                                 "dictlog_rpcs_total{service=\"dictlog.v1.LogStore\","
                                 "method=\"Get\",code=\"NOT_FOUND\"} 1\n"));
+  // The MultiGet's missing id, counted by its own code; the Get's error is the call's.
+  EXPECT_TRUE(absl::StrContains(text,
+                                "dictlog_read_errors_total{service=\"dictlog.v1.LogStore\","
+                                "method=\"MultiGet\",code=\"NOT_FOUND\"} 1\n"))
+      << text;
+  EXPECT_FALSE(absl::StrContains(text, "dictlog_read_errors_total{service=\"dictlog.v1."
+                                       "LogStore\",method=\"Get\""));
   EXPECT_TRUE(absl::StrContains(text,
                                 "dictlog_rpc_duration_seconds_count{service=\"dictlog.v1."
                                 "LogStore\",method=\"Scan\",code=\"OK\"} 1\n"));
@@ -172,6 +179,11 @@ TEST_F(MetricsInterceptorTest, CountsRecordsReturnedAsFrames) {
   EXPECT_TRUE(absl::StrContains(text,
                                 "dictlog_rpcs_total{service=\"dictlog.v1.LogStore\","
                                 "method=\"MultiGetFrames\",code=\"OK\"} 2\n"));
+  // HDFS/9 in both calls: in the results, then in the packed errors.
+  EXPECT_TRUE(absl::StrContains(text,
+                                "dictlog_read_errors_total{service=\"dictlog.v1.LogStore\","
+                                "method=\"MultiGetFrames\",code=\"NOT_FOUND\"} 2\n"))
+      << text;
 }
 
 }  // namespace

@@ -1,0 +1,170 @@
+"""Helpers for tests that check PromQL (dashboards, alerting rules) against a real
+dictlogd and a real Prometheus (Debian package prometheus): a PromQL selector parser,
+the labels of a text exposition, child processes stopped by pid, and a Prometheus
+scraping one target on 127.0.0.1. Used from one test thread."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+DEADLINE_SECONDS = 60
+# Labels Prometheus attaches to every scraped series.
+TARGET_LABELS = {"instance", "job"}
+
+_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and",
+             "or", "unless", "offset", "inf", "nan"}
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+_GROUPING = re.compile(r"\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)")
+_TOKEN = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{[^}]*\})?\s*(\()?")
+_MATCHER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)\s*\"")
+
+
+def parse_promql(expr):
+    """(selectors, grouping labels) of a PromQL expression: selectors as (metric name,
+    labels its matchers name) in order; functions, keywords and numbers are skipped."""
+    matchers_by_start = {}
+    for m in re.finditer(r"\{[^}]*\}", expr):  # Matchers, before strings are blanked.
+        matchers_by_start[m.start()] = set(_MATCHER.findall(m.group()))
+    text = _STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', expr)
+    text = re.sub(r"\[[^\]]*\]", lambda m: " " * len(m.group()), text)  # Ranges.
+    text = re.sub(r"\b\d[\w.]*", lambda m: " " * len(m.group()), text)  # 0.99, 5m, 1e3.
+    groupings = set()
+
+    def take_grouping(m):
+        groupings.update(label.strip() for label in m.group(2).split(",") if label.strip())
+        return " " * len(m.group())
+
+    text = _GROUPING.sub(take_grouping, text)
+    selectors = []
+    for m in _TOKEN.finditer(text):
+        name, matchers, call = m.groups()
+        if call or name.lower() in _KEYWORDS:
+            continue
+        labels = matchers_by_start.get(m.start(2), set()) if matchers else set()
+        selectors.append((name, labels))
+    return selectors, groupings
+
+
+def scrape_labels(text):
+    """{sample name: label names seen on it} of a Prometheus text exposition."""
+    labels = {}
+    for line in text.splitlines():
+        m = re.match(r"([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s", line)
+        if m and not line.startswith("#"):
+            names = re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="(?:\\.|[^"\\])*"', m.group(2) or "")
+            labels.setdefault(m.group(1), set()).update(names)
+    return labels
+
+
+def wait_for(what, condition):
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def http_get(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode()
+
+
+class Process:
+    """A child process with its output in a log file; stop() by pid: SIGTERM, then
+    SIGKILL after 30 s. Returns the exit status."""
+
+    def __init__(self, argv, log_path):
+        self.log_path = log_path
+        self.log = open(log_path, "ab")
+        self.process = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def log_text(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+        finally:
+            self.log.close()
+
+
+def read_port(path, process):
+    def port():
+        assert process.process.poll() is None, process.log_text()
+        if not os.path.exists(path) or not os.path.getsize(path):
+            return None
+        with open(path) as f:
+            return int(f.read())
+
+    return wait_for(path, port)
+
+
+def start_prometheus(work, target, rule_files=()):
+    """A Prometheus (a Process) scraping `target` (host:port) every second as job
+    `dictlog`, evaluating `rule_files` every second, its files in `work`; returns
+    (process, url) once it has scraped the target three times."""
+    config = os.path.join(work, "prometheus.yml")
+    with open(config, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n")
+        if rule_files:
+            f.write("rule_files:\n" + "".join(f"  - '{r}'\n" for r in rule_files))
+        f.write("scrape_configs:\n  - job_name: dictlog\n    static_configs:\n"
+                f"      - targets: ['{target}']\n")
+    prometheus = Process(
+        ["prometheus", "--config.file=" + config,
+         "--storage.tsdb.path=" + os.path.join(work, "prometheus"),
+         "--web.listen-address=127.0.0.1:0"], os.path.join(work, "prometheus.log"))
+    try:
+        def address():
+            assert prometheus.process.poll() is None, prometheus.log_text()
+            m = re.search(r'msg="Listening on" address=(127\.0\.0\.1:\d+)',
+                          prometheus.log_text())
+            return m and m.group(1)
+
+        url = "http://" + wait_for("Prometheus to listen", address)
+
+        def ready():
+            # Prometheus listens before its storage is up and answers 503 until then.
+            try:
+                http_get(url + "/-/ready")
+                return True
+            except urllib.error.HTTPError as e:
+                if e.code != 503:
+                    raise
+                return False
+
+        wait_for("Prometheus to be ready", ready)
+        # Three scrapes of dictlogd: enough samples for every rate() over 1m.
+        wait_for("three scrapes", lambda: any(
+            float(r["value"][1]) >= 3 for r in query(
+                url, "count_over_time(dictlog_store_open[1m])")))
+    except BaseException:
+        prometheus.stop()
+        raise
+    return prometheus, url
+
+
+def api(url, path, params=None):
+    """The `data` of a Prometheus HTTP API answer (status success asserted)."""
+    body = json.loads(http_get(url + path + ("?" + urllib.parse.urlencode(params)
+                                             if params else "")))
+    assert body["status"] == "success", body
+    return body["data"]
+
+
+def query(url, expr):
+    """The result vector of an instant query."""
+    return api(url, "/api/v1/query", {"query": expr})["result"]
