@@ -67,7 +67,7 @@ CandidateSearch AutoTrainer::SearchFor(const pool::Pool& pool, const PoolState& 
 void AutoTrainer::Notify(const pool::Pool& pool) {
   const store::PoolCounters counters = pool.counters();
   const uint64_t raw = counters.raw_bytes;
-  const bool has_dictionary = pool.active_dictionary_id() != 0;
+  const bool has_dictionary = pool.has_active_dictionary();
   if (counters.records < options_.min_records || raw < FirstPoint(pool)) return;
   absl::MutexLock lock(&mu_);
   // A pool first seen with a dictionary (imported, trained on request, or before a

@@ -78,10 +78,22 @@ absl::StatusOr<std::unique_ptr<DictionaryManager>> DictionaryManager::Load(
 }
 
 absl::Status DictionaryManager::LoadAll() {
-  ASSIGN_OR_RETURN(std::vector<storage::DictionaryRecord> stored, store_->LoadDictionaries());
+  // Single-node mode keeps an id lease, so it can go on without dictionaries it cannot
+  // read; cluster mode's ids come from the log, which can rebuild them.
+  const bool leased = !options_.publish;
+  uint32_t lease = 0;
+  if (leased) {
+    ASSIGN_OR_RETURN(lease, store_->DictionaryIdLease());
+  }
+  store::ReadableDictionaries stored;
+  if (lease == 0) {
+    ASSIGN_OR_RETURN(stored.dictionaries, store_->LoadDictionaries());
+  } else {
+    ASSIGN_OR_RETURN(stored, store_->LoadReadableDictionaries(lease));
+  }
   absl::MutexLock lock(&mu_);
   next_id_ = codec::kMinDictionaryId;
-  for (storage::DictionaryRecord& record : stored) {
+  for (storage::DictionaryRecord& record : stored.dictionaries) {
     next_id_ = std::max(next_id_, record.id() + 1);  // Retired ids are never reused.
     if (record.retired()) continue;
     record.set_size_bytes(static_cast<uint32_t>(record.content().size()));
@@ -89,22 +101,51 @@ absl::Status DictionaryManager::LoadAll() {
     record.clear_content();  // Decoded on demand by the cache.
     records_[record.id()] = std::move(record);
   }
+  if (!stored.damage.ok()) {
+    next_id_ = std::max(next_id_, lease);  // The unreadable ones' ids lie below it.
+  }
+  std::string unreadable;
+  if (!stored.unreadable.empty()) {
+    unreadable = absl::StrCat(
+        stored.unreadable.size(), " dictionary id(s) cannot be read, ",
+        stored.unreadable.front(),
+        stored.unreadable.size() > 1 ? absl::StrCat(" to ", stored.unreadable.back()) : "",
+        " (", stored.damage.message(), ")");
+  }
+  if (leased && lease < next_id_) {  // A store from before leases, or a lease used up.
+    lease = next_id_ + kIdLeaseStep;
+    RETURN_IF_ERROR(store_->PutDictionaryIdLease(lease));
+  }
+  lease_ = lease;
   for (const std::shared_ptr<pool::Pool>& pool : pools_->List()) {
     const uint32_t active = pool->record().active_dictionary_id();
     if (active == 0) continue;
     absl::StatusOr<std::shared_ptr<const codec::DecoderDictionary>> dict =
         dictionaries_->Pin(active);
+    if (leased && lease != 0 && absl::IsDataLoss(dict.status())) {
+      // Appends go on without a dictionary (Pool::Encoder) until one is activated; the
+      // automatic trainer sees a pool without one (Pool::has_active_dictionary).
+      absl::StrAppend(&unreadable, unreadable.empty() ? "" : "; ", "pool '", pool->name(),
+                      "' goes on without its active dictionary ", active, " (",
+                      dict.status().message(), ")");
+      continue;
+    }
     if (!dict.ok()) {
       return absl::DataLossError(absl::StrCat("pool '", pool->name(), "' names dictionary ",
                                               active, ": ", dict.status().message()));
     }
     pool->SetActiveDictionary(*std::move(dict));
   }
+  if (!unreadable.empty()) unreadable_at_open_ = absl::DataLossError(unreadable);
   return absl::OkStatus();
 }
 
-uint32_t DictionaryManager::AllocateId() {
+absl::StatusOr<uint32_t> DictionaryManager::AllocateId() {
   absl::MutexLock lock(&mu_);
+  if (!options_.publish && next_id_ >= lease_) {
+    RETURN_IF_ERROR(store_->PutDictionaryIdLease(next_id_ + kIdLeaseStep));
+    lease_ = next_id_ + kIdLeaseStep;
+  }
   return next_id_++;
 }
 
@@ -131,6 +172,9 @@ absl::StatusOr<std::vector<std::string>> DictionaryManager::Sample(
     // A gc since the read may have retired a dictionary the chunk's old frames named.
     if (failed && RetiredGeneration() != read_at && rereads++ < kMaxRereads) continue;
     for (absl::StatusOr<codec::DecodedRecord>& record : decoded) {
+      // A record that cannot be read (damage, a dictionary unreadable since the store
+      // opened) is left out of the sample; anything else fails the training.
+      if (absl::IsDataLoss(record.status())) continue;
       RETURN_IF_ERROR(record.status());
       bytes += record->payload.size();
       newest_first.push_back(std::move(record->payload));
@@ -156,8 +200,11 @@ absl::Status DictionaryManager::SampleIndexedBlocks(
                      store_->LatestIndexedBlocks(pool.id(), pool.indexed_from_seq(), before,
                                                  kBlocksChunk));
     for (const store::IndexedBlock& block : blocks) {
-      ASSIGN_OR_RETURN(const block::IndexedContent content,
-                       block::DecodeIndexedBlock(*dictionaries_, block));
+      absl::StatusOr<block::IndexedContent> decoded =
+          block::DecodeIndexedBlock(*dictionaries_, block);
+      if (absl::IsDataLoss(decoded.status())) continue;  // As Sample: left out.
+      RETURN_IF_ERROR(decoded.status());
+      const block::IndexedContent& content = *decoded;
       for (auto e = content.entries.rbegin(); e != content.entries.rend(); ++e) {
         if (*bytes >= budget_bytes) return absl::OkStatus();
         *bytes += e->payload.size();
@@ -213,7 +260,7 @@ absl::StatusOr<v1::TrainDictionaryResponse> DictionaryManager::Train(
   std::shared_ptr<const codec::DecoderDictionary> baseline = dictionaries_->Find(baseline_id);
   trainer::TrainOptions train_options;
   train_options.dictionary_bytes = dictionary_bytes;
-  train_options.dictionary_id = AllocateId();
+  ASSIGN_OR_RETURN(train_options.dictionary_id, AllocateId());
   train_options.compact = NextMode(*pool).mode == v1::DICTIONARY_MODE_COMPACT;
   train_options.compression_level =
       pool::FrameCompressionLevel(store::FromCatalog(pool_record.options()), train_options.compact);
@@ -401,7 +448,8 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Import(absl::string_view p
     return info;
   }
   storage::DictionaryRecord record;
-  record.set_id(AllocateId());
+  ASSIGN_OR_RETURN(const uint32_t id, AllocateId());
+  record.set_id(id);
   StoreLE32(record.id(), &content, 4);  // Our id replaces the one it was trained with.
   RETURN_IF_ERROR(codec::DecoderDictionary::Create(content).status());
   // Appends compress with it once it is active. zstd decodes with dictionaries it

@@ -77,10 +77,17 @@ class DictionaryManager {
  public:
   // Loads the metadata of every stored dictionary and pins each pool's active one in
   // `dictionaries`. All pointers are borrowed and must outlive the manager. DATA_LOSS if a pool's
-  // active dictionary is missing or a stored dictionary is malformed.
+  // active dictionary is missing or a stored dictionary is malformed. In single-node
+  // mode a store with a dictionary id lease loads without the dictionaries it cannot
+  // read (a damaged table block; unreadable_at_open() says which), and a pool whose
+  // active dictionary is one of them goes on without a dictionary until one is
+  // activated; ids go on from the lease, so none is given twice.
   static absl::StatusOr<std::unique_ptr<DictionaryManager>> Load(
       store::Store* store, pool::PoolRegistry* pools, DictionaryCache* dictionaries,
       DictionaryManagerOptions options);
+
+  // Ids a dictionary id lease covers at a time (one synced write per this many).
+  static constexpr uint32_t kIdLeaseStep = 64;
 
   DictionaryManager(const DictionaryManager&) = delete;
   DictionaryManager& operator=(const DictionaryManager&) = delete;
@@ -155,6 +162,10 @@ class DictionaryManager {
 
   absl::Mutex& write_gate() { return write_gate_; }
 
+  // Why some stored dictionaries could not be read when the store opened (DATA_LOSS,
+  // naming the ids around them), or OK. Reads of records that name one are DATA_LOSS.
+  const absl::Status& unreadable_at_open() const { return unreadable_at_open_; }
+
   // Moves (increases) before gc retires a dictionary. A reader takes it before reading
   // stored values; if a decode of them fails and it has moved since, the values may
   // name a dictionary retired after a re-compression rewrote them: read them again.
@@ -183,13 +194,17 @@ class DictionaryManager {
       : store_(store), pools_(pools), dictionaries_(dictionaries), options_(options) {}
 
   absl::Status LoadAll() ABSL_LOCKS_EXCLUDED(mu_);
+  // The pool's newest payloads up to `budget_bytes`, oldest first. Records (and
+  // blocks) that read as DATA_LOSS are left out.
   absl::StatusOr<std::vector<std::string>> Sample(const pool::Pool& pool,
                                                   size_t budget_bytes) const;
   // Sample's part from the pool's indexed blocks (block mode), newest first, until
   // *bytes reaches the budget.
   absl::Status SampleIndexedBlocks(const pool::Pool& pool, size_t budget_bytes,
                                    size_t* bytes, std::vector<std::string>* newest_first) const;
-  uint32_t AllocateId() ABSL_LOCKS_EXCLUDED(mu_);
+  // The next dictionary id; in single-node mode below the stored id lease, which it
+  // moves kIdLeaseStep ids on (a synced write) when it runs out.
+  absl::StatusOr<uint32_t> AllocateId() ABSL_LOCKS_EXCLUDED(mu_);
   // The id of `pool`'s dictionary equal to `content` but for the id bytes, if any.
   absl::StatusOr<uint32_t> FindIdentical(const pool::Pool& pool,
                                          const std::string& content) const
@@ -236,6 +251,10 @@ class DictionaryManager {
   // Metadata of every dictionary (content left empty: the store has it).
   std::map<uint32_t, storage::DictionaryRecord> records_ ABSL_GUARDED_BY(mu_);
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  // The stored dictionary id lease (Store::DictionaryIdLease); 0 in cluster mode.
+  uint32_t lease_ ABSL_GUARDED_BY(mu_) = 0;
+  // Set by LoadAll only, before the manager is shared.
+  absl::Status unreadable_at_open_;
   // The ratio each dictionary ReactivateBest activated was measured at there; erased
   // when the dictionary is activated any other way or retired.
   absl::flat_hash_map<uint32_t, double> reactivated_ratio_ ABSL_GUARDED_BY(mu_);

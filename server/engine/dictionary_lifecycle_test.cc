@@ -2,6 +2,7 @@
 // training: too little data, automatic first training, retraining and evaluation,
 // rollback, import, re-compression, gc, and restarts in between.
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "codec/record_codec.h"
 #include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
+#include "server/store/table_damage.h"
 
 namespace dictlog::engine {
 namespace {
@@ -690,6 +692,161 @@ TEST_F(DictionaryLifecycleTest, FinishedRecompressionThreadIsJoinedWithoutANextJ
   ASSERT_TRUE(engine_->WaitForRecompressForTest("web", absl::Seconds(60)));
   EXPECT_EQ(engine_->GetRecompressStatus(recompress)->state(), v1::RecompressStatus::DONE);
   EXPECT_TRUE(engine_->RecompressorForTest().WaitForThreadsJoinedForTest(absl::Seconds(60)));
+}
+
+// A damaged table block holding an inactive dictionary (the store closed): the server
+// opens without it (a store with a dictionary id lease), records that name it read as
+// DATA_LOSS, the others read, and no id given before is given again.
+TEST_F(DictionaryLifecycleTest, AnUnreadableInactiveDictionaryIsSkippedAndItsIdNotReused) {
+  options_.auto_train = false;  // Only the dictionaries trained here.
+  Reopen();
+  const std::vector<std::string> lines = codec::SyntheticLogLines(3000, 7);
+  AppendLines("app", std::vector<std::string>(lines.begin(), lines.begin() + 1000));
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("app");
+  auto first = engine_->TrainDictionary(train);
+  ASSERT_TRUE(first.ok()) << first.status();
+  activate.set_id(first->dictionary().id());
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  const std::vector<std::string> with_first =
+      AppendLines("app", std::vector<std::string>(lines.begin() + 1000, lines.begin() + 2000));
+  // The first dictionary's table: the oldest of the family, written by this flush.
+  ASSERT_TRUE(engine_->Flush().ok());
+  auto second = engine_->TrainDictionary(train);
+  ASSERT_TRUE(second.ok()) << second.status();
+  activate.set_id(second->dictionary().id());
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  const std::vector<std::string> second_lines(lines.begin() + 2000, lines.end());
+  const std::vector<std::string> with_second = AppendLines("app", second_lines);
+  ASSERT_EQ(FrameDictionary(with_first[0]), first->dictionary().id());
+  ASSERT_EQ(FrameDictionary(with_second[0]), second->dictionary().id());
+  EXPECT_TRUE(engine_->DictionariesUnreadableAtOpen().ok());
+  ASSERT_TRUE(engine_->Flush().ok());
+  engine_.reset();
+  ASSERT_TRUE(store::DamageTableData(options_.store.path, "dictionaries", 0.02).ok());
+
+  for (int open = 0; open < 2; ++open) {
+    Reopen();
+    EXPECT_EQ(engine_->DictionariesUnreadableAtOpen().code(), StatusCode::kDataLoss);
+    EXPECT_NE(engine_->DictionariesUnreadableAtOpen().message().find(
+                  absl::StrCat(first->dictionary().id())),
+              std::string::npos)
+        << engine_->DictionariesUnreadableAtOpen();
+    EXPECT_EQ(engine_->Get(with_first[0]).status().code(), StatusCode::kDataLoss);
+    ExpectAllReadBack(with_second, second_lines);
+    auto third = engine_->TrainDictionary(train);
+    ASSERT_TRUE(third.ok()) << third.status();
+    EXPECT_GT(third->dictionary().id(), second->dictionary().id());
+    for (const v1::DictionaryInfo& listed : Dictionaries()) {
+      EXPECT_NE(listed.id(), first->dictionary().id());
+    }
+  }
+}
+
+// The newest dictionary unreadable: its id is the largest given, and the next one goes
+// on from the lease past it, not from the largest id that can be read.
+TEST_F(DictionaryLifecycleTest, TheIdOfAnUnreadableNewestDictionaryIsNotGivenAgain) {
+  options_.auto_train = false;  // Only the dictionaries trained here.
+  Reopen();
+  AppendLines("app", codec::SyntheticLogLines(1000, 7));
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  train.set_activate(true);
+  auto active = engine_->TrainDictionary(train);
+  ASSERT_TRUE(active.ok() && active->activated()) << active.status();
+  ASSERT_TRUE(engine_->Flush().ok());
+  train.set_activate(false);
+  // Two more, stored and not active, in one table: a point read of a smaller key (the
+  // active one) lands in that table's first block, which stays whole. (RocksDB may
+  // search a few level-0 tables without checking their key ranges.)
+  ASSERT_TRUE(engine_->TrainDictionary(train).ok());
+  auto newest = engine_->TrainDictionary(train);
+  ASSERT_TRUE(newest.ok()) << newest.status();
+  ASSERT_GT(newest->dictionary().id(), active->dictionary().id());
+  ASSERT_TRUE(engine_->Flush().ok());
+  engine_.reset();
+  ASSERT_TRUE(
+      store::DamageDictionaryAtTableEnd(options_.store.path, newest->dictionary().id()).ok());
+  Reopen();
+  EXPECT_NE(engine_->DictionariesUnreadableAtOpen().message().find(
+                absl::StrCat(newest->dictionary().id())),
+            std::string::npos)
+      << engine_->DictionariesUnreadableAtOpen();
+  auto next = engine_->TrainDictionary(train);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_GT(next->dictionary().id(), newest->dictionary().id());
+}
+
+// A store written before the id lease: its first open takes one (past every stored id);
+// without one, damage to any dictionary stops the open (an unreadable id might be the
+// largest given).
+TEST_F(DictionaryLifecycleTest, AStoreFromBeforeTheIdLeaseTakesOneAndWithoutOneStopsOnDamage) {
+  const auto write_old_store = [&] {
+    engine_.reset();
+    std::filesystem::remove_all(options_.store.path);
+    auto store = store::Store::Open(options_.store);
+    ASSERT_TRUE(store.ok()) << store.status();
+    storage::DictionaryRecord dict;
+    dict.set_id(codec::kMinDictionaryId + 5);
+    dict.set_pool_id(1);
+    dict.set_content(codec::TrainDictionaryForTest(codec::SyntheticLogLines(2000, 3), 4096,
+                                                   dict.id()));
+    ASSERT_TRUE((*store)->PutDictionary(dict).ok());
+    ASSERT_TRUE((*store)->Flush().ok());
+    EXPECT_EQ(*(*store)->DictionaryIdLease(), 0u);
+  };
+  write_old_store();
+  Reopen();
+  engine_.reset();
+  {
+    auto store = store::Store::Open(options_.store);
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_EQ(*(*store)->DictionaryIdLease(),
+              codec::kMinDictionaryId + 6 + dictionary::DictionaryManager::kIdLeaseStep);
+  }
+  write_old_store();
+  ASSERT_TRUE(store::DamageTableData(options_.store.path, "dictionaries", 0.5).ok());
+  absl::StatusOr<std::unique_ptr<LogEngine>> refused = LogEngine::Open(options_);
+  EXPECT_EQ(refused.status().code(), StatusCode::kDataLoss) << refused.status();
+}
+
+// The same damage to a pool's active dictionary: the pool goes on without one. Its
+// records that name it read as DATA_LOSS, new appends are stored and read back, and the
+// automatic trainer, seeing a pool without a dictionary, trains and activates a new one.
+TEST_F(DictionaryLifecycleTest, APoolWhoseActiveDictionaryIsUnreadableGoesOnWithoutOne) {
+  options_.auto_train = false;  // Only the dictionary trained here, at first.
+  Reopen();
+  const std::vector<std::string> before = AppendLines("app", codec::SyntheticLogLines(1000, 7));
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  train.set_activate(true);
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok() && trained->activated()) << trained.status();
+  const std::vector<std::string> with_it = AppendLines("app", codec::SyntheticLogLines(100, 8));
+  ASSERT_EQ(FrameDictionary(with_it[0]), trained->dictionary().id());
+  ASSERT_TRUE(engine_->Flush().ok());
+  engine_.reset();
+  ASSERT_TRUE(store::DamageTableData(options_.store.path, "dictionaries", 0.02).ok());
+
+  options_.auto_train = true;
+  Reopen();
+  EXPECT_NE(engine_->DictionariesUnreadableAtOpen().message().find(absl::StrCat(
+                "pool 'app' goes on without its active dictionary ", trained->dictionary().id())),
+            std::string::npos)
+      << engine_->DictionariesUnreadableAtOpen();
+  EXPECT_EQ(engine_->Get(with_it[0]).status().code(), StatusCode::kDataLoss);
+  const std::vector<std::string> lines = codec::SyntheticLogLines(2000, 9);
+  const std::vector<std::string> after = AppendLines("app", lines);
+  ExpectAllReadBack(after, lines);
+  EXPECT_EQ(FrameDictionary(after[0]), 0u);  // No dictionary to compress with.
+  // The automatic trainer's first dictionary for the pool replaces the lost one.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
+  const uint32_t replaced = engine_->GetPool("app")->active_dictionary_id();
+  EXPECT_GT(replaced, trained->dictionary().id());
+  const std::vector<std::string> next = AppendLines("app", {lines[0]});
+  EXPECT_EQ(FrameDictionary(next[0]), replaced);
 }
 
 }  // namespace

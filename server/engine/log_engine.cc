@@ -112,6 +112,12 @@ absl::Status LogEngine::OpenDictionaries() {
   ASSIGN_OR_RETURN(manager_, dictionary::DictionaryManager::Load(
                                  store_.get(), registry_.get(), &dictionaries_,
                                  manager_options));
+  if (!manager_->unreadable_at_open().ok()) {
+    std::fprintf(stderr,
+                 "dictlogd: WARNING: %s; records that name them read as DATA_LOSS, and no "
+                 "dictionary id is given again (ids go on from the stored id lease)\n",
+                 manager_->unreadable_at_open().ToString().c_str());
+  }
   dictionary::RecompressorOptions recompressor_options = options_.recompressor;
   if (!recompressor_options.parallel_for) {  // Jobs re-encode on idle encode helpers too.
     recompressor_options.parallel_for = [this](size_t n, absl::FunctionRef<void(size_t)> task) {

@@ -343,6 +343,11 @@ class LogEngine {
   // What recovering the write-ahead log dropped when the store opened
   // (store::Store::wal_dropped_at_open).
   const store::WalDrops& WalDroppedAtOpen() const { return store_->wal_dropped_at_open(); }
+  // Why some dictionaries could not be read when the store opened, or OK
+  // (dictionary::DictionaryManager::unreadable_at_open).
+  const absl::Status& DictionariesUnreadableAtOpen() const {
+    return manager_->unreadable_at_open();
+  }
 
   // Dictionary lifecycle (see DictionaryManager and Recompressor).
   absl::StatusOr<v1::TrainDictionaryResponse> TrainDictionary(

@@ -261,6 +261,12 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
               "Normally 0 after a clean shutdown or a process crash.");
   out->Sample("dictlog_wal_recovery_drops", {},
               static_cast<double>(engine.WalDroppedAtOpen().reports));
+  out->Family("dictlog_dictionaries_unreadable_at_open", "gauge",
+              "1 if stored dictionaries could not be read when the store opened (a damaged "
+              "table block; the server's start-up WARNING names their ids): records that "
+              "name them read as DATA_LOSS. 0 otherwise.");
+  out->Sample("dictlog_dictionaries_unreadable_at_open", {},
+              engine.DictionariesUnreadableAtOpen().ok() ? 0 : 1);
 }
 
 std::string RenderMetrics(const engine::LogEngine* engine, const metrics::RpcMetrics& rpc) {

@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "codec/test_dictionary.h"
 #include "common/command_line.h"
 #include "common/file_damage.h"
 #include "common/test_dir.h"
@@ -269,6 +270,30 @@ TEST(EngineMetricsTest, APoolDamagedAtOpenIsCounted) {
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripPrefix((*appended)[0], "db/"), &seq)) << (*appended)[0];
   EXPECT_GT(seq, 3000u);  // Past every id given before the damage.
   EXPECT_TRUE((*engine)->Get((*appended)[0]).ok());
+}
+
+// A stored dictionary unreadable at open (not a pool's active one): the gauge is 1.
+TEST(EngineMetricsTest, DictionariesUnreadableAtOpen) {
+  const std::string path = FreshTestDir();
+  {
+    auto engine = OpenEngine(path);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    const std::vector<std::string> lines = codec::SyntheticLogLines(1000, 4);
+    std::vector<engine::AppendInput> records;
+    for (const std::string& line : lines) records.push_back({"web", line});
+    ASSERT_TRUE((*engine)->Append(records).ok());
+    v1::TrainDictionaryRequest train;
+    train.set_pool("web");  // Stored, not activated.
+    ASSERT_TRUE((*engine)->TrainDictionary(train).ok());
+    EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
+                                  "\ndictlog_dictionaries_unreadable_at_open 0\n"));
+    ASSERT_TRUE((*engine)->Flush().ok());
+  }
+  ASSERT_TRUE(store::DamageTableData(path, "dictionaries", 0.5).ok());
+  auto engine = OpenEngine(path);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  const std::string text = RenderMetrics(engine->get(), metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_dictionaries_unreadable_at_open 1\n")) << text;
 }
 
 }  // namespace

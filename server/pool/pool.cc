@@ -147,6 +147,11 @@ void Pool::SetActiveDictionary(
   encoder_.reset();
 }
 
+bool Pool::has_active_dictionary() const {
+  absl::MutexLock lock(&mu_);
+  return active_ != nullptr;
+}
+
 absl::StatusOr<std::shared_ptr<const codec::EncoderDictionary>> Pool::Encoder() {
   absl::MutexLock lock(&mu_);
   if (active_ == nullptr) return nullptr;

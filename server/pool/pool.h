@@ -132,6 +132,9 @@ class Pool {
   // clears it.
   void SetActiveDictionary(std::shared_ptr<const codec::DecoderDictionary> dictionary)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether the pool has an active dictionary to compress with: false without one, and
+  // for a pool whose active dictionary could not be read when the store opened.
+  bool has_active_dictionary() const ABSL_LOCKS_EXCLUDED(mu_);
   // The encoder for the active dictionary at the pool's current level (built on first
   // use after an activation or level change); nullptr if the pool has none.
   absl::StatusOr<std::shared_ptr<const codec::EncoderDictionary>> Encoder()

@@ -10,6 +10,10 @@
 //                   | 'S' pool_id:u32be                 -> next_seq:u64be (a seq lease:
 //                                                          no seq at or above it was
 //                                                          handed out; synced)
+//                   | 'I'                               -> next_id:u32be (the dictionary
+//                                                          id lease: no dictionary id at
+//                                                          or above it was handed out;
+//                                                          synced; single-node mode)
 //   counters   key := pool_id:u32be                     -> PoolCounters (merged)
 //                   | 'D' dictionary_id:u32be           -> PoolCounters of the records
 //                                                          whose frames name it
@@ -40,6 +44,7 @@ inline constexpr char kRecompressPrefix = 'R';
 inline constexpr char kLogPositionPrefix = 'L';
 inline constexpr char kDeletedPoolPrefix = 'X';
 inline constexpr char kSeqCeilingPrefix = 'S';
+inline constexpr char kDictionaryIdLeaseKey = 'I';
 inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr char kScopedRequestPrefix = '\x01';
 inline constexpr size_t kMaxPrincipalBytes = 255;

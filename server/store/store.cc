@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "codec/dictionary.h"
 #include "codec/varint.h"
 #include "server/store/empty_wals.h"
 #include "server/store/keys.h"
@@ -761,6 +762,69 @@ absl::StatusOr<std::vector<storage::DictionaryRecord>> Store::LoadDictionaries()
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "reading dictionaries"));
   return dictionaries;
+}
+
+absl::StatusOr<ReadableDictionaries> Store::LoadReadableDictionaries(uint32_t below) const {
+  ReadableDictionaries loaded;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), dictionaries_));
+  const auto parse = [&](absl::string_view value) {
+    loaded.dictionaries.emplace_back();
+    return loaded.dictionaries.back().ParseFromArray(value.data(),
+                                                     static_cast<int>(value.size()));
+  };
+  uint32_t next = codec::kMinDictionaryId;  // The smallest id not read or stepped over.
+  it->SeekToFirst();
+  while (true) {
+    for (; it->Valid(); it->Next()) {
+      if (it->key().size() != 4 || !parse(absl::string_view(it->value().data(), it->value().size()))) {
+        return absl::DataLossError("a stored dictionary does not parse");
+      }
+      next = loaded.dictionaries.back().id() + 1;
+    }
+    const absl::Status status = FromRocks(it->status(), "reading dictionaries");
+    if (status.ok()) return loaded;
+    if (!absl::IsDataLoss(status)) return status;
+    if (loaded.damage.ok()) loaded.damage = status;
+    // Step over the damaged block id by id. A point read still finds a dictionary
+    // whose newest version is elsewhere (the damage hit an older one).
+    for (;; ++next) {
+      if (next >= below) return loaded;
+      it->Seek(DictionaryKey(next));
+      if (it->status().ok()) break;  // Past the damage: read on from here.
+      std::string value;
+      const absl::Status read =
+          FromRocks(db_->Get(rocksdb::ReadOptions(), dictionaries_, DictionaryKey(next), &value),
+                    absl::StrCat("reading dictionary ", next));
+      if (read.ok()) {
+        if (!parse(value)) return absl::DataLossError("a stored dictionary does not parse");
+      } else if (absl::IsDataLoss(read)) {
+        loaded.unreadable.push_back(next);
+      } else if (!absl::IsNotFound(read)) {
+        return read;
+      }
+    }
+  }
+}
+
+absl::Status Store::PutDictionaryIdLease(uint32_t next_id) {
+  std::string value;
+  PutFixed32BE(next_id, &value);
+  rocksdb::WriteBatch batch;
+  RETURN_IF_ERROR(FromRocks(
+      batch.Put(catalog_, std::string(1, kDictionaryIdLeaseKey), value),
+      "batching the dictionary id lease"));
+  return Write(&batch, "writing the dictionary id lease", /*sync=*/true);
+}
+
+absl::StatusOr<uint32_t> Store::DictionaryIdLease() const {
+  std::string value;
+  const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_,
+                                     std::string(1, kDictionaryIdLeaseKey), &value);
+  if (s.IsNotFound()) return 0;
+  RETURN_IF_ERROR(FromRocks(s, "reading the dictionary id lease"));
+  if (value.size() != 4) return absl::DataLossError("the dictionary id lease does not parse");
+  return GetFixed32BE(value.data());
 }
 
 absl::StatusOr<std::string> Store::DictionaryContent(uint32_t dictionary_id) const {

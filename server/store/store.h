@@ -68,6 +68,16 @@ struct StoredPool {
   absl::Status newest_unreadable;
 };
 
+// What Store::LoadReadableDictionaries found: the dictionaries it could read and, if
+// it met damage, the first error (DATA_LOSS) and the ids a point read found damaged
+// (those whose newest version is in a damaged block; empty if the damage held only
+// older versions).
+struct ReadableDictionaries {
+  std::vector<storage::DictionaryRecord> dictionaries;
+  absl::Status damage;
+  std::vector<uint32_t> unreadable;
+};
+
 // A pool's seq lease: seqs below `next_seq` may have been handed out, none above.
 struct SeqCeiling {
   uint32_t pool_id = 0;
@@ -333,6 +343,15 @@ class Store {
   // PutDictionary is synced (its id is given out; see PutPool).
   absl::Status PutDictionary(const storage::DictionaryRecord& dictionary);
   absl::StatusOr<std::vector<storage::DictionaryRecord>> LoadDictionaries() const;
+  // The dictionaries that can be read, for a store with a dictionary id lease
+  // (`below`): a damaged table block of the dictionaries family is stepped over id by
+  // id (at most up to `below`), each id read alone, the unreadable ones listed.
+  absl::StatusOr<ReadableDictionaries> LoadReadableDictionaries(uint32_t below) const;
+  // The dictionary id lease (single-node mode): no dictionary id at or above it was
+  // handed out, so a store whose dictionaries cannot all be read still never gives
+  // an id twice. Synced. 0 if none was written (a store from before leases).
+  absl::Status PutDictionaryIdLease(uint32_t next_id);
+  absl::StatusOr<uint32_t> DictionaryIdLease() const;
   absl::StatusOr<PoolCounters> DictionaryReferences(uint32_t dictionary_id) const;
   // Whether every record of the pool names `dictionary_id` (not 0): the pool's stored
   // counters and the dictionary's references, read at one snapshot (every write moves

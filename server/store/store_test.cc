@@ -132,6 +132,72 @@ TEST_F(StoreTest, APoolWhoseNewestRecordsAreDamagedGoesOnFromItsLease) {
   EXPECT_EQ(pools.status().code(), absl::StatusCode::kDataLoss) << pools.status();
 }
 
+// A damaged table block of the dictionaries family (at its start, middle and end): the
+// strict load fails; with the id lease the readable load steps over the block and
+// names the dictionary in it.
+TEST_F(StoreTest, ReadableDictionariesStepOverADamagedBlock) {
+  constexpr uint32_t kFirst = 32768, kCount = 10, kLease = kFirst + 16;
+  for (const auto& [where, lost] : {std::pair<double, uint32_t>{0.02, kFirst},
+                                    {0.45, kFirst + 4},
+                                    {0.98, kFirst + 9}}) {
+    SCOPED_TRACE(where);
+    store_.reset();
+    std::filesystem::remove_all(path_);
+    Reopen();
+    EXPECT_EQ(*store_->DictionaryIdLease(), 0u);
+    ASSERT_TRUE(store_->PutDictionaryIdLease(kLease).ok());
+    std::mt19937 random(5);
+    for (uint32_t id = kFirst; id < kFirst + kCount; ++id) {
+      storage::DictionaryRecord dict = Dictionary(id, 1);
+      std::string content(20000, '\0');  // Its own table block: larger than 4 KiB.
+      for (char& c : content) c = static_cast<char>(random());
+      dict.set_content(content);
+      ASSERT_TRUE(store_->PutDictionary(dict).ok());
+    }
+    ASSERT_TRUE(store_->Flush().ok());
+    store_.reset();
+    ASSERT_TRUE(DamageTableData(path_, "dictionaries", where).ok());
+    Reopen();
+    EXPECT_EQ(*store_->DictionaryIdLease(), kLease);
+    EXPECT_EQ(store_->LoadDictionaries().status().code(), absl::StatusCode::kDataLoss);
+    absl::StatusOr<ReadableDictionaries> loaded = store_->LoadReadableDictionaries(kLease);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->damage.code(), absl::StatusCode::kDataLoss) << loaded->damage;
+    std::set<uint32_t> missing;
+    for (uint32_t id = kFirst; id < kFirst + kCount; ++id) missing.insert(id);
+    for (const storage::DictionaryRecord& dict : loaded->dictionaries) {
+      EXPECT_EQ(dict.content().size(), 20000u);
+      missing.erase(dict.id());
+    }
+    EXPECT_EQ(missing, std::set<uint32_t>{lost});  // The one in the damaged block.
+    EXPECT_EQ(loaded->unreadable, std::vector<uint32_t>{lost});
+    EXPECT_EQ(store_->DictionaryContent(lost).status().code(), absl::StatusCode::kDataLoss);
+  }
+}
+
+// Damage to an older version of a dictionary (its newest written again in a newer
+// table) stops the scan; the point read of the id still finds the newest.
+TEST_F(StoreTest, ReadableDictionariesReadPastADamagedOlderVersion) {
+  ASSERT_TRUE(store_->PutDictionaryIdLease(32768 + 16).ok());
+  storage::DictionaryRecord dict = Dictionary(32768, 1);
+  dict.set_content(std::string(20000, 'o'));
+  ASSERT_TRUE(store_->PutDictionary(dict).ok());
+  ASSERT_TRUE(store_->Flush().ok());
+  dict.set_first_window_ratio(2.5);
+  ASSERT_TRUE(store_->PutDictionary(dict).ok());
+  ASSERT_TRUE(store_->Flush().ok());
+  store_.reset();
+  ASSERT_TRUE(DamageTableData(path_, "dictionaries", 0.02).ok());  // The older table.
+  Reopen();
+  EXPECT_EQ(store_->LoadDictionaries().status().code(), absl::StatusCode::kDataLoss);
+  absl::StatusOr<ReadableDictionaries> loaded = store_->LoadReadableDictionaries(32768 + 16);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->damage.code(), absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(loaded->unreadable.empty());
+  ASSERT_EQ(loaded->dictionaries.size(), 1u);
+  EXPECT_EQ(loaded->dictionaries[0].first_window_ratio(), 2.5);
+}
+
 // Without sync_writes a power loss takes the unsynced tail of the log, but never a
 // write that gives out an id: pools, dictionaries, tombstones and seq leases are synced.
 TEST_F(StoreTest, IdGivingWritesSurviveAPowerLossWithoutSyncWrites) {
