@@ -133,6 +133,7 @@ class DashboardTest(unittest.TestCase):
             ids += cls.cli("append", "--category=" + category,
                            os.path.join(LOGHUB, category + ".log")).split()
         cls.cli("get", *ids[:100])
+        cls.cli("get", ids[0], "HDFS/999999999", ok=False)  # A per-id NOT_FOUND.
         cls.cli("scan", "--category=Apache", "--limit=50")
         cls.cli("pool", "show", "NoSuchPool", ok=False)
         cls.cli("dict", "train", "--pool=HDFS", "--activate")
@@ -178,7 +179,10 @@ class DashboardTest(unittest.TestCase):
                      "dictlog_dictionary_cache_builds_total",
                      "dictlog_recompress_records_done", "dictlog_recompress_records_planned",
                      "dictlog_auto_trainings_total", "dictlog_rocksdb_num_running_compactions",
-                     "dictlog_rocksdb_estimate_pending_compaction_bytes"):
+                     "dictlog_rocksdb_estimate_pending_compaction_bytes",
+                     "dictlog_read_errors_total", "dictlog_pool_damaged_at_open",
+                     "dictlog_dictionaries_unreadable_at_open",
+                     "dictlog_wal_recovery_drops"):
             self.assertIn(name, queried)
         exprs = [expr for _, expr, _ in self.queries]
         self.assertTrue(any("histogram_quantile" in e and "method" in parse_promql(e)[1]
