@@ -777,7 +777,8 @@ absl::StatusOr<ReadableDictionaries> Store::LoadReadableDictionaries(uint32_t be
   it->SeekToFirst();
   while (true) {
     for (; it->Valid(); it->Next()) {
-      if (it->key().size() != 4 || !parse(absl::string_view(it->value().data(), it->value().size()))) {
+      const absl::string_view value(it->value().data(), it->value().size());
+      if (it->key().size() != 4 || !parse(value)) {
         return absl::DataLossError("a stored dictionary does not parse");
       }
       next = loaded.dictionaries.back().id() + 1;
