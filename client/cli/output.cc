@@ -182,10 +182,9 @@ std::string PoolsTable(const std::vector<v1::PoolInfo>& pools) {
   for (const v1::PoolInfo& pool : pools) {
     if (pool.damaged_at_open().empty()) continue;
     absl::StrAppend(&out, "warning: pool '", pool.name(),
-                    "' could not read its newest records when the store opened (",
-                    pool.damaged_at_open(),
-                    "); it went on from its seq lease, and reads of the damaged records "
-                    "are DATA_LOSS (docs/operations.md, \"A pool damaged at open\")\n");
+                    "' was found damaged when the store opened (", pool.damaged_at_open(),
+                    "); reads of the damaged records are DATA_LOSS (docs/operations.md, "
+                    "\"A pool damaged at open\")\n");
   }
   return out;
 }

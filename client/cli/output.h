@@ -34,7 +34,7 @@ std::string PoolJson(const v1::PoolInfo& pool);
 // percent recent appends compress worse than the active dictionary's evaluation;
 // "filling" while its window holds too little to judge) OLDEST
 // (the oldest retained id and its append time), one row a pool, then TOTAL, then a
-// warning line for each pool whose newest records were unreadable at open.
+// warning line for each pool found damaged at open (PoolInfo.damaged_at_open).
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
 // {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,

@@ -84,9 +84,9 @@ TEST(OutputTest, PoolsDamagedAtOpenAreNamed) {
   damaged.set_damaged_at_open("DATA_LOSS: finding the last record: Corruption: block checksum");
   fine.set_name("db");
   const std::string table = PoolsTable({damaged, fine});
-  EXPECT_NE(table.find("warning: pool 'web' could not read its newest records when the "
-                       "store opened (DATA_LOSS: finding the last record: Corruption: "
-                       "block checksum); it went on from its seq lease"),
+  EXPECT_NE(table.find("warning: pool 'web' was found damaged when the store opened "
+                       "(DATA_LOSS: finding the last record: Corruption: block checksum); "
+                       "reads of the damaged records are DATA_LOSS"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("pool 'db'"), std::string::npos) << table;

@@ -125,9 +125,12 @@ absl::Status DictionaryManager::LoadAll() {
     if (leased && lease != 0 && absl::IsDataLoss(dict.status())) {
       // Appends go on without a dictionary (Pool::Encoder) until one is activated; the
       // automatic trainer sees a pool without one (Pool::has_active_dictionary).
+      const std::string why = absl::StrCat("its active dictionary ", active,
+                                           " cannot be read (", dict.status().message(),
+                                           "); it goes on without one");
       absl::StrAppend(&unreadable, unreadable.empty() ? "" : "; ", "pool '", pool->name(),
-                      "' goes on without its active dictionary ", active, " (",
-                      dict.status().message(), ")");
+                      "' goes on without its active dictionary ", active);
+      pool->SetActiveUnreadable(absl::DataLossError(why));
       continue;
     }
     if (!dict.ok()) {

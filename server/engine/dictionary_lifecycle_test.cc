@@ -837,6 +837,11 @@ TEST_F(DictionaryLifecycleTest, APoolWhoseActiveDictionaryIsUnreadableGoesOnWith
             std::string::npos)
       << engine_->DictionariesUnreadableAtOpen();
   EXPECT_EQ(engine_->Get(with_it[0]).status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(engine_->GetPool("app")->damaged_at_open().find(absl::StrCat(
+                "DATA_LOSS: its active dictionary ", trained->dictionary().id(),
+                " cannot be read")),
+            std::string::npos)
+      << engine_->GetPool("app")->damaged_at_open();
   const std::vector<std::string> lines = codec::SyntheticLogLines(2000, 9);
   const std::vector<std::string> after = AppendLines("app", lines);
   ExpectAllReadBack(after, lines);

@@ -1,8 +1,11 @@
 #include "server/pool/pool.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "server/pool/pool_options.h"
 #include "server/store/catalog_convert.h"
@@ -152,6 +155,11 @@ bool Pool::has_active_dictionary() const {
   return active_ != nullptr;
 }
 
+void Pool::SetActiveUnreadable(absl::Status why) {
+  absl::MutexLock lock(&mu_);
+  active_unreadable_ = std::move(why);
+}
+
 absl::StatusOr<std::shared_ptr<const codec::EncoderDictionary>> Pool::Encoder() {
   absl::MutexLock lock(&mu_);
   if (active_ == nullptr) return nullptr;
@@ -184,7 +192,10 @@ v1::PoolInfo Pool::Info() const {
                                                        : v1::DICTIONARY_MODE_FULL);
   }
   info.set_reads(reads());
-  if (!newest_unreadable_.ok()) info.set_damaged_at_open(newest_unreadable_.ToString());
+  std::vector<std::string> damage;
+  if (!newest_unreadable_.ok()) damage.push_back(newest_unreadable_.ToString());
+  if (!active_unreadable_.ok()) damage.push_back(active_unreadable_.ToString());
+  info.set_damaged_at_open(absl::StrJoin(damage, "; "));
   return info;
 }
 

@@ -135,12 +135,16 @@ class Pool {
   // Whether the pool has an active dictionary to compress with: false without one, and
   // for a pool whose active dictionary could not be read when the store opened.
   bool has_active_dictionary() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Records why the pool's active dictionary could not be read when the store opened
+  // (the pool goes on without one); shown with newest_unreadable() in Info().
+  void SetActiveUnreadable(absl::Status why) ABSL_LOCKS_EXCLUDED(mu_);
   // The encoder for the active dictionary at the pool's current level (built on first
   // use after an activation or level change); nullptr if the pool has none.
   absl::StatusOr<std::shared_ptr<const codec::EncoderDictionary>> Encoder()
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Name, options, counters, active dictionary and categories.
+  // Name, options, counters, active dictionary, categories, and what was found
+  // damaged at open (damaged_at_open: the newest records, the active dictionary).
   v1::PoolInfo Info() const ABSL_LOCKS_EXCLUDED(mu_);
 
   bool block_mode() const { return options().storage_mode() == v1::STORAGE_MODE_BLOCK; }
@@ -171,6 +175,7 @@ class Pool {
   store::PoolCounters counters_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const codec::DecoderDictionary> active_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const codec::EncoderDictionary> encoder_ ABSL_GUARDED_BY(mu_);
+  absl::Status active_unreadable_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dictlog::pool

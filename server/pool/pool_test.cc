@@ -150,7 +150,8 @@ TEST_F(PoolTest, AFailedLeaseWriteFailsAndCoversNothing) {
 }
 
 // A pool loaded without its newest records (a damaged table block) starts at its lease
-// and says why in its info; one loaded whole says nothing.
+// and says why in its info, and so does one without its active dictionary; one loaded
+// whole says nothing.
 TEST_F(PoolTest, InfoSaysWhyTheNewestRecordsWereUnreadable) {
   store::StoredPool stored;
   stored.record.set_id(1);
@@ -161,6 +162,11 @@ TEST_F(PoolTest, InfoSaysWhyTheNewestRecordsWereUnreadable) {
   Pool damaged(stored);
   EXPECT_EQ(damaged.next_seq(), 5000u);
   EXPECT_EQ(damaged.Info().damaged_at_open(), "DATA_LOSS: finding the last record: bad block");
+  damaged.SetActiveUnreadable(absl::DataLossError("its active dictionary 32768 is lost"));
+  EXPECT_EQ(damaged.Info().damaged_at_open(),
+            "DATA_LOSS: finding the last record: bad block; DATA_LOSS: its active "
+            "dictionary 32768 is lost");
+  EXPECT_FALSE(damaged.has_active_dictionary());
 }
 
 }  // namespace
