@@ -112,6 +112,31 @@ def read_port(path, process):
     return wait_for(path, port)
 
 
+def start_dictlogd(dictlogd, work, log):
+    """A dictlogd (a Process) on 127.0.0.1 port 0 with its metrics on port 0, data in
+    `work`/data, automatic training off, output in `work`/`log`; returns (process,
+    gRPC address, metrics address) once both ports are written."""
+    ports = {name: os.path.join(work, name) for name in ("port", "metrics_port")}
+    for path in ports.values():
+        if os.path.exists(path):
+            os.remove(path)  # Left by an earlier dictlogd on the same data.
+    process = Process(
+        [dictlogd, "--listen=127.0.0.1:0", "--data_dir=" + os.path.join(work, "data"),
+         "--port_file=" + ports["port"], "--metrics_listen=127.0.0.1:0",
+         "--metrics_port_file=" + ports["metrics_port"], "--auto_train=false"],
+        os.path.join(work, log))
+    return (process, "127.0.0.1:%d" % read_port(ports["port"], process),
+            "127.0.0.1:%d" % read_port(ports["metrics_port"], process))
+
+
+def run_cli(dictlog, server, *args, ok=True):
+    """The dictlog CLI against `server`; asserts it exits 0 exactly when `ok`."""
+    result = subprocess.run([dictlog, "--server=" + server, *args],
+                            capture_output=True, text=True)
+    assert (result.returncode == 0) == ok, (args, result.returncode, result.stderr)
+    return result
+
+
 def start_prometheus(work, target, rule_files=()):
     """A Prometheus (a Process) scraping `target` (host:port) every second as job
     `dictlog`, evaluating `rule_files` every second, its files in `work`; returns

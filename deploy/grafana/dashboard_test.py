@@ -20,12 +20,12 @@ tested on its own here.
 import json
 import os
 import re
-import subprocess
 import tempfile
 import unittest
 
-from deploy.prometheus_testing import (TARGET_LABELS, Process, http_get, parse_promql,
-                                       query, read_port, scrape_labels, start_prometheus)
+from deploy.prometheus_testing import (TARGET_LABELS, http_get, parse_promql, query,
+                                       run_cli, scrape_labels, start_dictlogd,
+                                       start_prometheus)
 
 ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "dictlog"))
 DASHBOARD = os.path.join(ROOT, "deploy/grafana/dictlog.json")
@@ -98,13 +98,8 @@ class DashboardTest(unittest.TestCase):
         cls.queries = dashboard_queries(cls.dashboard)
         cls.work = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         cls.prometheus = None
-        cls.dictlogd = Process(
-            [DICTLOGD, "--listen=127.0.0.1:0", "--data_dir=" + cls.path("data"),
-             "--port_file=" + cls.path("port"), "--metrics_listen=127.0.0.1:0",
-             "--metrics_port_file=" + cls.path("metrics_port"), "--auto_train=false"],
-            cls.path("dictlogd.log"))
-        cls.server = "127.0.0.1:%d" % read_port(cls.path("port"), cls.dictlogd)
-        cls.metrics_target = "127.0.0.1:%d" % read_port(cls.path("metrics_port"), cls.dictlogd)
+        cls.dictlogd, cls.server, cls.metrics_target = start_dictlogd(
+            DICTLOGD, cls.work, "dictlogd.log")
         cls.send_traffic()
         cls.scrape = http_get(f"http://{cls.metrics_target}/metrics")
         cls.prometheus, cls.prometheus_url = start_prometheus(cls.work, cls.metrics_target)
@@ -116,15 +111,8 @@ class DashboardTest(unittest.TestCase):
         assert cls.dictlogd.stop() == 0, "dictlogd exited non-zero on SIGTERM"
 
     @classmethod
-    def path(cls, name):
-        return os.path.join(cls.work, name)
-
-    @classmethod
     def cli(cls, *args, ok=True):
-        result = subprocess.run([DICTLOG, "--server=" + cls.server, *args],
-                                capture_output=True, text=True)
-        assert (result.returncode == 0) == ok, (args, result.returncode, result.stderr)
-        return result.stdout
+        return run_cli(DICTLOG, cls.server, *args, ok=ok).stdout
 
     @classmethod
     def send_traffic(cls):

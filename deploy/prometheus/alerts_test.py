@@ -14,8 +14,9 @@ import subprocess
 import tempfile
 import unittest
 
-from deploy.prometheus_testing import (TARGET_LABELS, Process, api, http_get, parse_promql,
-                                       read_port, scrape_labels, start_prometheus, wait_for)
+from deploy.prometheus_testing import (TARGET_LABELS, api, http_get, parse_promql, run_cli,
+                                       scrape_labels, start_dictlogd, start_prometheus,
+                                       wait_for)
 
 ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "dictlog"))
 RULES_DIR = os.path.join(ROOT, "deploy/prometheus")
@@ -92,29 +93,13 @@ class AlertsAgainstDictlogdTest(unittest.TestCase):
             assert cls.dictlogd.stop() == 0, "dictlogd exited non-zero on SIGTERM"
 
     @classmethod
-    def path(cls, name):
-        return os.path.join(cls.work, name)
-
-    @classmethod
     def start_dictlogd(cls, log):
-        for name in ("port", "metrics_port"):
-            if os.path.exists(cls.path(name)):
-                os.remove(cls.path(name))
-        process = Process(
-            [DICTLOGD, "--listen=127.0.0.1:0", "--data_dir=" + cls.path("data"),
-             "--port_file=" + cls.path("port"), "--metrics_listen=127.0.0.1:0",
-             "--metrics_port_file=" + cls.path("metrics_port"), "--auto_train=false"],
-            cls.path(log))
-        cls.server = "127.0.0.1:%d" % read_port(cls.path("port"), process)
-        cls.metrics_target = "127.0.0.1:%d" % read_port(cls.path("metrics_port"), process)
+        process, cls.server, cls.metrics_target = start_dictlogd(DICTLOGD, cls.work, log)
         return process
 
     @classmethod
     def cli(cls, *args, ok=True):
-        result = subprocess.run([DICTLOG, "--server=" + cls.server, *args],
-                                capture_output=True, text=True)
-        assert (result.returncode == 0) == ok, (args, result.returncode, result.stderr)
-        return result
+        return run_cli(DICTLOG, cls.server, *args, ok=ok)
 
     @classmethod
     def fill_and_damage_store(cls):
@@ -128,7 +113,7 @@ class AlertsAgainstDictlogdTest(unittest.TestCase):
             cls.cli("flush")
         finally:
             assert process.stop() == 0, process.log_text()
-        data = cls.path("data")
+        data = os.path.join(cls.work, "data")
         tables = [os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sst")]
         largest = max(tables, key=os.path.getsize)
         with open(largest, "r+b") as f:

@@ -122,7 +122,7 @@ absl::Status DictionaryManager::LoadAll() {
     if (active == 0) continue;
     absl::StatusOr<std::shared_ptr<const codec::DecoderDictionary>> dict =
         dictionaries_->Pin(active);
-    if (leased && lease != 0 && absl::IsDataLoss(dict.status())) {
+    if (leased && absl::IsDataLoss(dict.status())) {  // Leased by now (above).
       // Appends go on without a dictionary (Pool::Encoder) until one is activated; the
       // automatic trainer sees a pool without one (Pool::has_active_dictionary).
       const std::string why = absl::StrCat("its active dictionary ", active,

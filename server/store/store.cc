@@ -750,18 +750,10 @@ absl::Status Store::PutDictionary(const storage::DictionaryRecord& dictionary) {
 }
 
 absl::StatusOr<std::vector<storage::DictionaryRecord>> Store::LoadDictionaries() const {
-  std::vector<storage::DictionaryRecord> dictionaries;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), dictionaries_));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    dictionaries.emplace_back();
-    if (!dictionaries.back().ParseFromArray(it->value().data(),
-                                            static_cast<int>(it->value().size()))) {
-      return absl::DataLossError("a stored dictionary does not parse");
-    }
-  }
-  RETURN_IF_ERROR(FromRocks(it->status(), "reading dictionaries"));
-  return dictionaries;
+  // No lease to step over damage up to: the first damage met fails the load.
+  ASSIGN_OR_RETURN(ReadableDictionaries loaded, LoadReadableDictionaries(0));
+  RETURN_IF_ERROR(loaded.damage);
+  return std::move(loaded.dictionaries);
 }
 
 absl::StatusOr<ReadableDictionaries> Store::LoadReadableDictionaries(uint32_t below) const {
