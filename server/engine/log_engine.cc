@@ -64,6 +64,19 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   }
   ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
                    pool::PoolRegistry::Load(store.get(), options.default_pool_options));
+  if (store->wal_dropped_at_open().reports > 0 && options.replicated_log == nullptr) {
+    // The dropped writes may have held leases: ids they covered may have been given
+    // out, and would be again. Every pool, and any pool created later, starts past
+    // them (ADR 0044). Cluster mode takes its seqs from the log.
+    RETURN_IF_ERROR(registry->LeaseSkipping(pool::Pool::kRestoreLease));
+    ASSIGN_OR_RETURN(registry,
+                     pool::PoolRegistry::Load(store.get(), options.default_pool_options));
+    std::fprintf(stderr,
+                 "dictlogd: WARNING: every pool's ids go on %llu seqs past where the "
+                 "log's replay left them, so no id lost with the dropped writes is "
+                 "given again\n",
+                 static_cast<unsigned long long>(pool::Pool::kRestoreLease));
+  }
   for (const std::shared_ptr<pool::Pool>& pool : registry->List()) {
     if (pool->newest_unreadable().ok()) continue;
     std::fprintf(stderr,
@@ -512,8 +525,10 @@ absl::Status LogEngine::MissingRecord(const pool::Pool& pool, uint64_t seq) {
   const std::string id = pool::FormatRecordId(pool.name(), seq);
   if (seq < pool.first_seq()) {
     return absl::NotFoundError(absl::StrCat(
-        "record ", id, " was in a pool of that name that was deleted (this pool's ids start at ",
-        pool::FormatRecordId(pool.name(), pool.first_seq()), ")"));
+        "record ", id, " is not this pool's: its ids start at ",
+        pool::FormatRecordId(pool.name(), pool.first_seq()),
+        " (a pool of that name was deleted, or lost with writes the store dropped, "
+        "before it was created)"));
   }
   if (seq < pool.retained_from()) {
     return absl::NotFoundError(absl::StrCat(

@@ -442,6 +442,9 @@ class LogEngine {
   // The drift signal of `pool`'s active dictionary.
   dictionary::DriftSignal DriftOf(const pool::Pool& pool) const;
   absl::Status RecoverBlockTails();
+  // Backup's checkpoint into `dir`; single-node, its copy has a seq floor
+  // kRestoreLease above the live store's (Store::SeqFloor). The RocksDB sequence.
+  absl::StatusOr<uint64_t> CheckpointWithSeqFloor(const std::string& dir);
   // Where a logged batch's records go (ApplyLogged): the log's seqs (one per record),
   // the writer's time and the log position written with them.
   struct Placement {

@@ -389,6 +389,19 @@ absl::StatusOr<v1::FlushResponse> LogEngine::Flush() {
   return response;
 }
 
+absl::StatusOr<uint64_t> LogEngine::CheckpointWithSeqFloor(const std::string& dir) {
+  if (options_.replicated_log != nullptr) return store_->Checkpoint(dir);
+  // The copy's seq floor is kRestoreLease above the live store's: a pool the live
+  // store creates after the backup, restored, would otherwise start again at its
+  // first seq. The live store's own floor is put back after.
+  ASSIGN_OR_RETURN(const uint64_t floor, store_->SeqFloor());
+  RETURN_IF_ERROR(
+      store_->PutSeqCeilings({}, std::max<uint64_t>(floor, 1) + pool::Pool::kRestoreLease));
+  absl::StatusOr<uint64_t> sequence = store_->Checkpoint(dir);
+  RETURN_IF_ERROR(store_->PutSeqCeilings({}, floor));
+  return sequence;
+}
+
 absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& request) {
   const absl::Time start = absl::Now();
   v1::BackupResponse response;
@@ -400,7 +413,7 @@ absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& re
     RETURN_IF_ERROR(
         pool::Pool::LeaseAll(registry_->List(), *store_, pool::Pool::kRestoreLease));
   }
-  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(dir));
+  ASSIGN_OR_RETURN(const uint64_t sequence, CheckpointWithSeqFloor(dir));
   response.set_dir(std::move(dir));
   response.set_sequence_number(sequence);
   std::error_code error;

@@ -5,6 +5,7 @@
 
 
 #include "absl/strings/str_cat.h"
+#include "common/file_damage.h"
 #include "common/test_dir.h"
 #include "server/store/fault_injection_fs.h"
 #include "gtest/gtest.h"
@@ -92,7 +93,9 @@ TEST_F(LogEngineTest, IdsLostInAPowerLossAreNeverHandedOutAgain) {
 }
 
 // A backup leases kRestoreLease seqs ahead first: a store restored from it never gives
-// out again the ids the live store gave after the backup.
+// out again the ids the live store gave after the backup. A pool the live store
+// creates after it is not in the copy: restored, a pool of its name starts at the
+// copy's seq floor (ADR 0044); the live store's own floor is left as it was.
 TEST_F(LogEngineTest, ARestoredBackupStartsPastTheIdsGivenAfterIt) {
   const std::string root = FreshTestDir() + "-backups";
   ASSERT_TRUE(std::filesystem::create_directories(root));
@@ -103,12 +106,48 @@ TEST_F(LogEngineTest, ARestoredBackupStartsPastTheIdsGivenAfterIt) {
   backup.set_dir(root + "/copy");
   ASSERT_TRUE(engine_->Backup(backup).ok());
   EXPECT_EQ(AppendOne("HDFS", "after the backup"), "HDFS/2");  // The live store goes on.
+  EXPECT_EQ(AppendOne("later", "after the backup"), "later/1");
+  Reopen();
+  EXPECT_EQ(AppendOne("later2", "live, reopened"), "later2/1");
   engine_.reset();
   options_.store.path = root + "/copy";
   Reopen();
   EXPECT_EQ(engine_->Get("HDFS/1")->payload(), "before");
   EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(AppendOne("HDFS", "restored"), absl::StrCat("HDFS/", 2 + pool::Pool::kRestoreLease));
+  EXPECT_EQ(AppendOne("later", "restored"), absl::StrCat("later/", 1 + pool::Pool::kRestoreLease));
+}
+
+// Damage to the write-ahead log loses the writes logged from it on, leases among them:
+// a lease written after the damage covered ids that were given out and are gone now.
+// Every pool, and a pool lost with those writes when it is created again, starts past
+// them (ADR 0044).
+TEST_F(LogEngineTest, IdsLostWithADamagedWalAreNeverHandedOutAgain) {
+  ASSERT_TRUE(engine_->CreatePool("quiet", v1::PoolOptions()).ok());
+  EXPECT_EQ(AppendOne("HDFS", "kept"), "HDFS/1");  // Leases below 2 + kSeqLease.
+  ASSERT_TRUE(engine_->Flush().ok());  // The log starts again after it.
+  EXPECT_EQ(AppendOne("quiet", "lost"), "quiet/1");  // Its first lease is logged here.
+  EXPECT_EQ(AppendOne("new", "lost"), "new/1");      // The pool itself is logged here.
+  EXPECT_EQ(AppendOne("HDFS", "lost"), "HDFS/2");
+  engine_.reset();
+  const std::string wal = LargestWal(options_.store.path);
+  ASSERT_FALSE(wal.empty());
+  FlipByte(wal, 10);  // In the log's first record: the replay stops before it.
+
+  Reopen();
+  EXPECT_GE(engine_->WalDroppedAtOpen().reports, 1u);
+  EXPECT_EQ(engine_->Get("HDFS/1")->payload(), "kept");
+  EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->Get("quiet/1").status().code(), StatusCode::kNotFound);
+  const uint64_t skip = pool::Pool::kRestoreLease;
+  EXPECT_EQ(AppendOne("quiet", "after"), absl::StrCat("quiet/", 1 + skip));
+  EXPECT_EQ(AppendOne("new", "after"), absl::StrCat("new/", 1 + skip));
+  EXPECT_EQ(engine_->Get("new/1").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(AppendOne("HDFS", "after"), absl::StrCat("HDFS/", 2 + pool::Pool::kSeqLease + skip));
+
+  Reopen();  // A clean log: nothing is skipped again.
+  EXPECT_EQ(engine_->WalDroppedAtOpen().reports, 0u);
+  EXPECT_EQ(AppendOne("new", "then"), absl::StrCat("new/", 2 + skip));
 }
 
 TEST_F(LogEngineTest, BatchIsAtomicAcrossPoolsAndKeepsInputOrder) {

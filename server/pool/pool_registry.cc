@@ -33,6 +33,7 @@ absl::StatusOr<std::unique_ptr<PoolRegistry>> PoolRegistry::Load(
   ASSIGN_OR_RETURN(std::vector<store::StoredPool> stored, store->LoadPools());
   std::unique_ptr<PoolRegistry> registry(new PoolRegistry(store, std::move(defaults)));
   absl::MutexLock lock(&registry->mu_);
+  ASSIGN_OR_RETURN(registry->seq_floor_, store->SeqFloor());
   RETURN_IF_ERROR(registry->LoadDeleted(&stored));
   for (store::StoredPool& entry : stored) {
     RETURN_IF_ERROR(MarkIndexedBlocks(*store, &entry));
@@ -102,11 +103,11 @@ absl::StatusOr<std::shared_ptr<Pool>> PoolRegistry::CreateLocked(
   stored.record.set_name(std::string(name));
   *stored.record.mutable_options() = store::ToCatalog(resolved);
   stored.record.set_created_unix_ms(absl::ToUnixMillis(absl::Now()));
-  uint64_t first_seq = 1;
+  uint64_t first_seq = std::max<uint64_t>(seq_floor_, 1);
   if (auto it = deleted_.find(name); it != deleted_.end()) {
-    first_seq = std::max<uint64_t>(it->second.next_seq(), 1);  // Past the old pool's ids.
-    stored.record.set_first_seq(first_seq);
+    first_seq = std::max<uint64_t>(it->second.next_seq(), first_seq);  // Past its ids.
   }
+  if (first_seq > 1) stored.record.set_first_seq(first_seq);
   if (BlockMode(stored.record)) stored.record.set_indexed_blocks_from_seq(first_seq);
   RETURN_IF_ERROR(store_->PutPool(stored.record));
   ++next_id_;
@@ -204,6 +205,17 @@ bool PoolRegistry::WasAllocated(uint32_t id) const {
 size_t PoolRegistry::Count() const {
   absl::ReaderMutexLock lock(&mu_);
   return by_name_.size();
+}
+
+absl::Status PoolRegistry::LeaseSkipping(uint64_t skip) {
+  absl::MutexLock lock(&mu_);
+  std::vector<store::SeqCeiling> ceilings;
+  ceilings.reserve(by_id_.size());
+  for (const auto& [id, pool] : by_id_) ceilings.push_back({id, pool->next_seq() + skip});
+  const uint64_t floor = std::max<uint64_t>(seq_floor_, 1) + skip;
+  RETURN_IF_ERROR(store_->PutSeqCeilings(ceilings, floor));
+  seq_floor_ = floor;
+  return absl::OkStatus();
 }
 
 std::vector<std::shared_ptr<Pool>> PoolRegistry::List() const {

@@ -3,7 +3,8 @@
 // removes deleted ones, persisting each change in the store's catalog before it takes
 // effect. It remembers deleted pools (their catalog tombstones): a pool created under
 // a deleted pool's name gets a new id and starts its seqs past the deleted pool's, so
-// an old id never names a new record; pool ids are never reused.
+// an old id never names a new record; pool ids are never reused. A new pool also
+// starts at the store's seq floor (Store::SeqFloor) or after.
 //
 // Thread safety: all methods may be called concurrently. Returned pools stay valid
 // for as long as the caller holds them.
@@ -76,6 +77,14 @@ class PoolRegistry {
                        const std::function<absl::Status(storage::PoolRecord&)>& write)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Single-node mode, for ids a lost stretch of writes may have handed out (the
+  // write-ahead log's replay dropped writes, ADR 0044): writes, in one synced batch, a
+  // lease `skip` seqs past every pool's next seq and a seq floor `skip` above the
+  // store's, so that a registry loaded after it starts every pool, those it knows and
+  // any created later under a lost pool's name, past them. Moves no pool of this
+  // registry: load another. No append may run meanwhile.
+  absl::Status LeaseSkipping(uint64_t skip) ABSL_LOCKS_EXCLUDED(mu_);
+
   // How many pools there are.
   size_t Count() const ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -100,6 +109,7 @@ class PoolRegistry {
   std::map<std::string, std::shared_ptr<Pool>, std::less<>> by_name_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint32_t, std::shared_ptr<Pool>> by_id_ ABSL_GUARDED_BY(mu_);
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t seq_floor_ ABSL_GUARDED_BY(mu_) = 0;  // Store::SeqFloor, as loaded.
   // Tombstones of deleted pools, by name.
   std::map<std::string, storage::DeletedPool, std::less<>> deleted_ ABSL_GUARDED_BY(mu_);
 };

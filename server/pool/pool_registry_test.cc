@@ -46,6 +46,25 @@ TEST_F(PoolRegistryTest, GetOrCreateUsesDefaultsAndPersists) {
   EXPECT_EQ(registry_->FindById(1)->name(), "HDFS");
 }
 
+// After a write-ahead log lost writes (ADR 0044): once loaded again, every pool starts
+// `skip` past its next seq, and a pool created after it at the raised seq floor.
+TEST_F(PoolRegistryTest, LeaseSkippingStartsEveryPoolPastTheSkipOnceLoadedAgain) {
+  absl::StatusOr<std::shared_ptr<Pool>> web = registry_->GetOrCreate("web");
+  ASSERT_TRUE(web.ok()) << web.status();
+  EXPECT_EQ((*web)->ReserveSeqs(3), 1u);
+  ASSERT_TRUE(registry_->LeaseSkipping(1000).ok());
+  EXPECT_EQ(registry_->Find("web")->next_seq(), 4u);  // This registry's pool stays.
+  Reopen();
+  EXPECT_EQ(registry_->Find("web")->next_seq(), 1004u);
+  EXPECT_EQ((*registry_->GetOrCreate("fresh"))->next_seq(), 1001u);
+  ASSERT_TRUE(registry_->LeaseSkipping(1000).ok());
+  Reopen();
+  EXPECT_EQ(registry_->Find("fresh")->next_seq(), 2001u);
+  EXPECT_EQ((*registry_->GetOrCreate("later"))->next_seq(), 2001u);  // Floors add up.
+  Reopen();
+  EXPECT_EQ(registry_->Find("later")->next_seq(), 2001u);  // Its first seq is stored.
+}
+
 TEST_F(PoolRegistryTest, CreateRejectsDuplicatesAndBadInputWithoutWriting) {
   v1::PoolOptions options;
   options.set_compression_level(7);

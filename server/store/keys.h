@@ -45,6 +45,7 @@ inline constexpr char kLogPositionPrefix = 'L';
 inline constexpr char kDeletedPoolPrefix = 'X';
 inline constexpr char kSeqCeilingPrefix = 'S';
 inline constexpr char kDictionaryIdLeaseKey = 'I';
+inline constexpr char kSeqFloorKey = 'F';
 inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr char kScopedRequestPrefix = '\x01';
 inline constexpr size_t kMaxPrincipalBytes = 255;

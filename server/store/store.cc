@@ -583,7 +583,8 @@ absl::Status Store::PutPool(const storage::PoolRecord& pool) {
              "writing the pool catalog", /*sync=*/true);
 }
 
-absl::Status Store::PutSeqCeilings(absl::Span<const SeqCeiling> ceilings) {
+absl::Status Store::PutSeqCeilings(absl::Span<const SeqCeiling> ceilings,
+                                   std::optional<uint64_t> seq_floor) {
   rocksdb::WriteBatch batch;
   for (const SeqCeiling& ceiling : ceilings) {
     std::string value;
@@ -591,7 +592,23 @@ absl::Status Store::PutSeqCeilings(absl::Span<const SeqCeiling> ceilings) {
     RETURN_IF_ERROR(FromRocks(batch.Put(catalog_, SeqCeilingKey(ceiling.pool_id), value),
                               "batching a seq lease"));
   }
+  if (seq_floor.has_value()) {
+    std::string value;
+    PutFixed64BE(*seq_floor, &value);
+    RETURN_IF_ERROR(FromRocks(batch.Put(catalog_, std::string(1, kSeqFloorKey), value),
+                              "batching the seq floor"));
+  }
   return Write(&batch, "writing seq leases", /*sync=*/true);
+}
+
+absl::StatusOr<uint64_t> Store::SeqFloor() const {
+  std::string value;
+  const rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), catalog_, std::string(1, kSeqFloorKey), &value);
+  if (s.IsNotFound()) return 0;
+  RETURN_IF_ERROR(FromRocks(s, "reading the seq floor"));
+  if (value.size() != 8) return absl::DataLossError("the seq floor does not parse");
+  return GetFixed64BE(value.data());
 }
 
 absl::StatusOr<uint64_t> Store::ReadSeqCeiling(uint32_t pool_id) const {
@@ -807,7 +824,8 @@ absl::Status Store::PutDictionaryIdLease(uint32_t next_id) {
   RETURN_IF_ERROR(FromRocks(
       batch.Put(catalog_, std::string(1, kDictionaryIdLeaseKey), value),
       "batching the dictionary id lease"));
-  return Write(&batch, "writing the dictionary id lease", /*sync=*/true);
+  RETURN_IF_ERROR(Write(&batch, "writing the dictionary id lease", /*sync=*/true));
+  return Flush().status();
 }
 
 absl::StatusOr<uint32_t> Store::DictionaryIdLease() const {

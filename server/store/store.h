@@ -320,7 +320,13 @@ class Store {
   // only below their pool's lease (pool::Pool::CoverSeqs), and a reopened pool's seqs
   // start at its lease or after: ids acknowledged without sync_writes and lost in a
   // power loss are never handed out again for other records.
-  absl::Status PutSeqCeilings(absl::Span<const SeqCeiling> ceilings);
+  // With `seq_floor`, the same batch also writes the store's seq floor (SeqFloor).
+  absl::Status PutSeqCeilings(absl::Span<const SeqCeiling> ceilings,
+                              std::optional<uint64_t> seq_floor = std::nullopt);
+  // The seq floor (single-node mode): no pool created from now on starts below it
+  // (pool::PoolRegistry). Raised when ids a lost pool gave out may come back: after
+  // the write-ahead log's replay dropped writes, and in a backup's copy. 0 if none.
+  absl::StatusOr<uint64_t> SeqFloor() const;
   // Cluster mode: records `applied` alone (a log message that holds no records here).
   absl::Status PutLogPosition(const LogPosition& applied);
   // Cluster mode: every partition's applied offset (store_log_positions.cc).
@@ -349,7 +355,10 @@ class Store {
   absl::StatusOr<ReadableDictionaries> LoadReadableDictionaries(uint32_t below) const;
   // The dictionary id lease (single-node mode): no dictionary id at or above it was
   // handed out, so a store whose dictionaries cannot all be read still never gives
-  // an id twice. Synced. 0 if none was written (a store from before leases).
+  // an id twice. Synced, then flushed with every family (Flush): it never lives in
+  // the write-ahead log alone, where damage that drops the log's writes from some
+  // record on would take it back (ADR 0044). 0 if none was written (a store from
+  // before leases).
   absl::Status PutDictionaryIdLease(uint32_t next_id);
   absl::StatusOr<uint32_t> DictionaryIdLease() const;
   absl::StatusOr<PoolCounters> DictionaryReferences(uint32_t dictionary_id) const;

@@ -254,6 +254,29 @@ TEST_F(StoreTest, AWalDamagedInTheMiddleIsReportedAtOpen) {
   EXPECT_EQ(store_->wal_dropped_at_open().reports, 0u);
 }
 
+// The dictionary id lease is flushed as it is written (ADR 0044): damage to the log
+// after it takes the writes logged after it, not the lease.
+TEST_F(StoreTest, TheDictionaryIdLeaseOutlivesADamagedWal) {
+  ASSERT_TRUE(store_->PutDictionaryIdLease(65).ok());
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  store_.reset();
+  FlipByte(LargestWal(path_), 10);  // The log's first record: the pool's.
+  Reopen();
+  EXPECT_GE(store_->wal_dropped_at_open().reports, 1u);
+  EXPECT_TRUE(store_->LoadPools()->empty());
+  EXPECT_EQ(*store_->DictionaryIdLease(), 65u);
+}
+
+TEST_F(StoreTest, TheSeqFloorIsWrittenWithTheLeases) {
+  EXPECT_EQ(*store_->SeqFloor(), 0u);  // None yet.
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->PutSeqCeilings({{1, 40}}, 77).ok());
+  ASSERT_TRUE(store_->PutSeqCeilings({{1, 50}}).ok());  // Leaves the floor.
+  Reopen();
+  EXPECT_EQ(*store_->SeqFloor(), 77u);
+  EXPECT_EQ((*store_->LoadPools())[0].seq_ceiling, 50u);
+}
+
 // RocksDB refuses a damaged MANIFEST; the store says which file, as DATA_LOSS.
 TEST_F(StoreTest, ADamagedManifestRefusesTheOpenNamingIt) {
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
