@@ -62,9 +62,18 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
                  "LOG file in the data directory has its account.\n",
                  dropped.first.c_str());
   }
+  if (const store::WalDrops& dropped = store->wal_dropped_at_open();
+      dropped.synced_writes_lost) {
+    std::fprintf(stderr,
+                 "dictlogd: WARNING: writes the store acknowledged as synced are missing "
+                 "(%s): a write-ahead log was damaged, cut or deleted\n",
+                 dropped.synced_lost_why.c_str());
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
                    pool::PoolRegistry::Load(store.get(), options.default_pool_options));
-  if (store->wal_dropped_at_open().reports > 0 && options.replicated_log == nullptr) {
+  if (const store::WalDrops& dropped = store->wal_dropped_at_open();
+      (dropped.reports > 0 || dropped.synced_writes_lost) &&
+      options.replicated_log == nullptr) {
     // The dropped writes may have held leases: ids they covered may have been given
     // out, and would be again. Every pool, and any pool created later, starts past
     // them (ADR 0044). Cluster mode takes its seqs from the log.

@@ -257,10 +257,14 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
   RenderRocksDb(engine, out);
   out->Family("dictlog_wal_recovery_drops", "gauge",
               "Damaged or cut write-ahead log records the store's last open stopped its "
-              "replay at (RocksDB's reports; the writes logged from there on were lost). "
-              "Normally 0 after a clean shutdown or a process crash.");
+              "replay at (RocksDB's reports; the writes logged from there on were lost), "
+              "plus 1 if writes acknowledged as synced were missing without such a report "
+              "(a log deleted, or cut between two records). Normally 0 after a clean "
+              "shutdown or a process crash.");
+  const store::WalDrops& dropped = engine.WalDroppedAtOpen();
   out->Sample("dictlog_wal_recovery_drops", {},
-              static_cast<double>(engine.WalDroppedAtOpen().reports));
+              static_cast<double>(dropped.reports +
+                                  (dropped.synced_writes_lost && dropped.reports == 0 ? 1 : 0)));
   out->Family("dictlog_dictionaries_unreadable_at_open", "gauge",
               "1 if stored dictionaries could not be read when the store opened (a damaged "
               "table block; the server's start-up WARNING names their ids): records that "

@@ -26,6 +26,7 @@
 #include "server/store/request_expiry.h"
 #include "server/store/rocksdb_status.h"
 #include "server/store/store_dir.h"
+#include "server/store/synced_mark.h"
 #include "server/store/wal_drop_log.h"
 
 namespace dictlog::store {
@@ -241,6 +242,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
                                          options, std::move(request_expiry),
                                          std::move(cache)));
   store->wal_dropped_at_open_ = wal_drop_log->drops();
+  store->CheckSyncedMark(options.path);
   return store;
 }
 
@@ -371,13 +373,32 @@ absl::Status Store::ResumeIfStopped() {
   return absl::OkStatus();
 }
 
+void Store::CheckSyncedMark(const std::string& path) {
+  synced_mark_ = std::make_unique<SyncedMark>(path);
+  absl::StatusOr<std::optional<uint64_t>> mark = SyncedMark::Read(path);
+  const uint64_t last = db_->GetLatestSequenceNumber();
+  WalDrops& drops = wal_dropped_at_open_;
+  if (!mark.ok()) {
+    drops.synced_writes_lost = true;  // Unknown: assume the worst (ADR 0044).
+    drops.synced_lost_why = std::string(mark.status().message());
+  } else if (mark->has_value() && last < **mark) {
+    drops.synced_writes_lost = true;
+    drops.synced_lost_why = absl::StrCat("the store's last sequence, ", last,
+                                         ", is below that of its newest synced write, ",
+                                         **mark);
+  }
+}
+
 absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what, bool sync) {
   RETURN_IF_ERROR(ResumeIfStopped());
   rocksdb::WriteOptions options;
   options.sync = sync_writes_ || sync;
+  // A write that gives out an id: its sequence is above every one before it.
+  const uint64_t before = sync ? db_->GetLatestSequenceNumber() : 0;
   const rocksdb::Status s = db_->Write(options, batch);
   if (!s.ok()) write_failed_.store(true);
-  return FromRocks(s, what);
+  RETURN_IF_ERROR(FromRocks(s, what));
+  return sync ? synced_mark_->Raise(before + 1) : absl::OkStatus();
 }
 
 absl::Status Store::Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,

@@ -35,6 +35,7 @@
 #include "absl/types/span.h"
 #include "server/store/catalog.pb.h"
 #include "server/store/pool_counters.h"
+#include "server/store/synced_mark.h"
 #include "server/store/time_range_cache.h"
 #include "server/store/wal_drops.h"
 
@@ -512,6 +513,9 @@ class Store {
         std::unique_ptr<rocksdb::CompactionFilter> request_expiry,
         std::shared_ptr<rocksdb::Cache> block_cache);
 
+  // At open: compares the store's last sequence with its SyncedMark
+  // (WalDrops::synced_writes_lost), and makes the mark the synced writes raise.
+  void CheckSyncedMark(const std::string& path);
   absl::Status LoadPoolDetails(StoredPool* pool) const;
   // The pool's newest seq in the records family or an indexed block; 0 if none.
   absl::StatusOr<uint64_t> NewestSeq(uint32_t pool_id) const;
@@ -567,6 +571,7 @@ class Store {
   const std::string path_;
   const bool sync_writes_;
   WalDrops wal_dropped_at_open_;
+  std::unique_ptr<SyncedMark> synced_mark_;  // Set at open; raised by synced writes.
   const absl::Duration request_window_;
   const std::function<absl::Time()> clock_;
   std::atomic<bool> write_failed_{false};

@@ -267,6 +267,37 @@ TEST_F(StoreTest, TheDictionaryIdLeaseOutlivesADamagedWal) {
   EXPECT_EQ(*store_->DictionaryIdLease(), 65u);
 }
 
+// A deleted write-ahead log is replayed by nobody and reported by nobody: the synced
+// mark says writes acknowledged as synced are gone (ADR 0044).
+TEST_F(StoreTest, ADeletedWalIsFoundMissingBySyncedMark) {
+  ASSERT_TRUE(store_->Flush().ok());
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());  // Synced: it raises the mark.
+  store_.reset();
+  const std::string wal = LargestWal(path_);
+  ASSERT_FALSE(wal.empty());
+  std::filesystem::remove(wal);
+  Reopen();
+  EXPECT_EQ(store_->wal_dropped_at_open().reports, 0u);
+  EXPECT_TRUE(store_->wal_dropped_at_open().synced_writes_lost);
+  EXPECT_NE(store_->wal_dropped_at_open().synced_lost_why.find("is below"), std::string::npos);
+  EXPECT_TRUE(store_->LoadPools()->empty());
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());  // Raises the mark from here.
+  Reopen();
+  EXPECT_FALSE(store_->wal_dropped_at_open().synced_writes_lost);
+}
+
+// Unsynced writes lost with the log's tail leave the mark where it was.
+TEST_F(StoreTest, SyncedMarkIgnoresUnsyncedWrites) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->Flush().ok());
+  ASSERT_TRUE(store_->WriteRecords({{1, 1, 4, "lost"}}).ok());  // Not synced.
+  store_.reset();
+  std::filesystem::remove(LargestWal(path_));
+  Reopen();
+  EXPECT_FALSE(store_->wal_dropped_at_open().synced_writes_lost);
+  EXPECT_EQ((*store_->LoadPools())[0].last_seq, 0u);
+}
+
 TEST_F(StoreTest, TheSeqFloorIsWrittenWithTheLeases) {
   EXPECT_EQ(*store_->SeqFloor(), 0u);  // None yet.
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
