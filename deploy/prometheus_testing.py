@@ -25,6 +25,90 @@ _TOKEN = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{[^}]*\})?\s*(\()?")
 _MATCHER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)\s*\"")
 
 
+def rule_exprs(path):
+    """(alert name, PromQL) of every rule of the rules file `path`. The file is YAML,
+    read here without a YAML library: each `alert:` is followed by its `expr:`, the
+    expression on that line or in the indented block after `expr: |` (promtool checks
+    the YAML itself)."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    rules, alert, i = [], None, 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped.startswith("- alert:"):
+            alert = stripped.split(":", 1)[1].strip()
+        elif stripped.startswith("expr:"):
+            expr = stripped.split(":", 1)[1].strip()
+            if expr == "|":
+                indent = len(lines[i]) - len(lines[i].lstrip()) + 2
+                block = []
+                while i + 1 < len(lines) and (not lines[i + 1].strip() or
+                                              lines[i + 1].startswith(" " * indent)):
+                    i += 1
+                    block.append(lines[i].strip())
+                expr = " ".join(block)
+            rules.append((alert, expr))
+        i += 1
+    return rules
+
+
+def assert_rules_exported(test, rules_path, scrape, made_by_prometheus=("up",)):
+    """Asserts, on unittest case `test`, that every metric and label the rules of
+    `rules_path` name (but those Prometheus makes itself) is in `scrape`, a text
+    exposition, and that they group by no label those metrics lack."""
+    exported = scrape_labels(scrape)
+    for alert, expr in rule_exprs(rules_path):
+        selectors, groupings = parse_promql(expr)
+        test.assertTrue(selectors, f"{alert}: no metric in {expr}")
+        known = set(TARGET_LABELS)
+        for name, labels in selectors:
+            if name in made_by_prometheus:
+                continue
+            test.assertIn(name, exported, f"{alert}: {name} is not in /metrics")
+            known |= exported[name]
+            test.assertLessEqual(labels, exported[name] | TARGET_LABELS,
+                                 f"{alert}: {name} lacks one of {labels}")
+        test.assertLessEqual(groupings, known, f"{alert}: {expr}")
+
+
+def assert_promtool_passes(test, rules_path, unit_tests_path):
+    """Asserts, on unittest case `test`, that `promtool check rules` finds every rule of
+    `rules_path` valid and that `promtool test rules` passes `unit_tests_path` (both run
+    from the rules' directory, as the unit tests name their rule files)."""
+    def promtool(*args):
+        return subprocess.run(["promtool", *args], cwd=os.path.dirname(rules_path),
+                              capture_output=True, text=True)
+
+    result = promtool("check", "rules", os.path.basename(rules_path))
+    test.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+    test.assertIn(f"SUCCESS: {len(rule_exprs(rules_path))} rules found", result.stdout)
+    result = promtool("test", "rules", os.path.basename(unit_tests_path))
+    test.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+
+def firing(url, alertname):
+    """The alerts named `alertname` that Prometheus at `url` has firing."""
+    return [a for a in api(url, "/api/v1/alerts")["alerts"]
+            if a["labels"]["alertname"] == alertname and a["state"] == "firing"]
+
+
+def assert_every_rule_evaluates(test, url, rules_path):
+    """Waits until Prometheus at `url` has evaluated each of its rules, then asserts
+    that they are those of `rules_path` and healthy. Returns the names of the alerts
+    pending or firing."""
+    def evaluated():
+        rules = [r for g in api(url, "/api/v1/rules")["groups"] for r in g["rules"]]
+        done = all(not r.get("lastEvaluation", "").startswith("0001") for r in rules)
+        return done and rules
+
+    rules = wait_for("every rule evaluated", evaluated)
+    test.assertEqual(sorted(r["name"] for r in rules),
+                     sorted(alert for alert, _ in rule_exprs(rules_path)))
+    for rule in rules:
+        test.assertEqual(rule["health"], "ok", rule)
+    return {a["labels"]["alertname"] for a in api(url, "/api/v1/alerts")["alerts"]}
+
+
 def parse_promql(expr):
     """(selectors, grouping labels) of a PromQL expression: selectors as (metric name,
     labels its matchers name) in order; functions, keywords and numbers are skipped."""
@@ -112,10 +196,10 @@ def read_port(path, process):
     return wait_for(path, port)
 
 
-def start_dictlogd(dictlogd, work, log):
+def start_dictlogd(dictlogd, work, log, extra_args=()):
     """A dictlogd (a Process) on 127.0.0.1 port 0 with its metrics on port 0, data in
-    `work`/data, automatic training off, output in `work`/`log`; returns (process,
-    gRPC address, metrics address) once both ports are written."""
+    `work`/data, automatic training off, `extra_args` after, output in `work`/`log`;
+    returns (process, gRPC address, metrics address) once both ports are written."""
     ports = {name: os.path.join(work, name) for name in ("port", "metrics_port")}
     for path in ports.values():
         if os.path.exists(path):
@@ -123,7 +207,8 @@ def start_dictlogd(dictlogd, work, log):
     process = Process(
         [dictlogd, "--listen=127.0.0.1:0", "--data_dir=" + os.path.join(work, "data"),
          "--port_file=" + ports["port"], "--metrics_listen=127.0.0.1:0",
-         "--metrics_port_file=" + ports["metrics_port"], "--auto_train=false"],
+         "--metrics_port_file=" + ports["metrics_port"], "--auto_train=false",
+         *extra_args],
         os.path.join(work, log))
     return (process, "127.0.0.1:%d" % read_port(ports["port"], process),
             "127.0.0.1:%d" % read_port(ports["metrics_port"], process))

@@ -10,13 +10,12 @@
 """
 
 import os
-import subprocess
 import tempfile
 import unittest
 
-from deploy.prometheus_testing import (TARGET_LABELS, api, http_get, parse_promql, run_cli,
-                                       scrape_labels, start_dictlogd, start_prometheus,
-                                       wait_for)
+from deploy.prometheus_testing import (assert_every_rule_evaluates, assert_promtool_passes,
+                                       assert_rules_exported, firing, http_get, run_cli,
+                                       start_dictlogd, start_prometheus, wait_for)
 
 ROOT = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "dictlog"))
 RULES_DIR = os.path.join(ROOT, "deploy/prometheus")
@@ -24,50 +23,12 @@ RULES = os.path.join(RULES_DIR, "dictlog-alerts.yml")
 DICTLOGD = os.path.join(ROOT, "server/daemon/dictlogd")
 DICTLOG = os.path.join(ROOT, "client/cli/dictlog")
 LOGHUB = os.path.join(os.environ.get("TEST_SRCDIR", ""), "loghub")
-# Metrics Prometheus makes itself.
-PROMETHEUS_METRICS = {"up"}
-
-
-def rule_exprs():
-    """(alert name, PromQL) of every rule. The file is YAML, read here without a YAML
-    library: each `alert:` is followed by its `expr:`, the expression on that line or
-    in the indented block after `expr: |` (promtool checks the YAML itself)."""
-    with open(RULES) as f:
-        lines = f.read().splitlines()
-    rules, alert, i = [], None, 0
-    while i < len(lines):
-        stripped = lines[i].strip()
-        if stripped.startswith("- alert:"):
-            alert = stripped.split(":", 1)[1].strip()
-        elif stripped.startswith("expr:"):
-            expr = stripped.split(":", 1)[1].strip()
-            if expr == "|":
-                indent = len(lines[i]) - len(lines[i].lstrip()) + 2
-                block = []
-                while i + 1 < len(lines) and (not lines[i + 1].strip() or
-                                              lines[i + 1].startswith(" " * indent)):
-                    i += 1
-                    block.append(lines[i].strip())
-                expr = " ".join(block)
-            rules.append((alert, expr))
-        i += 1
-    return rules
-
-
-def promtool(*args):
-    return subprocess.run(["promtool", *args], cwd=RULES_DIR, capture_output=True, text=True)
 
 
 class PromtoolTest(unittest.TestCase):
 
-    def test_rules_are_valid(self):
-        result = promtool("check", "rules", "dictlog-alerts.yml")
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn(f"SUCCESS: {len(rule_exprs())} rules found", result.stdout)
-
-    def test_unit_tests_pass(self):
-        result = promtool("test", "rules", "dictlog-alerts_test.yml")
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+    def test_rules_check_and_their_unit_tests_pass(self):
+        assert_promtool_passes(self, RULES, os.path.join(RULES_DIR, "dictlog-alerts_test.yml"))
 
 
 class AlertsAgainstDictlogdTest(unittest.TestCase):
@@ -129,47 +90,17 @@ class AlertsAgainstDictlogdTest(unittest.TestCase):
                       'method="MultiGet",code="DATA_LOSS"}', self.scrape)
 
     def test_every_metric_and_label_of_the_rules_is_exported(self):
-        exported = scrape_labels(self.scrape)
-        for alert, expr in rule_exprs():
-            selectors, groupings = parse_promql(expr)
-            self.assertTrue(selectors, f"{alert}: no metric in {expr}")
-            known = set(TARGET_LABELS)
-            for name, labels in selectors:
-                if name in PROMETHEUS_METRICS:
-                    continue
-                self.assertIn(name, exported, f"{alert}: {name} is not in /metrics")
-                known |= exported[name]
-                self.assertLessEqual(labels, exported[name] | TARGET_LABELS,
-                                     f"{alert}: {name} lacks one of {labels}")
-            self.assertLessEqual(groupings, known, f"{alert}: {expr}")
+        assert_rules_exported(self, RULES, self.scrape)
 
     def test_prometheus_fires_data_loss_and_evaluates_every_rule(self):
-        def firing():
-            alerts = api(self.prometheus_url, "/api/v1/alerts")["alerts"]
-            return [a for a in alerts if a["labels"]["alertname"] == "DictlogDataLossReturned"
-                    and a["state"] == "firing"]
-
-        alerts = wait_for("DictlogDataLossReturned to fire", firing)
+        alerts = wait_for("DictlogDataLossReturned to fire",
+                          lambda: firing(self.prometheus_url, "DictlogDataLossReturned"))
         self.assertEqual(alerts[0]["labels"]["method"], "MultiGet")
         self.assertEqual(alerts[0]["labels"]["severity"], "critical")
         self.assertEqual(alerts[0]["labels"]["instance"], self.metrics_target)
-
-        def evaluated():
-            rules = [r for g in api(self.prometheus_url, "/api/v1/rules")["groups"]
-                     for r in g["rules"]]
-            done = all(not r.get("lastEvaluation", "").startswith("0001") for r in rules)
-            return done and rules
-
-        rules = wait_for("every rule evaluated", evaluated)
-        self.assertEqual(sorted(r["name"] for r in rules),
-                         sorted(alert for alert, _ in rule_exprs()))
-        for rule in rules:
-            self.assertEqual(rule["health"], "ok", rule)
+        names = assert_every_rule_evaluates(self, self.prometheus_url, RULES)
         # Nothing else is wrong with this server: only the damage's alerts fire.
-        names = {a["labels"]["alertname"] for a in
-                 api(self.prometheus_url, "/api/v1/alerts")["alerts"]}
         self.assertLessEqual(names, {"DictlogDataLossReturned", "DictlogPoolDamagedAtOpen"})
-
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
