@@ -7,6 +7,7 @@
 #include <atomic>
 #include <thread>
 
+#include "common/file_damage.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "codec/test_dictionary.h"
@@ -85,6 +86,33 @@ class BlockModeTest : public ::testing::Test {
   EngineOptions options_;
   std::unique_ptr<LogEngine> engine_;
 };
+
+// After a damaged write-ahead log the pool's seqs skip 2^32 (ADR 0044): its blocks
+// and tail from before, and those written after the skip, all read back.
+TEST_F(BlockModeTest, RecordsOnBothSidesOfASkipAfterADamagedLogReadBack) {
+  const std::vector<std::string> lines = codec::SyntheticLogLines(900, 3);
+  const std::vector<std::string> before(lines.begin(), lines.begin() + 401);
+  const std::vector<std::string> ids = Append(before);  // Blocks and an open tail.
+  ASSERT_TRUE(engine_->Flush().ok());
+  const std::vector<std::string> lost = Append({lines.begin() + 401, lines.begin() + 500});
+  engine_.reset();
+  FlipByte(LargestWal(options_.store.path), 10);  // Takes every write after the flush.
+  Reopen();
+  ASSERT_GE(engine_->WalDroppedAtOpen().reports, 1u);
+  EXPECT_EQ(engine_->Get(lost.front()).status().code(), StatusCode::kNotFound);
+  const std::vector<std::string> after_lines(lines.begin() + 500, lines.end());
+  const std::vector<std::string> after = Append(after_lines);
+  ASSERT_EQ(after.size(), after_lines.size());
+  auto first_after = pool::ParseRecordId(after.front());
+  ASSERT_TRUE(first_after.ok());
+  EXPECT_GE(first_after->seq, uint64_t{1} << 32);
+  ExpectAllReadBack(ids, before);
+  ExpectAllReadBack(after, after_lines);
+  Reopen();
+  ExpectAllReadBack(ids, before);
+  ExpectAllReadBack(after, after_lines);
+  EXPECT_EQ(ScanCategory("app-a").size(), 201u + 200u);
+}
 
 TEST_F(BlockModeTest, EveryReadPathReturnsWhatWasAppended) {
   const std::vector<std::string> lines = codec::SyntheticLogLines(400, 1);
