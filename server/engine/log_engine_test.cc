@@ -18,7 +18,7 @@ namespace {
 using ::absl::StatusCode;
 
 class LogEngineTest : public ::testing::Test {
- public:  // ExpectLostIdsSkipped drives a test through them.
+ protected:
   void SetUp() override {
     options_.store.path = FreshTestDir();
     options_.max_record_bytes = 1000;
@@ -51,6 +51,11 @@ class LogEngineTest : public ::testing::Test {
     EXPECT_TRUE(status.ok()) << status;
     return all;
   }
+
+  // Damage to the write-ahead log loses the writes logged from it on, leases among
+  // them; see the definition.
+  void ExpectLostIdsSkipped(const std::function<void(const std::string& wal)>& damage,
+                            bool reported);
 
   EngineOptions options_;
   std::unique_ptr<LogEngine> engine_;
@@ -124,47 +129,46 @@ TEST_F(LogEngineTest, ARestoredBackupStartsPastTheIdsGivenAfterIt) {
 // Every pool, and a pool lost with those writes when it is created again, starts past
 // them (ADR 0044). `damage` harms the log written after a flush; `reported`: whether
 // RocksDB's replay reports it (else the store's synced mark finds it).
-void ExpectLostIdsSkipped(const std::function<void(const std::string& wal)>& damage,
-                          bool reported, LogEngineTest& test) {
-  std::unique_ptr<LogEngine>& engine = test.engine_;
+void LogEngineTest::ExpectLostIdsSkipped(
+    const std::function<void(const std::string& wal)>& damage, bool reported) {
+  std::unique_ptr<LogEngine>& engine = engine_;
   ASSERT_TRUE(engine->CreatePool("quiet", v1::PoolOptions()).ok());
-  EXPECT_EQ(test.AppendOne("HDFS", "kept"), "HDFS/1");  // Leases below 2 + kSeqLease.
+  EXPECT_EQ(AppendOne("HDFS", "kept"), "HDFS/1");  // Leases below 2 + kSeqLease.
   ASSERT_TRUE(engine->Flush().ok());  // The log starts again after it.
-  EXPECT_EQ(test.AppendOne("quiet", "lost"), "quiet/1");  // Its first lease is logged here.
-  EXPECT_EQ(test.AppendOne("new", "lost"), "new/1");      // The pool itself is logged here.
-  EXPECT_EQ(test.AppendOne("HDFS", "lost"), "HDFS/2");
+  EXPECT_EQ(AppendOne("quiet", "lost"), "quiet/1");  // Its first lease is logged here.
+  EXPECT_EQ(AppendOne("new", "lost"), "new/1");      // The pool itself is logged here.
+  EXPECT_EQ(AppendOne("HDFS", "lost"), "HDFS/2");
   engine.reset();
-  const std::string wal = LargestWal(test.options_.store.path);
+  const std::string wal = LargestWal(options_.store.path);
   ASSERT_FALSE(wal.empty());
   damage(wal);
 
-  test.Reopen();
+  Reopen();
   EXPECT_EQ(engine->WalDroppedAtOpen().reports > 0, reported);
   EXPECT_EQ(engine->WalDroppedAtOpen().synced_writes_lost, true);
   EXPECT_EQ(engine->Get("HDFS/1")->payload(), "kept");
   EXPECT_EQ(engine->Get("HDFS/2").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(engine->Get("quiet/1").status().code(), StatusCode::kNotFound);
   const uint64_t skip = pool::Pool::kRestoreLease;
-  EXPECT_EQ(test.AppendOne("quiet", "after"), absl::StrCat("quiet/", 1 + skip));
-  EXPECT_EQ(test.AppendOne("new", "after"), absl::StrCat("new/", 1 + skip));
+  EXPECT_EQ(AppendOne("quiet", "after"), absl::StrCat("quiet/", 1 + skip));
+  EXPECT_EQ(AppendOne("new", "after"), absl::StrCat("new/", 1 + skip));
   EXPECT_EQ(engine->Get("new/1").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(test.AppendOne("HDFS", "after"),
+  EXPECT_EQ(AppendOne("HDFS", "after"),
             absl::StrCat("HDFS/", 2 + pool::Pool::kSeqLease + skip));
 
-  test.Reopen();  // Nothing lost since: nothing is skipped again.
+  Reopen();  // Nothing lost since: nothing is skipped again.
   EXPECT_EQ(engine->WalDroppedAtOpen().reports, 0u);
   EXPECT_FALSE(engine->WalDroppedAtOpen().synced_writes_lost);
-  EXPECT_EQ(test.AppendOne("new", "then"), absl::StrCat("new/", 2 + skip));
+  EXPECT_EQ(AppendOne("new", "then"), absl::StrCat("new/", 2 + skip));
 }
 
 TEST_F(LogEngineTest, IdsLostWithADamagedWalAreNeverHandedOutAgain) {
   // In the log's first record: the replay stops before it.
-  ExpectLostIdsSkipped([](const std::string& wal) { FlipByte(wal, 10); }, true, *this);
+  ExpectLostIdsSkipped([](const std::string& wal) { FlipByte(wal, 10); }, true);
 }
 
 TEST_F(LogEngineTest, IdsLostWithADeletedWalAreNeverHandedOutAgain) {
-  ExpectLostIdsSkipped([](const std::string& wal) { std::filesystem::remove(wal); }, false,
-                       *this);
+  ExpectLostIdsSkipped([](const std::string& wal) { std::filesystem::remove(wal); }, false);
 }
 
 TEST_F(LogEngineTest, BatchIsAtomicAcrossPoolsAndKeepsInputOrder) {
