@@ -53,7 +53,8 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
   ASSIGN_OR_RETURN(pool::Router router, pool::Router::Create(options.routes));
   ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
                    store::Store::Open(options.store));
-  if (const store::WalDrops& dropped = store->wal_dropped_at_open(); dropped.reports > 0) {
+  const store::WalDrops& dropped = store->wal_dropped_at_open();
+  if (dropped.reports > 0) {
     std::fprintf(stderr,
                  "dictlogd: WARNING: recovering the write-ahead log stopped at a damaged or "
                  "cut record; the writes logged from it on were not replayed (RocksDB: %s). "
@@ -62,24 +63,22 @@ absl::StatusOr<std::unique_ptr<LogEngine>> LogEngine::Open(EngineOptions options
                  "LOG file in the data directory has its account.\n",
                  dropped.first.c_str());
   }
-  if (const store::WalDrops& dropped = store->wal_dropped_at_open();
-      dropped.synced_writes_lost) {
+  if (dropped.synced_writes_lost) {
     std::fprintf(stderr,
                  "dictlogd: WARNING: writes the store acknowledged as synced are missing "
                  "(%s): a write-ahead log was damaged, cut or deleted\n",
                  dropped.synced_lost_why.c_str());
   }
+  // The dropped writes may have held leases: ids they covered may have been given out,
+  // and would be again. Every pool, and any pool created later, starts past them (ADR
+  // 0044). Cluster mode takes its seqs from the log.
+  const uint64_t skip = (dropped.reports > 0 || dropped.synced_writes_lost) &&
+                                options.replicated_log == nullptr
+                            ? pool::Pool::kRestoreLease
+                            : 0;
   ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
-                   pool::PoolRegistry::Load(store.get(), options.default_pool_options));
-  if (const store::WalDrops& dropped = store->wal_dropped_at_open();
-      (dropped.reports > 0 || dropped.synced_writes_lost) &&
-      options.replicated_log == nullptr) {
-    // The dropped writes may have held leases: ids they covered may have been given
-    // out, and would be again. Every pool, and any pool created later, starts past
-    // them (ADR 0044). Cluster mode takes its seqs from the log.
-    RETURN_IF_ERROR(registry->LeaseSkipping(pool::Pool::kRestoreLease));
-    ASSIGN_OR_RETURN(registry,
-                     pool::PoolRegistry::Load(store.get(), options.default_pool_options));
+                   pool::PoolRegistry::Load(store.get(), options.default_pool_options, skip));
+  if (skip != 0) {
     std::fprintf(stderr,
                  "dictlogd: WARNING: every pool's ids go on %llu seqs past where the "
                  "log's replay left them, so no id lost with the dropped writes is "

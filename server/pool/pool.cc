@@ -15,11 +15,7 @@ namespace dictlog::pool {
 Pool::Pool(const store::StoredPool& stored)
     : id_(stored.record.id()),
       name_(stored.record.name()),
-      // Retention may have deleted every record: seqs below its mark are never reused.
-      // A lease left by a crash (or a power loss) covers seqs that may have been
-      // handed out and lost: they are skipped.
-      next_seq_(std::max({stored.last_seq + 1, stored.record.retained_from_seq(),
-                          stored.record.first_seq(), stored.seq_ceiling})),
+      next_seq_(NextSeq(stored)),
       indexed_from_(store::FromCatalog(stored.record.options()).storage_mode() ==
                             v1::STORAGE_MODE_BLOCK
                         ? stored.record.indexed_blocks_from_seq()
@@ -34,6 +30,14 @@ Pool::Pool(const store::StoredPool& stored)
     categories_[index - 1] = category;
     category_index_[category] = index;
   }
+}
+
+uint64_t Pool::NextSeq(const store::StoredPool& stored) {
+  // Retention may have deleted every record: seqs below its mark are never reused. A
+  // lease left by a crash (or a power loss) covers seqs that may have been handed out
+  // and lost: they are skipped.
+  return std::max({stored.last_seq + 1, stored.record.retained_from_seq(),
+                   stored.record.first_seq(), stored.seq_ceiling});
 }
 
 absl::Status Pool::CoverSeqs(uint64_t end, store::Store& store) {

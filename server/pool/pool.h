@@ -28,6 +28,8 @@ namespace dictlog::pool {
 class Pool {
  public:
   explicit Pool(const store::StoredPool& stored);
+  // The first seq a pool loaded from `stored` hands out (next_seq() once loaded).
+  static uint64_t NextSeq(const store::StoredPool& stored);
 
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;

@@ -29,20 +29,35 @@ absl::Status MarkIndexedBlocks(store::Store& store, store::StoredPool* pool) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PoolRegistry>> PoolRegistry::Load(
-    store::Store* store, v1::PoolOptions defaults) {
+    store::Store* store, v1::PoolOptions defaults, uint64_t skip) {
   ASSIGN_OR_RETURN(std::vector<store::StoredPool> stored, store->LoadPools());
   std::unique_ptr<PoolRegistry> registry(new PoolRegistry(store, std::move(defaults)));
   absl::MutexLock lock(&registry->mu_);
   ASSIGN_OR_RETURN(registry->seq_floor_, store->SeqFloor());
   RETURN_IF_ERROR(registry->LoadDeleted(&stored));
-  for (store::StoredPool& entry : stored) {
-    RETURN_IF_ERROR(MarkIndexedBlocks(*store, &entry));
+  for (store::StoredPool& entry : stored) RETURN_IF_ERROR(MarkIndexedBlocks(*store, &entry));
+  if (skip != 0) RETURN_IF_ERROR(registry->SkipSeqsLocked(skip, &stored));
+  for (const store::StoredPool& entry : stored) {
     auto pool = std::make_shared<Pool>(entry);
     registry->by_name_[pool->name()] = pool;
     registry->by_id_[pool->id()] = pool;
     registry->next_id_ = std::max(registry->next_id_, pool->id() + 1);
   }
   return registry;
+}
+
+absl::Status PoolRegistry::SkipSeqsLocked(uint64_t skip,
+                                          std::vector<store::StoredPool>* stored) {
+  std::vector<store::SeqCeiling> ceilings;
+  ceilings.reserve(stored->size());
+  for (store::StoredPool& entry : *stored) {
+    entry.seq_ceiling = Pool::NextSeq(entry) + skip;
+    ceilings.push_back({entry.record.id(), entry.seq_ceiling});
+  }
+  const uint64_t floor = std::max<uint64_t>(seq_floor_, 1) + skip;
+  RETURN_IF_ERROR(store_->PutSeqCeilings(ceilings, floor));
+  seq_floor_ = floor;
+  return absl::OkStatus();
 }
 
 absl::Status PoolRegistry::LoadDeleted(std::vector<store::StoredPool>* stored) {
@@ -205,17 +220,6 @@ bool PoolRegistry::WasAllocated(uint32_t id) const {
 size_t PoolRegistry::Count() const {
   absl::ReaderMutexLock lock(&mu_);
   return by_name_.size();
-}
-
-absl::Status PoolRegistry::LeaseSkipping(uint64_t skip) {
-  absl::MutexLock lock(&mu_);
-  std::vector<store::SeqCeiling> ceilings;
-  ceilings.reserve(by_id_.size());
-  for (const auto& [id, pool] : by_id_) ceilings.push_back({id, pool->next_seq() + skip});
-  const uint64_t floor = std::max<uint64_t>(seq_floor_, 1) + skip;
-  RETURN_IF_ERROR(store_->PutSeqCeilings(ceilings, floor));
-  seq_floor_ = floor;
-  return absl::OkStatus();
 }
 
 std::vector<std::shared_ptr<Pool>> PoolRegistry::List() const {

@@ -28,9 +28,15 @@ namespace dictlog::pool {
 class PoolRegistry {
  public:
   // `store` is borrowed and must outlive the registry. `defaults` (resolved) are the
-  // options of pools created without explicit ones.
+  // options of pools created without explicit ones. With `skip` (single-node mode,
+  // for ids a lost stretch of writes may have handed out: the write-ahead log's replay
+  // dropped writes, ADR 0044), first writes in one synced batch a lease `skip` seqs
+  // past every pool's next seq and a seq floor `skip` above the store's, so that every
+  // pool, those stored and any created later under a lost pool's name, starts past
+  // them.
   static absl::StatusOr<std::unique_ptr<PoolRegistry>> Load(store::Store* store,
-                                                            v1::PoolOptions defaults);
+                                                            v1::PoolOptions defaults,
+                                                            uint64_t skip = 0);
 
   PoolRegistry(const PoolRegistry&) = delete;
   PoolRegistry& operator=(const PoolRegistry&) = delete;
@@ -77,14 +83,6 @@ class PoolRegistry {
                        const std::function<absl::Status(storage::PoolRecord&)>& write)
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Single-node mode, for ids a lost stretch of writes may have handed out (the
-  // write-ahead log's replay dropped writes, ADR 0044): writes, in one synced batch, a
-  // lease `skip` seqs past every pool's next seq and a seq floor `skip` above the
-  // store's, so that a registry loaded after it starts every pool, those it knows and
-  // any created later under a lost pool's name, past them. Moves no pool of this
-  // registry: load another. No append may run meanwhile.
-  absl::Status LeaseSkipping(uint64_t skip) ABSL_LOCKS_EXCLUDED(mu_);
-
   // How many pools there are.
   size_t Count() const ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -97,6 +95,9 @@ class PoolRegistry {
 
   // Loads the tombstones and finishes the deletes a restart interrupted.
   absl::Status LoadDeleted(std::vector<store::StoredPool>* stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Load's `skip`: raises each entry's lease and the floor, in one synced write.
+  absl::Status SkipSeqsLocked(uint64_t skip, std::vector<store::StoredPool>* stored)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::shared_ptr<Pool>> CreateLocked(absl::string_view name,
                                                      const v1::PoolOptions& options)
