@@ -128,8 +128,14 @@ TEST_F(SstV1StoreTest, ReadsEveryRecordBesideTablesWrittenWithTodaysOptions) {
 }
 
 // The fixture has no seq leases (catalog 'S' entries, ADR 0041): its pools go on one
-// past their last record, and a clean close leaves them consecutive.
+// past their last record, and a clean close leaves them consecutive. Nor has it a seq
+// floor or a synced mark (ADR 0044): nothing is skipped, and a new pool starts at 1.
 TEST_F(SstV1StoreTest, PoolsWithoutSeqLeasesContinueAfterTheirLastRecord) {
+  EXPECT_FALSE(engine_->WalDroppedAtOpen().synced_writes_lost);
+  AppendInput fresh{"fresh", "a pool the fixture does not have"};
+  auto created = engine_->Append({&fresh, 1});
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ((*created)[0], "fresh/1");
   const uint64_t stored = engine_->GetPool("recs")->stats().records();
   AppendInput input{"rec-a", "one more"};
   auto first = engine_->Append({&input, 1});
