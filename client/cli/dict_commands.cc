@@ -162,6 +162,9 @@ absl::Status RunRecompress(const client::Client& client,
   if (status.state() == v1::RecompressStatus::FAILED) {
     return absl::InternalError(absl::StrCat("re-compression failed: ", status.error()));
   }
+  if (status.unreadable() > 0) {  // Printed in the line above: exit 1 without more.
+    return Reported(absl::DataLossError("re-compression left unreadable records"));
+  }
   return absl::OkStatus();
 }
 

@@ -156,7 +156,9 @@ Commands:
   dict gc [--dry_run]            delete dictionaries no record references
   recompress --pool=P [--detach] re-encode old records with the active
                                  dictionary, with live progress (a job killed
-                                 by a crash resumes when the server restarts)
+                                 by a crash resumes when the server restarts);
+                                 records that cannot be read are left as
+                                 stored and listed; exit 1 if any
   recompress --pool=P --status   the pool's current or last job
   verify [--pool=P]              decode every stored record (of P, or all) and
                                  list those that do not decode; exit 1 if any

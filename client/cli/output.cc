@@ -4,6 +4,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 
@@ -241,12 +242,22 @@ std::string CacheLine(const v1::DictionaryCacheStats& s) {
 }
 
 std::string RecompressLine(const v1::RecompressStatus& status) {
+  std::string unreadable;
+  if (status.unreadable() > 0) {
+    std::vector<std::string> ids;
+    for (uint64_t seq : status.unreadable_seqs()) ids.push_back(absl::StrCat(status.pool(), "/", seq));
+    if (status.unreadable() > static_cast<uint64_t>(status.unreadable_seqs_size())) {
+      ids.push_back("...");
+    }
+    unreadable = absl::StrCat(", ", status.unreadable(),
+                              " unreadable (DATA_LOSS), left as stored: ", absl::StrJoin(ids, " "));
+  }
   return absl::StrFormat(
-      "recompress %s: %s %d/%d records, %d re-encoded, %.1f KB -> %.1f KB, dictionary %d%s",
+      "recompress %s: %s %d/%d records, %d re-encoded, %.1f KB -> %.1f KB, dictionary %d%s%s",
       status.pool(), v1::RecompressStatus::State_Name(status.state()),
       status.records_done(), status.records_total(), status.records_rewritten(),
       status.bytes_before() / 1e3, status.bytes_after() / 1e3,
-      status.target_dictionary_id(),
+      status.target_dictionary_id(), unreadable,
       status.error().empty() ? "" : absl::StrCat(" (", status.error(), ")"));
 }
 

@@ -160,5 +160,29 @@ TEST(OutputTest, PoolsShowTheStorageMode) {
       << json;
 }
 
+TEST(OutputTest, RecompressLineListsTheRecordsLeftUnreadable) {
+  v1::RecompressStatus status;
+  status.set_pool("app");
+  status.set_state(v1::RecompressStatus::DONE);
+  status.set_records_done(300);
+  status.set_records_total(300);
+  status.set_records_rewritten(298);
+  status.set_bytes_before(30000);
+  status.set_bytes_after(10000);
+  status.set_target_dictionary_id(1001);
+  const std::string clean = RecompressLine(status);
+  EXPECT_EQ(clean,
+            "recompress app: DONE 300/300 records, 298 re-encoded, 30.0 KB -> 10.0 KB, "
+            "dictionary 1001");
+  status.set_unreadable(2);
+  status.add_unreadable_seqs(100);
+  status.add_unreadable_seqs(200);
+  EXPECT_EQ(RecompressLine(status),
+            clean + ", 2 unreadable (DATA_LOSS), left as stored: app/100 app/200");
+  status.set_unreadable(40);  // More than the status keeps.
+  EXPECT_EQ(RecompressLine(status),
+            clean + ", 40 unreadable (DATA_LOSS), left as stored: app/100 app/200 ...");
+}
+
 }  // namespace
 }  // namespace dictlog::cli

@@ -292,7 +292,9 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::ReencodeIndexe
 
 absl::StatusOr<std::vector<std::optional<store::RecordRewrite>>> Recompressor::ReencodeAll(
     size_t count,
-    absl::FunctionRef<absl::StatusOr<std::optional<store::RecordRewrite>>(size_t)> one) const {
+    absl::FunctionRef<absl::StatusOr<std::optional<store::RecordRewrite>>(size_t)> one,
+    absl::FunctionRef<uint64_t(size_t)> seq_of, const std::string& pool_name,
+    storage::RecompressStatus* status) const {
   std::vector<absl::StatusOr<std::optional<store::RecordRewrite>>> results(count);
   auto task = [&](size_t i) { results[i] = one(i); };
   if (options_.parallel_for && count > 1) {
@@ -302,11 +304,35 @@ absl::StatusOr<std::vector<std::optional<store::RecordRewrite>>> Recompressor::R
   }
   std::vector<std::optional<store::RecordRewrite>> rewrites;
   rewrites.reserve(count);
-  for (auto& result : results) {
-    if (!result.ok()) return result.status();
-    rewrites.push_back(*std::move(result));
+  for (size_t i = 0; i < count; ++i) {
+    if (results[i].ok()) {
+      rewrites.push_back(*std::move(results[i]));
+    } else if (absl::IsDataLoss(results[i].status())) {
+      NoteUnreadable(pool_name, seq_of(i), results[i].status(), status);
+      rewrites.push_back(std::nullopt);
+    } else {
+      return results[i].status();
+    }
   }
   return rewrites;
+}
+
+void Recompressor::NoteUnreadable(const std::string& pool_name, uint64_t seq,
+                                  const absl::Status& error,
+                                  storage::RecompressStatus* status) {
+  status->set_unreadable(status->unreadable() + 1);
+  if (status->unreadable_seqs_size() < kUnreadableSeqsKept) {
+    status->add_unreadable_seqs(seq);
+    std::fprintf(stderr,
+                 "dictlogd: re-compression of pool '%s' leaves %s/%llu as it is stored: %s\n",
+                 pool_name.c_str(), pool_name.c_str(), static_cast<unsigned long long>(seq),
+                 error.ToString().c_str());
+  } else if (status->unreadable() == kUnreadableSeqsKept + 1) {
+    std::fprintf(stderr,
+                 "dictlogd: re-compression of pool '%s' found more unreadable records: "
+                 "counted in its status, not logged\n",
+                 pool_name.c_str());
+  }
 }
 
 absl::StatusOr<std::vector<store::IndexedBlock>> Recompressor::NextIndexedBlocks(
@@ -382,17 +408,20 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
   while (record_count < batch.size() && batch[record_count].seq <= limit) ++record_count;
   std::vector<uint64_t> block_records(block_count);
   ASSIGN_OR_RETURN(std::vector<std::optional<store::RecordRewrite>> block_rewrites,
-                   ReencodeAll(block_count, [&](size_t i) {
-                     return ReencodeIndexed(pool.id(), blocks[i], to, &block_records[i]);
-                   }));
+                   ReencodeAll(
+                       block_count,
+                       [&](size_t i) {
+                         return ReencodeIndexed(pool.id(), blocks[i], to, &block_records[i]);
+                       },
+                       [&](size_t i) { return blocks[i].first_seq; }, pool.name(), status));
   for (size_t i = 0; i < block_count; ++i) {
     status->set_records_done(status->records_done() + block_records[i]);
     count(block_rewrites[i]);
   }
   ASSIGN_OR_RETURN(std::vector<std::optional<store::RecordRewrite>> record_rewrites,
-                   ReencodeAll(record_count, [&](size_t i) {
-                     return Reencode(pool.id(), batch[i], to);
-                   }));
+                   ReencodeAll(
+                       record_count, [&](size_t i) { return Reencode(pool.id(), batch[i], to); },
+                       [&](size_t i) { return batch[i].seq; }, pool.name(), status));
   status->set_records_done(status->records_done() + record_count);
   for (std::optional<store::RecordRewrite>& rewrite : record_rewrites) count(rewrite);
   state->set_next_seq(next);

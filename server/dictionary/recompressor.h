@@ -5,7 +5,9 @@
 // and the job's progress are one atomic write: a crash loses nothing and the job
 // resumes where it stopped when the server restarts. Readers see either the old or the
 // new frame of a record, and both decode to the same payload. Jobs are throttled to
-// max_records_per_second.
+// max_records_per_second. A record or block that cannot be read (DATA_LOSS) is left as
+// it is stored and counted in the job's status (`unreadable`, the first seqs in
+// `unreadable_seqs`); the job goes on past it.
 //
 // Thread safety: all methods may be called concurrently; one thread runs each job, and
 // one more joins each job's thread as soon as it ends. The destructor stops jobs
@@ -116,10 +118,19 @@ class Recompressor {
       uint64_t* records) const;
   // Re-encodes the next batch; false when the job has nothing left or must stop.
   absl::StatusOr<bool> Step(pool::Pool& pool, storage::RecompressState* state);
-  // The rewrites of `count` items (item i by `one(i)`), on options_.parallel_for.
+  // The rewrites of `count` items (item i by `one(i)`, its first seq `seq_of(i)`), on
+  // options_.parallel_for. An item that cannot be read (DATA_LOSS) gets nothing: it is
+  // left as stored and noted in `status` (NoteUnreadable). Any other error fails.
   absl::StatusOr<std::vector<std::optional<store::RecordRewrite>>> ReencodeAll(
       size_t count,
-      absl::FunctionRef<absl::StatusOr<std::optional<store::RecordRewrite>>(size_t)> one) const;
+      absl::FunctionRef<absl::StatusOr<std::optional<store::RecordRewrite>>(size_t)> one,
+      absl::FunctionRef<uint64_t(size_t)> seq_of, const std::string& pool_name,
+      storage::RecompressStatus* status) const;
+  // Counts a stored value the job leaves unreadable in `status`, keeps its seq among the
+  // first kUnreadableSeqsKept and logs the first of them.
+  static void NoteUnreadable(const std::string& pool_name, uint64_t seq,
+                             const absl::Status& error, storage::RecompressStatus* status);
+  static constexpr int kUnreadableSeqsKept = 16;
   // Step's indexed blocks: those keyed in [state->next_seq(), state->end_seq()], at
   // most a batch's worth; `*limit` becomes the last seq they cover if there may be
   // more. Sets nothing for a pool without indexed blocks.

@@ -521,6 +521,80 @@ TEST_F(BlockModeTest, RecompressLeavesNoReplacedBlocksOnDisk) {
   }
 }
 
+// A block that cannot be read (its stored value damaged) is left as it is stored and
+// counted once, by its first seq, in the job's status; the blocks before and after it
+// are re-encoded and read back.
+TEST_F(BlockModeTest, RecompressLeavesAnUnreadableBlockAndReencodesTheRest) {
+  options_.auto_train = false;
+  options_.recompressor.batch_records = 64;  // Four blocks a step.
+  Reopen();
+  const std::vector<std::string> lines = codec::SyntheticLogLines(2000, 35);
+  const auto append_all = [&](const std::vector<std::string>& part) {
+    std::vector<AppendInput> batch;
+    for (const std::string& line : part) batch.push_back({"app-a", line});
+    auto ids = engine_->Append(batch);  // Large: sealed straight into indexed blocks.
+    EXPECT_TRUE(ids.ok()) << ids.status();
+    return ids.ok() ? *ids : std::vector<std::string>();
+  };
+  const std::vector<std::string> first(lines.begin(), lines.begin() + 1000);
+  const std::vector<std::string> second(lines.begin() + 1000, lines.end());
+  const std::vector<std::string> first_ids = append_all(first);
+  engine_.reset();
+  uint64_t damaged_seq = 0;
+  {
+    auto store = store::Store::Open(options_.store);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto pools = (*store)->LoadPools();
+    ASSERT_TRUE(pools.ok() && pools->size() == 1) << pools.status();
+    const store::StoredPool& apps = pools->front();
+    ASSERT_EQ(apps.last_seq, first.size());
+    damaged_seq = apps.last_seq + 1;
+    store::BlockWrite bad;  // Ten records' block whose frame header is cut short.
+    bad.pool_id = apps.record.id();
+    bad.first_seq = damaged_seq;
+    bad.last_seq = damaged_seq + 9;
+    bad.records = 10;
+    bad.raw_bytes = 10;
+    bad.value = "\x01\xff";
+    ASSERT_TRUE((*store)->WriteRecords({}, nullptr, nullptr, {bad}).ok());
+  }
+  Reopen();
+  const std::string damaged_id = "apps/" + std::to_string(damaged_seq);
+  ASSERT_EQ(engine_->Get(damaged_id).status().code(), StatusCode::kDataLoss);
+  const std::vector<std::string> second_ids = append_all(second);
+  v1::TrainDictionaryRequest train;
+  train.set_pool("apps");
+  train.set_activate(true);
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok() && trained->activated()) << trained.status();
+
+  v1::RecompressRequest request;
+  request.set_pool("apps");
+  ASSERT_TRUE(engine_->Recompress(request).ok());
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("apps", absl::Seconds(60)));
+  auto job = engine_->GetRecompressStatus(request);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::RecompressStatus::DONE) << job->error();
+  EXPECT_EQ(job->unreadable(), 1u);
+  ASSERT_EQ(job->unreadable_seqs_size(), 1);
+  EXPECT_EQ(job->unreadable_seqs(0), damaged_seq);
+  EXPECT_EQ(job->records_done(), lines.size());  // The unreadable block's are not known.
+  EXPECT_GT(job->records_rewritten(), lines.size() - 2048 / 60);  // All but a tail.
+  auto dictionaries = engine_->ListDictionaries({});
+  ASSERT_TRUE(dictionaries.ok()) << dictionaries.status();
+  ASSERT_EQ(dictionaries->dictionaries_size(), 1);
+  EXPECT_EQ(dictionaries->dictionaries(0).records(), job->records_rewritten());
+  for (const auto& [ids, part] : {std::pair{first_ids, first}, std::pair{second_ids, second}}) {
+    auto results = engine_->MultiGet(ids);
+    ASSERT_TRUE(results.ok()) << results.status();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_TRUE((*results)[i].ok()) << ids[i] << ": " << (*results)[i].status();
+      ASSERT_EQ((*results)[i]->payload(), part[i]) << ids[i];
+    }
+  }
+  EXPECT_EQ(engine_->Get(damaged_id).status().code(), StatusCode::kDataLoss);
+}
+
 TEST_F(BlockModeTest, PackedRecordsExportAsStandardFrames) {
   const std::vector<std::string> lines = codec::SyntheticLogLines(100, 2);
   const std::vector<std::string> ids = Append(lines);

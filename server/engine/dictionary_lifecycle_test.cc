@@ -854,5 +854,70 @@ TEST_F(DictionaryLifecycleTest, APoolWhoseActiveDictionaryIsUnreadableGoesOnWith
   EXPECT_EQ(FrameDictionary(next[0]), replaced);
 }
 
+// Re-compression past records that cannot be read (here two stored frames with a
+// malformed header, between readable records): they stay as they are stored (still
+// DATA_LOSS), counted and listed in the job's status, and every other record is
+// re-encoded with the new dictionary. Before, the job FAILED at the first of them and
+// re-encoded nothing after it.
+TEST_F(DictionaryLifecycleTest, RecompressionLeavesUnreadableRecordsAndReencodesTheRest) {
+  options_.auto_train = false;  // Only the dictionary trained here.
+  options_.recompressor.batch_records = 64;  // The job runs many batches.
+  Reopen();
+  const std::vector<std::string> before_lines = codec::SyntheticLogLines(1000, 7);
+  const std::vector<std::string> before = AppendLines("app", before_lines);
+  engine_.reset();
+  std::vector<std::string> damaged;
+  {
+    auto store = store::Store::Open(options_.store);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto pools = (*store)->LoadPools();
+    ASSERT_TRUE(pools.ok() && pools->size() == 1) << pools.status();
+    const store::StoredPool& app = pools->front();
+    ASSERT_EQ(app.last_seq, before.size());
+    const std::string bad = "\x01\xff";  // A zstd frame header cut short.
+    ASSERT_TRUE((*store)->WriteRecords({{app.record.id(), app.last_seq + 1, 2, bad},
+                                        {app.record.id(), app.last_seq + 2, 2, bad}})
+                    .ok());
+    damaged = {absl::StrCat("app/", app.last_seq + 1), absl::StrCat("app/", app.last_seq + 2)};
+  }
+  Reopen();
+  ASSERT_EQ(engine_->Get(damaged[0]).status().code(), StatusCode::kDataLoss);
+  const std::vector<std::string> after_lines = codec::SyntheticLogLines(1000, 9);
+  const std::vector<std::string> after = AppendLines("app", after_lines);
+  v1::TrainDictionaryRequest train;
+  train.set_pool("app");
+  train.set_activate(true);
+  auto trained = engine_->TrainDictionary(train);
+  ASSERT_TRUE(trained.ok() && trained->activated()) << trained.status();
+  const uint32_t target = trained->dictionary().id();
+
+  v1::RecompressRequest recompress;
+  recompress.set_pool("app");
+  ASSERT_TRUE(engine_->Recompress(recompress).ok());
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("app", absl::Seconds(60)));
+  auto job = engine_->GetRecompressStatus(recompress);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::RecompressStatus::DONE) << job->error();
+  EXPECT_EQ(job->unreadable(), 2u);
+  std::vector<std::string> listed;
+  for (uint64_t seq : job->unreadable_seqs()) listed.push_back(absl::StrCat("app/", seq));
+  EXPECT_EQ(listed, damaged);
+  EXPECT_EQ(job->records_done(), before.size() + damaged.size() + after.size());
+  EXPECT_EQ(job->records_rewritten(), before.size() + after.size());
+  EXPECT_EQ(FrameDictionary(before[0]), target);
+  EXPECT_EQ(FrameDictionary(after.back()), target);
+  ExpectAllReadBack(before, before_lines);
+  ExpectAllReadBack(after, after_lines);
+  for (const std::string& id : damaged) {
+    EXPECT_EQ(engine_->Get(id).status().code(), StatusCode::kDataLoss) << id;
+  }
+  // The counts are stored with the job's progress: a restart keeps them.
+  Reopen();
+  auto stored = engine_->GetRecompressStatus(recompress);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->unreadable(), 2u);
+  EXPECT_EQ(stored->unreadable_seqs_size(), 2);
+}
+
 }  // namespace
 }  // namespace dictlog::engine

@@ -141,6 +141,14 @@ void RenderRecompress(const engine::LogEngine& engine,
     out->Sample("dictlog_recompress_records_planned", {{"pool", job.pool()}},
                 static_cast<double>(job.records_total()));
   }
+  out->Family("dictlog_recompress_unreadable", "gauge",
+              "Stored records (or blocks) the pool's latest re-compression job could not "
+              "read (DATA_LOSS) and left as stored; `dictlog recompress --pool=P "
+              "--status` lists the first.");
+  for (const auto& job : jobs) {
+    out->Sample("dictlog_recompress_unreadable", {{"pool", job.pool()}},
+                static_cast<double>(job.unreadable()));
+  }
 }
 
 void RenderAutoTraining(const dictionary::AutoTrainerStats& stats, TextWriter* out) {

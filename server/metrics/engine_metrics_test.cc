@@ -119,6 +119,13 @@ TEST(EngineMetricsTest, AutomaticTrainingCountsItsAttempt) {
       << text;
   EXPECT_FALSE(
       absl::StrContains(text, "dictlog_pool_active_dictionary_id{pool=\"HDFS\"} 0\n"));
+  // That re-encode is the pool's re-compression job: every record read.
+  ASSERT_TRUE((*engine)->WaitForRecompressForTest("HDFS", absl::Seconds(30)));
+  const std::string done = RenderMetrics(engine->get(), metrics::RpcMetrics());
+  EXPECT_TRUE(absl::StrContains(done, "dictlog_recompress_records_done{pool=\"HDFS\"} 1000\n"))
+      << done;
+  EXPECT_TRUE(absl::StrContains(done, "dictlog_recompress_unreadable{pool=\"HDFS\"} 0\n"))
+      << done;
 }
 
 }  // namespace

@@ -61,6 +61,8 @@ To ConvertRecompressStatus(const From& from) {
   to.set_bytes_before(from.bytes_before());
   to.set_bytes_after(from.bytes_after());
   to.set_error(from.error());
+  to.set_unreadable(from.unreadable());
+  *to.mutable_unreadable_seqs() = from.unreadable_seqs();
   return to;
 }
 

@@ -13,13 +13,21 @@ namespace {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
-// Sets every field of `message` to a value other than its default, distinct per field.
+// Sets every field of `message` to a value other than its default, distinct per field
+// (two values in a repeated one).
 void FillEveryField(Message* message) {
   const auto* descriptor = message->GetDescriptor();
   const auto* reflection = message->GetReflection();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
     const int n = field->number() + 1;
+    if (field->is_repeated()) {
+      ASSERT_EQ(field->cpp_type(), FieldDescriptor::CPPTYPE_UINT64)
+          << "unhandled repeated type of " << field->full_name();
+      reflection->AddUInt64(message, field, n);
+      reflection->AddUInt64(message, field, n + 100);
+      continue;
+    }
     switch (field->cpp_type()) {
       case FieldDescriptor::CPPTYPE_INT32: reflection->SetInt32(message, field, -n); break;
       case FieldDescriptor::CPPTYPE_INT64: reflection->SetInt64(message, field, -n); break;
@@ -85,6 +93,7 @@ TEST(CatalogConvertTest, CatalogFieldsMatchTheApisByNumberAndType) {
       EXPECT_EQ(stored->name(), field->name());
       EXPECT_EQ(stored->type(), field->type()) << field->full_name();
       EXPECT_EQ(stored->has_presence(), field->has_presence()) << field->full_name();
+      EXPECT_EQ(stored->is_repeated(), field->is_repeated()) << field->full_name();
     }
   }
 }
