@@ -343,6 +343,8 @@ class LogEngine {
   // What recovering the write-ahead log dropped when the store opened
   // (store::Store::wal_dropped_at_open).
   const store::WalDrops& WalDroppedAtOpen() const { return store_->wal_dropped_at_open(); }
+  // Why RocksDB stopped the store's writes, or OK (store::Store::WritesStopped).
+  absl::Status WritesStopped() const { return store_->WritesStopped(); }
   // Why some dictionaries could not be read when the store opened, or OK
   // (dictionary::DictionaryManager::unreadable_at_open).
   const absl::Status& DictionariesUnreadableAtOpen() const {

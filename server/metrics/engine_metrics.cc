@@ -279,6 +279,11 @@ void RenderEngineMetrics(const engine::LogEngine& engine, TextWriter* out) {
               "name them read as DATA_LOSS. 0 otherwise.");
   out->Sample("dictlog_dictionaries_unreadable_at_open", {},
               engine.DictionariesUnreadableAtOpen().ok() ? 0 : 1);
+  out->Family("dictlog_store_writes_stopped", "gauge",
+              "1 while RocksDB refuses the store's writes after a failed background flush, "
+              "compaction or log write (dictlogd's WARNING says which, and the file: a full "
+              "disk, or a damaged table block a compaction met); reads go on. 0 otherwise.");
+  out->Sample("dictlog_store_writes_stopped", {}, engine.WritesStopped().ok() ? 0 : 1);
 }
 
 std::string RenderMetrics(const engine::LogEngine* engine, const metrics::RpcMetrics& rpc) {

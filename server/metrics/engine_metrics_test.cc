@@ -277,6 +277,16 @@ TEST(EngineMetricsTest, APoolDamagedAtOpenIsCounted) {
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripPrefix((*appended)[0], "db/"), &seq)) << (*appended)[0];
   EXPECT_GT(seq, 3000u);  // Past every id given before the damage.
   EXPECT_TRUE((*engine)->Get((*appended)[0]).ok());
+  EXPECT_TRUE(absl::StrContains(text, "\ndictlog_store_writes_stopped 0\n")) << text;
+  // Deleting the pool compacts its key range, through the damaged block: the delete is
+  // done, its compaction fails, RocksDB stops every write from then on, and the gauge
+  // says so.
+  EXPECT_TRUE((*engine)->DeletePool("db").ok());
+  EXPECT_TRUE(absl::StrContains(RenderMetrics(engine->get(), metrics::RpcMetrics()),
+                                "\ndictlog_store_writes_stopped 1\n"));
+  const absl::Status refused = (*engine)->Append({{"web", "after the stop"}}).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kDataLoss) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "writes stopped")) << refused;
 }
 
 // A stored dictionary unreadable at open (not a pool's active one): the gauge is 1.

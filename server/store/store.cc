@@ -21,6 +21,7 @@
 #include "common/status_macros.h"
 #include "codec/dictionary.h"
 #include "codec/varint.h"
+#include "server/store/background_errors.h"
 #include "server/store/empty_wals.h"
 #include "server/store/keys.h"
 #include "server/store/request_expiry.h"
@@ -118,20 +119,6 @@ constexpr size_t kInfoLogFiles = 8;
 // the memtables hold.
 constexpr uint64_t kResumeSlackBytes = 1 << 20;
 
-// Turns off RocksDB's automatic recovery from a failed write. On a full disk it retries
-// at once (its free-space check passes: no disk buffer is reserved), the retry's flush
-// fails too, and that makes the error fatal until the database is reopened (measured
-// with FaultInjectionFs; docs/reliability.md "Disk full"). Store::ResumeIfStopped
-// resumes on a later write instead, once there is room.
-class ManualRecovery : public rocksdb::EventListener {
- public:
-  const char* Name() const override { return "dictlog.ManualRecovery"; }
-  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status,
-                            bool* auto_recovery) override {
-    *auto_recovery = false;
-  }
-};
-
 rocksdb::ColumnFamilyOptions CountersFamilyOptions(
     const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions options = FamilyOptions(cache, /*bloom_filter=*/false);
@@ -177,7 +164,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.paranoid_checks = true;
-  db_options.listeners.push_back(std::make_shared<ManualRecovery>());
+  auto background_errors = std::make_shared<BackgroundErrors>();
+  db_options.listeners.push_back(background_errors);
   // RocksDB's info log: rolled past kInfoLogBytes, the newest kInfoLogFiles kept. By
   // default it never rolls and keeps 1000: a running node's LOG grew by ~20 KB a
   // statistics dump (every 10 minutes) plus every flush and compaction, without bound,
@@ -241,6 +229,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::unique_ptr<Store> store(new Store(std::move(env), std::move(db), std::move(handles),
                                          options, std::move(request_expiry),
                                          std::move(cache)));
+  store->background_errors_ = std::move(background_errors);
   store->wal_dropped_at_open_ = wal_drop_log->drops();
   store->CheckSyncedMark(options.path);
   return store;
@@ -368,10 +357,18 @@ absl::Status Store::ResumeIfStopped() {
         "writes stopped after a failed write: the disk has ", free_bytes,
         " bytes free; writes resume once it has ", needed));
   }
-  RETURN_IF_ERROR(FromRocks(db_->Resume(), "resuming writes after a failed write"));
+  const rocksdb::Status resumed = db_->Resume();
+  if (!resumed.ok()) {
+    const absl::Status stopped = WritesStopped();
+    return stopped.ok() ? FromRocks(resumed, "resuming writes after a failed write")
+                        : stopped;
+  }
+  background_errors_->Clear();
   write_failed_.store(false);
   return absl::OkStatus();
 }
+
+absl::Status Store::WritesStopped() const { return background_errors_->Stopped(); }
 
 void Store::CheckSyncedMark(const std::string& path) {
   synced_mark_ = std::make_unique<SyncedMark>(path);
@@ -396,8 +393,12 @@ absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what, bo
   // A write that gives out an id: its sequence is above every one before it.
   const uint64_t before = sync ? db_->GetLatestSequenceNumber() : 0;
   const rocksdb::Status s = db_->Write(options, batch);
-  if (!s.ok()) write_failed_.store(true);
-  RETURN_IF_ERROR(FromRocks(s, what));
+  if (!s.ok()) {
+    write_failed_.store(true);
+    const absl::Status stopped = WritesStopped();
+    if (!stopped.ok()) return absl::Status(stopped.code(), absl::StrCat(what, ": ", stopped.message()));
+    return FromRocks(s, what);
+  }
   return sync ? synced_mark_->Raise(before + 1) : absl::OkStatus();
 }
 

@@ -33,6 +33,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "server/store/background_errors.h"
 #include "server/store/catalog.pb.h"
 #include "server/store/pool_counters.h"
 #include "server/store/synced_mark.h"
@@ -496,6 +497,14 @@ class Store {
   // recovery), so the writes logged after it are lost. Nothing for a clean log or a
   // torn tail.
   const WalDrops& wal_dropped_at_open() const { return wal_dropped_at_open_; }
+  // Why RocksDB stopped the store's writes (BackgroundErrors): a failed background
+  // flush, compaction or log write, e.g. DATA_LOSS "writes stopped after a failed
+  // compaction: Corruption: ... <file>.sst" when a compaction met a damaged table
+  // block; OK while writes are accepted. A stop after a full disk ends at the first
+  // write once there is room again (ResumeIfStopped); a damaged table file stops
+  // writes until the store is restored (docs/operations.md, "Writes stopped"). Every
+  // write fails with this status meanwhile, and reads go on.
+  absl::Status WritesStopped() const;
 
   // Options::block_cache_bytes: the memory of the block cache and of what
   // ReserveBlockCache gives room to.
@@ -575,6 +584,7 @@ class Store {
   const absl::Duration request_window_;
   const std::function<absl::Time()> clock_;
   std::atomic<bool> write_failed_{false};
+  std::shared_ptr<BackgroundErrors> background_errors_;  // Set at open; a listener of db_.
   // Append times of seq ranges read from times_ (filled by the const AppendTimes).
   mutable TimeRangeCache time_ranges_;
   // The seqs the last indexed block found held, by pool id modulo kSpanHints (0: none

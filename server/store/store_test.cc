@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
@@ -57,6 +58,24 @@ class StoreTest : public ::testing::Test {
     return dict;
   }
 
+  // Writes `count` records of 100 random bytes (incompressible: many table blocks) to
+  // pool `pool_id`, seqs 1..count, 100 a batch; returns their values.
+  std::vector<std::string> WriteRandomRecords(uint32_t pool_id, uint64_t count, uint32_t seed) {
+    std::mt19937 random(seed);
+    std::vector<std::string> values;
+    for (uint64_t seq = 1; seq <= count; seq += 100) {
+      std::vector<RecordWrite> writes;
+      for (uint64_t s = seq; s < seq + 100 && s <= count; ++s) {
+        std::string value(100, '\0');
+        for (char& c : value) c = static_cast<char>(random());
+        values.push_back(value);
+        writes.push_back({pool_id, s, 100, value});
+      }
+      EXPECT_TRUE(store_->WriteRecords(writes).ok());
+    }
+    return values;
+  }
+
   std::string path_;
   std::unique_ptr<Store> store_;
 };
@@ -97,16 +116,7 @@ TEST_F(StoreTest, PoolsCategoriesCountersAndLastSeqSurviveReopen) {
 TEST_F(StoreTest, APoolWhoseNewestRecordsAreDamagedGoesOnFromItsLease) {
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
   ASSERT_TRUE(store_->PutSeqCeilings({{1, 5000}}).ok());
-  std::mt19937 random(3);
-  for (uint64_t seq = 1; seq <= 3000; seq += 100) {
-    std::vector<RecordWrite> writes;
-    for (uint64_t s = seq; s < seq + 100; ++s) {
-      std::string value(100, '\0');
-      for (char& c : value) c = static_cast<char>(random());
-      writes.push_back({1, s, 100, value});
-    }
-    ASSERT_TRUE(store_->WriteRecords(writes).ok());
-  }
+  WriteRandomRecords(1, 3000, 3);
   ASSERT_TRUE(store_->Flush().ok());
   store_.reset();
   ASSERT_TRUE(DamageNewestRecordsBlock(path_).ok());
@@ -130,6 +140,39 @@ TEST_F(StoreTest, APoolWhoseNewestRecordsAreDamagedGoesOnFromItsLease) {
   Reopen();
   pools = store_->LoadPools();
   EXPECT_EQ(pools.status().code(), absl::StatusCode::kDataLoss) << pools.status();
+}
+
+// A compaction that meets a damaged table block: RocksDB stops every write, and the
+// store says why (the failed compaction and the file) in WritesStopped and in each
+// refused write. Reads of what is not damaged go on; a reopen starts with writes
+// accepted again.
+TEST_F(StoreTest, ACompactionThatMeetsADamagedTableStopsWritesAndSaysWhy) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  const std::vector<std::string> values = WriteRandomRecords(1, 3000, 5);
+  ASSERT_TRUE(store_->Flush().ok());
+  store_.reset();
+  ASSERT_TRUE(DamageTableData(path_, "records", 0.5).ok());
+  Reopen();
+  EXPECT_TRUE(store_->WritesStopped().ok()) << store_->WritesStopped();
+  ASSERT_TRUE(store_->WriteRecords({{1, 3001, 1, "before the compaction"}}).ok());
+  const absl::Status compacted = store_->CompactPool(1);
+  EXPECT_EQ(compacted.code(), absl::StatusCode::kDataLoss) << compacted;
+  const absl::Status stopped = store_->WritesStopped();
+  EXPECT_EQ(stopped.code(), absl::StatusCode::kDataLoss) << stopped;
+  EXPECT_TRUE(absl::StartsWith(stopped.message(), "writes stopped after a failed compaction: "
+                                                  "Corruption: "))
+      << stopped;
+  EXPECT_TRUE(absl::StrContains(stopped.message(), ".sst")) << stopped;
+  for (int attempt = 0; attempt < 2; ++attempt) {  // The second asks RocksDB to resume.
+    const absl::Status refused = store_->WriteRecords({{1, 3002, 1, "after"}});
+    EXPECT_EQ(refused.code(), absl::StatusCode::kDataLoss) << refused;
+    EXPECT_TRUE(absl::StrContains(refused.message(), "writes stopped after a failed compaction"))
+        << refused;
+  }
+  EXPECT_EQ(*store_->GetRecord({1, 1}), values[0]);
+  EXPECT_EQ(*store_->GetRecord({1, 3001}), "before the compaction");
+  Reopen();
+  EXPECT_TRUE(store_->WritesStopped().ok()) << store_->WritesStopped();
 }
 
 // A damaged table block of the dictionaries family (at its start, middle and end): the

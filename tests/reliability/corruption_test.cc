@@ -416,6 +416,10 @@ struct TargetStats {
   uint64_t opened_after_refusal = 0;
   Tally tally;
   uint64_t reissued = 0;  // Appends after the open given an id acknowledged before.
+  // Opened stores whose writes RocksDB had stopped by the end of the trial (a
+  // compaction met the damage: LogEngine::WritesStopped). Counted, not failed: the
+  // stop is RocksDB's, and the damage makes it (docs/operations.md, "Writes stopped").
+  uint64_t writes_stopped = 0;
   // `wal` and `cut` trials only.
   uint64_t lost = 0;           // Logged records the recovery dropped (Get: NOT_FOUND).
   uint64_t silent_losses = 0;  // `wal` trials that lost records and reported no drop.
@@ -446,7 +450,8 @@ std::string Summary(const std::string& target, const TargetStats& s) {
       " refused_not_data_loss=", s.refused_not_data_loss,
       " opened_after_refusal=", s.opened_after_refusal, " reads=", s.tally.reads,
       " right=", s.tally.right, " wrong_payloads=", s.tally.wrong,
-      " scans_skipping_records=", s.tally.scan_skipped, " reissued=", s.reissued, " errors{",
+      " scans_skipping_records=", s.tally.scan_skipped, " reissued=", s.reissued,
+      " writes_stopped=", s.writes_stopped, " errors{",
       absl::StrJoin(errors, ","), "}");
   if (OnLoggedStore(target)) {
     absl::StrAppend(&summary, " refused_after_log_damage=", s.refused_after_log_damage,
@@ -545,6 +550,7 @@ absl::Status Trial(const Golden& golden, const std::string& dir, const std::stri
       ReadEverything(**engine, golden.records, &stats->tally);
     }
     CheckNextIds(**engine, golden.records, stats);
+    stats->writes_stopped += (*engine)->WritesStopped().ok() ? 0 : 1;
   }
   const Tally& now = stats->tally;
   std::vector<std::string> codes;  // This trial's errors by code.
