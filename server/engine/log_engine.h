@@ -444,9 +444,13 @@ class LogEngine {
   // The drift signal of `pool`'s active dictionary.
   dictionary::DriftSignal DriftOf(const pool::Pool& pool) const;
   absl::Status RecoverBlockTails();
-  // Backup's checkpoint into `dir`; single-node, its copy has a seq floor
-  // kRestoreLease above the live store's (Store::SeqFloor). The RocksDB sequence.
-  absl::StatusOr<uint64_t> CheckpointWithSeqFloor(const std::string& dir);
+  // Backup's checkpoint into `dir`. Single-node, the copy is then opened once and its
+  // pools' leases and its seq floor raised kRestoreLease past its own
+  // (PoolRegistry::Load's skip): restored, every pool the copy holds, and any created
+  // under a name the live store made after it, starts past the ids the live store
+  // gives after the backup. The live store's leases and floor do not move. On a
+  // failure the copy is removed. The RocksDB sequence of the checkpoint.
+  absl::StatusOr<uint64_t> CheckpointWithLeases(const std::string& dir);
   // Where a logged batch's records go (ApplyLogged): the log's seqs (one per record),
   // the writer's time and the log position written with them.
   struct Placement {

@@ -12,6 +12,7 @@
 #include "codec/record_codec.h"
 #include "server/engine/log_engine.h"
 #include "server/pool/names.h"
+#include "server/pool/pool_registry.h"
 
 namespace dictlog::engine {
 namespace {
@@ -389,16 +390,26 @@ absl::StatusOr<v1::FlushResponse> LogEngine::Flush() {
   return response;
 }
 
-absl::StatusOr<uint64_t> LogEngine::CheckpointWithSeqFloor(const std::string& dir) {
-  if (options_.replicated_log != nullptr) return store_->Checkpoint(dir);
-  // The copy's seq floor is kRestoreLease above the live store's: a pool the live
-  // store creates after the backup, restored, would otherwise start again at its
-  // first seq. The live store's own floor is put back after.
-  ASSIGN_OR_RETURN(const uint64_t floor, store_->SeqFloor());
-  RETURN_IF_ERROR(
-      store_->PutSeqCeilings({}, std::max<uint64_t>(floor, 1) + pool::Pool::kRestoreLease));
-  absl::StatusOr<uint64_t> sequence = store_->Checkpoint(dir);
-  RETURN_IF_ERROR(store_->PutSeqCeilings({}, floor));
+absl::StatusOr<uint64_t> LogEngine::CheckpointWithLeases(const std::string& dir) {
+  ASSIGN_OR_RETURN(const uint64_t sequence, store_->Checkpoint(dir));
+  if (options_.replicated_log != nullptr) return sequence;  // Seqs come from the log.
+  // Leased in the copy itself, from what it holds: a pool created while the backup
+  // ran is in the copy with its first lease only, which a lease of the live pools
+  // taken before the checkpoint would miss.
+  store::Store::Options copy_options = options_.store;
+  copy_options.path = dir;
+  absl::Status leased = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::unique_ptr<store::Store> copy, store::Store::Open(copy_options));
+    return pool::PoolRegistry::Load(copy.get(), options_.default_pool_options,
+                                    pool::Pool::kRestoreLease)
+        .status();
+  }();
+  if (!leased.ok()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);  // Unleased, a restore could reuse ids.
+    return absl::Status(leased.code(), absl::StrCat("leasing the backup's seqs in ", dir,
+                                                    " (removed): ", leased.message()));
+  }
   return sequence;
 }
 
@@ -406,14 +417,10 @@ absl::StatusOr<v1::BackupResponse> LogEngine::Backup(const v1::BackupRequest& re
   const absl::Time start = absl::Now();
   v1::BackupResponse response;
   ASSIGN_OR_RETURN(std::string dir, ConfineBackupDir(options_.backup_root, request.dir()));
-  if (options_.replicated_log == nullptr) {
-    // The copy holds leases far ahead: restored, its pools start past every id this
-    // store gives after the backup (unless a pool takes 2^32 of them), not after the
-    // copy's newest record (ADR 0041).
-    RETURN_IF_ERROR(
-        pool::Pool::LeaseAll(registry_->List(), *store_, pool::Pool::kRestoreLease));
-  }
-  ASSIGN_OR_RETURN(const uint64_t sequence, CheckpointWithSeqFloor(dir));
+  // The copy holds leases far ahead: restored, its pools start past every id this
+  // store gives after the backup (unless a pool takes 2^32 of them), not after the
+  // copy's newest record (ADRs 0041, 0044).
+  ASSIGN_OR_RETURN(const uint64_t sequence, CheckpointWithLeases(dir));
   response.set_dir(std::move(dir));
   response.set_sequence_number(sequence);
   std::error_code error;

@@ -98,10 +98,10 @@ TEST_F(LogEngineTest, IdsLostInAPowerLossAreNeverHandedOutAgain) {
   EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
 }
 
-// A backup leases kRestoreLease seqs ahead first: a store restored from it never gives
-// out again the ids the live store gave after the backup. A pool the live store
-// creates after it is not in the copy: restored, a pool of its name starts at the
-// copy's seq floor (ADR 0044); the live store's own floor is left as it was.
+// A backup's copy is leased kRestoreLease seqs past what it holds: a store restored
+// from it never gives out again the ids the live store gave after the backup. A pool
+// the live store creates after it is not in the copy: restored, a pool of its name
+// starts at the copy's seq floor (ADR 0044). The live store's leases and floor stay.
 TEST_F(LogEngineTest, ARestoredBackupStartsPastTheIdsGivenAfterIt) {
   const std::string root = FreshTestDir() + "-backups";
   ASSERT_TRUE(std::filesystem::create_directories(root));
@@ -113,6 +113,22 @@ TEST_F(LogEngineTest, ARestoredBackupStartsPastTheIdsGivenAfterIt) {
   ASSERT_TRUE(engine_->Backup(backup).ok());
   EXPECT_EQ(AppendOne("HDFS", "after the backup"), "HDFS/2");  // The live store goes on.
   EXPECT_EQ(AppendOne("later", "after the backup"), "later/1");
+  {  // The live store as a crash would leave it (a copy of its files, all synced):
+     // the backup moved neither its leases nor its floor.
+    store::Store::Options image = options_.store;
+    image.path = root + "/crash-image";
+    std::filesystem::copy(options_.store.path, image.path,
+                          std::filesystem::copy_options::recursive);
+    auto live_store = store::Store::Open(image);
+    ASSERT_TRUE(live_store.ok()) << live_store.status();
+    auto live_pools = (*live_store)->LoadPools();
+    ASSERT_TRUE(live_pools.ok()) << live_pools.status();
+    ASSERT_EQ(live_pools->size(), 2u);
+    for (const store::StoredPool& pool : *live_pools) {
+      EXPECT_LE(pool.seq_ceiling, 2 + pool::Pool::kSeqLease) << pool.record.name();
+    }
+    EXPECT_EQ(*(*live_store)->SeqFloor(), 0u);
+  }
   Reopen();
   EXPECT_EQ(AppendOne("later2", "live, reopened"), "later2/1");
   engine_.reset();
@@ -120,7 +136,9 @@ TEST_F(LogEngineTest, ARestoredBackupStartsPastTheIdsGivenAfterIt) {
   Reopen();
   EXPECT_EQ(engine_->Get("HDFS/1")->payload(), "before");
   EXPECT_EQ(engine_->Get("HDFS/2").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(AppendOne("HDFS", "restored"), absl::StrCat("HDFS/", 2 + pool::Pool::kRestoreLease));
+  // The copy's lease of HDFS, its first one, plus kRestoreLease.
+  EXPECT_EQ(AppendOne("HDFS", "restored"),
+            absl::StrCat("HDFS/", 2 + pool::Pool::kSeqLease + pool::Pool::kRestoreLease));
   EXPECT_EQ(AppendOne("later", "restored"), absl::StrCat("later/", 1 + pool::Pool::kRestoreLease));
 }
 

@@ -86,8 +86,7 @@ class Pool {
   absl::Status CoverSeqs(uint64_t end, store::Store& store) ABSL_LOCKS_EXCLUDED(lease_mu_);
   // Leases `lease` seqs past each pool's next seq (never less than it has) in one
   // synced write, holding every pool's lease mutex: at start-up (one fsync instead of
-  // one at each pool's first append), and before a backup (kRestoreLease: a restored
-  // copy starts that far on, past the ids the live store gave after the backup).
+  // one at each pool's first append).
   static absl::Status LeaseAll(absl::Span<const std::shared_ptr<Pool>> pools,
                                store::Store& store, uint64_t lease = kSeqLease);
   // Seqs one lease covers: a write per this many records at most. The seqs between
