@@ -41,6 +41,7 @@
 #include "server/metrics/cluster_metrics.h"
 #include "server/metrics/engine_metrics.h"
 #include "server/daemon/open_files.h"
+#include "server/daemon/salvage.h"
 #include "server/daemon/scope_isolation.h"
 #include "server/daemon/server_config.h"
 
@@ -171,6 +172,12 @@ ABSL_FLAG(std::string, backup_root, "",
           "Backup (`dictlog backup --out=DIR`) writes only new directories strictly "
           "inside this directory (after resolving .. and symbolic links; elsewhere: "
           "PERMISSION_DENIED); empty: backups are off (FAILED_PRECONDITION)");
+ABSL_FLAG(std::string, salvage_from, "",
+          "salvage: build a new store in --data_dir (a new or empty directory) from "
+          "every entry the store in this directory can still read, skipping the key "
+          "ranges of damaged table blocks; print what was lost, then exit (0: done). The "
+          "damaged store is only read (docs/operations.md, \"Salvaging a damaged "
+          "store\")");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound port to this file once serving (for tests)");
 ABSL_FLAG(int64_t, request_id_window_seconds, 3600,
@@ -670,6 +677,14 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> ClusterFromFlags(
   return node;
 }
 
+// --salvage_from: the new store in --data_dir, with the store flags' options.
+absl::Status Salvage() {
+  ASSIGN_OR_RETURN(engine::EngineOptions options, EngineOptionsFromFlags());
+  ASSIGN_OR_RETURN(options.store.max_open_files, TableFilesAfterRaisingTheLimit());
+  return service::SalvageStore(absl::GetFlag(FLAGS_salvage_from), options.store,
+                               /*progress_every=*/1000000, stdout, stderr);
+}
+
 // Health is NOT_SERVING and LogStore/Admin calls get UNAVAILABLE until the store is
 // open; then SERVING until a signal starts draining.
 absl::Status Serve(const sigset_t& signals) {
@@ -777,7 +792,7 @@ int main(int argc, char** argv) {
        "Path flags may start with ~/ (the home directory). --version prints the "
        "versions of dictlog, zstd, gRPC and RocksDB.",
        dictlog::service::ServerLibraries()});
-  dictlog::ExpandHomeInFlags({&FLAGS_data_dir, &FLAGS_config, &FLAGS_port_file,
+  dictlog::ExpandHomeInFlags({&FLAGS_data_dir, &FLAGS_config, &FLAGS_salvage_from, &FLAGS_port_file,
                               &FLAGS_tls_cert, &FLAGS_tls_key, &FLAGS_tls_client_ca, &FLAGS_peer_tls_ca,
                               &FLAGS_tokens_file, &FLAGS_metrics_port_file,
                               &FLAGS_metrics_token_file, &FLAGS_backup_root});
@@ -792,7 +807,9 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  absl::Status status = dictlog::Serve(signals);
+  absl::Status status = absl::GetFlag(FLAGS_salvage_from).empty()
+                            ? dictlog::Serve(signals)
+                            : dictlog::Salvage();
   if (!status.ok()) {
     std::fprintf(stderr, "dictlogd: %s\n", status.ToString().c_str());
     return 1;

@@ -154,6 +154,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
         "open table files must be -1 (all) or at least 20, not ", options.max_open_files));
   }
   RETURN_IF_ERROR(CheckStoreDir(options.path));  // Never a new store over an old one's files.
+  if (options.read_only && !std::filesystem::exists(options.path + "/CURRENT")) {
+    return absl::NotFoundError(absl::StrCat("no store at ", options.path));
+  }
   std::error_code error;
   std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
   if (error) {
@@ -216,7 +219,10 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
   const rocksdb::Status opened =
-      rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db);
+      options.read_only
+          ? rocksdb::DB::OpenForReadOnly(db_options, options.path, families, &handles,
+                                         &raw_db)
+          : rocksdb::DB::Open(db_options, options.path, families, &handles, &raw_db);
   if (opened.IsPathNotFound()) {
     // CURRENT is there (CheckStoreDir) and names a file that is not: the MANIFEST.
     return absl::DataLossError(absl::StrCat("opening database at ", options.path,
@@ -225,13 +231,13 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
   }
   RETURN_IF_ERROR(FromRocks(opened, absl::StrCat("opening database at ", options.path)));
   std::unique_ptr<rocksdb::DB> db(raw_db);
-  DeleteStaleEmptyWals(db.get());  // RocksDB 7.8 leaves one per open (empty_wals.h).
+  if (!options.read_only) DeleteStaleEmptyWals(db.get());  // RocksDB 7.8 leaves one per open.
   std::unique_ptr<Store> store(new Store(std::move(env), std::move(db), std::move(handles),
                                          options, std::move(request_expiry),
                                          std::move(cache)));
   store->background_errors_ = std::move(background_errors);
   store->wal_dropped_at_open_ = wal_drop_log->drops();
-  store->CheckSyncedMark(options.path);
+  if (!options.read_only) store->CheckSyncedMark(options.path);
   return store;
 }
 
@@ -247,6 +253,7 @@ Store::Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db,
       block_cache_budget_(options.block_cache_bytes),
       path_(options.path),
       sync_writes_(options.sync_writes),
+      read_only_(options.read_only),
       request_window_(options.request_window),
       clock_(options.clock_for_test) {
   records_ = handles_[1];
@@ -387,6 +394,9 @@ void Store::CheckSyncedMark(const std::string& path) {
 }
 
 absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what, bool sync) {
+  if (read_only_) {
+    return absl::FailedPreconditionError(absl::StrCat(what, ": the store is open read-only"));
+  }
   RETURN_IF_ERROR(ResumeIfStopped());
   rocksdb::WriteOptions options;
   options.sync = sync_writes_ || sync;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -241,6 +242,27 @@ class ReadSnapshot {
   const rocksdb::Snapshot* const snapshot_;
 };
 
+// What Store::SalvageInto copied of one column family, and the key ranges it could not
+// read (a damaged table block: RocksDB's Corruption).
+struct SalvagedFamily {
+  std::string name;
+  uint64_t entries = 0;  // Copied.
+  uint64_t bytes = 0;    // Keys and values copied.
+  // Every key k with after < k < before was lost; after is empty when the range starts
+  // at the family's first key, before is empty when it runs to the end.
+  struct LostRange {
+    std::string after;
+    std::string before;
+    std::string why;  // The first error met in it.
+  };
+  std::vector<LostRange> lost;
+};
+
+struct SalvageReport {
+  std::vector<SalvagedFamily> families;  // In the store's family order.
+  uint64_t probe_seeks = 0;  // Seeks spent finding where each lost range ends.
+};
+
 class Store {
  public:
   struct Options {
@@ -283,6 +305,10 @@ class Store {
     // once the process's open-files limit is reached. dictlogd gives it half its limit
     // (server/daemon/open_files.h). Default -1.
     int max_open_files = -1;
+    // Open for reading only (RocksDB's OpenForReadOnly: the write-ahead logs replayed in
+    // memory, no file of the store written but RocksDB's LOG, no compaction); every
+    // write fails with FAILED_PRECONDITION. The store must exist. For SalvageInto.
+    bool read_only = false;
     // Tests only: the file system RocksDB reads and writes through (fault injection,
     // store/fault_injection_fs.h). Null: the real one.
     std::shared_ptr<rocksdb::FileSystem> file_system;
@@ -497,6 +523,20 @@ class Store {
   // recovery), so the writes logged after it are lost. Nothing for a clean log or a
   // torn tail.
   const WalDrops& wal_dropped_at_open() const { return wal_dropped_at_open_; }
+  // Salvage (docs/operations.md, "Salvaging a damaged store"): copies every entry of
+  // every column family this store can read into `to` (a new, empty store), skipping
+  // the key ranges held by damaged table blocks. Where a read fails with Corruption,
+  // the copy goes on from the first key a seek can read past it, found by galloping
+  // and bisecting over the key space: nothing readable after the damage is left
+  // behind, and no key inside a damaged block's range is copied (not even an older
+  // version of it from another file, which the damaged one may have replaced or
+  // deleted). Values are copied as read: merged counters as their totals. `to` is
+  // flushed at the end. `progress` is called every `progress_every` entries with the
+  // report so far. Any error but Corruption stops it. Call on a store opened
+  // read_only.
+  absl::StatusOr<SalvageReport> SalvageInto(
+      Store& to, uint64_t progress_every,
+      absl::FunctionRef<void(const SalvageReport&)> progress) const;
   // Why RocksDB stopped the store's writes (BackgroundErrors): a failed background
   // flush, compaction or log write, e.g. DATA_LOSS "writes stopped after a failed
   // compaction: Corruption: ... <file>.sst" when a compaction met a damaged table
@@ -579,6 +619,7 @@ class Store {
   const size_t block_cache_budget_;
   const std::string path_;
   const bool sync_writes_;
+  const bool read_only_;
   WalDrops wal_dropped_at_open_;
   std::unique_ptr<SyncedMark> synced_mark_;  // Set at open; raised by synced writes.
   const absl::Duration request_window_;

@@ -20,6 +20,7 @@
 #include "common/file_damage.h"
 #include "common/test_dir.h"
 #include "server/store/fault_injection_fs.h"
+#include "server/store/keys.h"
 #include "server/store/table_damage.h"
 #include "gtest/gtest.h"
 
@@ -173,6 +174,71 @@ TEST_F(StoreTest, ACompactionThatMeetsADamagedTableStopsWritesAndSaysWhy) {
   EXPECT_EQ(*store_->GetRecord({1, 3001}), "before the compaction");
   Reopen();
   EXPECT_TRUE(store_->WritesStopped().ok()) << store_->WritesStopped();
+}
+
+// Salvage: a damaged table block of the records family, in the middle of its data or
+// at its start. Every entry outside the block's key range is copied byte for byte, the
+// range is reported as the keys between two copied ones (or from the start), and none
+// inside it is copied; the catalog comes along, so the new store has the pool.
+TEST_F(StoreTest, SalvageCopiesEverythingButTheDamagedBlocksRange) {
+  for (const double where : {0.5, 0.0}) {
+    SCOPED_TRACE(where);
+    store_.reset();
+    std::filesystem::remove_all(path_);
+    Reopen();
+    ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+    const std::vector<std::string> values = WriteRandomRecords(1, 3000, 9);
+    ASSERT_TRUE(store_->Flush().ok());
+    store_.reset();
+    ASSERT_TRUE(DamageTableData(path_, "records", where).ok());
+    Store::Options read_only;
+    read_only.path = path_;
+    read_only.read_only = true;
+    auto from = Store::Open(read_only);
+    ASSERT_TRUE(from.ok()) << from.status();
+    const std::string salvaged = path_ + "-salvaged";
+    std::filesystem::remove_all(salvaged);
+    Store::Options fresh;
+    fresh.path = salvaged;
+    auto to = Store::Open(fresh);
+    ASSERT_TRUE(to.ok()) << to.status();
+    int progress_calls = 0;
+    auto report = (*from)->SalvageInto(**to, 1000, [&](const SalvageReport&) { ++progress_calls; });
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_GE(progress_calls, 3);
+    const auto records = std::find_if(report->families.begin(), report->families.end(),
+                                      [](const SalvagedFamily& f) { return f.name == "records"; });
+    ASSERT_NE(records, report->families.end());
+    ASSERT_EQ(records->lost.size(), 1u);
+    const SalvagedFamily::LostRange& lost = records->lost[0];
+    EXPECT_NE(lost.why.find("Corruption"), std::string::npos) << lost.why;
+    EXPECT_EQ(lost.after.empty(), where == 0.0);
+    ASSERT_FALSE(lost.before.empty());
+    const std::string after_key = lost.after;
+    uint64_t copied = 0;
+    for (uint64_t seq = 1; seq <= values.size(); ++seq) {
+      const std::string key = RecordKey(1, seq);
+      absl::StatusOr<std::string> got = (*to)->GetRecord({1, seq});
+      if (key > after_key && key < lost.before) {
+        EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound) << seq;
+      } else {
+        ASSERT_TRUE(got.ok()) << seq << ": " << got.status();
+        EXPECT_EQ(*got, values[seq - 1]) << seq;
+        ++copied;
+      }
+    }
+    EXPECT_EQ(records->entries, copied);
+    EXPECT_GT(copied, values.size() - 200);  // One table block's worth lost at most.
+    EXPECT_LT(copied, values.size());
+    auto pools = (*to)->LoadPools();
+    ASSERT_TRUE(pools.ok()) << pools.status();
+    ASSERT_EQ(pools->size(), 1u);
+    EXPECT_EQ((*pools)[0].record.name(), "web");
+    // The source was only read: it still opens read-write as it did.
+    from->reset();
+    to->reset();
+    Reopen();
+  }
 }
 
 // A damaged table block of the dictionaries family (at its start, middle and end): the

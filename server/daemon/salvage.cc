@@ -1,0 +1,105 @@
+#include "server/daemon/salvage.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <system_error>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "server/pool/pool.h"
+#include "server/pool/pool_registry.h"
+#include "server/store/keys.h"
+
+namespace dictlog::service {
+namespace {
+
+// A key of the records or blocks family as "pool/seq" (blocks: "pool/first-last");
+// any other as hex.
+std::string KeyText(const std::string& family, const std::string& key,
+                    const std::map<uint32_t, std::string>& names) {
+  const auto name = [&](uint32_t id) {
+    auto it = names.find(id);
+    return it == names.end() ? absl::StrCat("pool#", id) : it->second;
+  };
+  uint32_t pool = 0;
+  uint64_t first = 0, last = 0;
+  if (family == "records" && store::ParseRecordKey(key, &pool, &first)) {
+    return absl::StrCat(name(pool), "/", first);
+  }
+  if (family == "blocks" && store::ParseIndexedBlockKey(key, &pool, &first, &last)) {
+    return absl::StrCat(name(pool), "/", first, "-", last);
+  }
+  return absl::StrCat("0x", absl::BytesToHexString(key));
+}
+
+absl::Status CheckNewDir(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return absl::OkStatus();
+  if (std::filesystem::is_directory(path, error) && std::filesystem::is_empty(path, error)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "--data_dir ", path, " must be a new or empty directory for a salvage (the salvaged "
+      "store is built there; the damaged one is only read)"));
+}
+
+}  // namespace
+
+std::string SalvageReportText(const store::SalvageReport& report,
+                              const std::vector<store::StoredPool>& pools) {
+  std::map<uint32_t, std::string> names;
+  for (const store::StoredPool& pool : pools) names[pool.record.id()] = pool.record.name();
+  std::string text;
+  size_t lost = 0;
+  for (const store::SalvagedFamily& family : report.families) {
+    absl::StrAppendFormat(&text, "%-13s %10d entries %12d bytes copied, %d key range(s) lost\n",
+                          family.name, family.entries, family.bytes, family.lost.size());
+    for (const store::SalvagedFamily::LostRange& range : family.lost) {
+      absl::StrAppend(
+          &text, "  lost: ",
+          range.after.empty() ? "(start)" : KeyText(family.name, range.after, names), " < keys < ",
+          range.before.empty() ? "(end)" : KeyText(family.name, range.before, names), "\n    ",
+          range.why, "\n");
+    }
+    lost += family.lost.size();
+  }
+  absl::StrAppend(&text, lost == 0 ? "nothing lost" : absl::StrCat(lost, " key range(s) lost"),
+                  " (", report.probe_seeks, " seeks to find where damage ends)\n");
+  return text;
+}
+
+absl::Status SalvageStore(const std::string& from, const store::Store::Options& to,
+                          uint64_t progress_every, std::FILE* out, std::FILE* progress) {
+  RETURN_IF_ERROR(CheckNewDir(to.path));
+  store::Store::Options source = to;
+  source.path = from;
+  source.read_only = true;
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Store> damaged, store::Store::Open(source));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Store> salvaged, store::Store::Open(to));
+  std::fprintf(progress, "dictlogd: salvaging %s into %s\n", from.c_str(), to.path.c_str());
+  ASSIGN_OR_RETURN(
+      const store::SalvageReport report,
+      damaged->SalvageInto(*salvaged, progress_every, [&](const store::SalvageReport& so_far) {
+        const store::SalvagedFamily& family = so_far.families.back();
+        std::fprintf(progress, "dictlogd: salvage: %s: %llu entries, %llu key range(s) lost\n",
+                     family.name.c_str(), static_cast<unsigned long long>(family.entries),
+                     static_cast<unsigned long long>(family.lost.size()));
+        std::fflush(progress);
+      }));
+  damaged.reset();
+  // Every pool past every id the damaged store may have given (ADR 0044's skip).
+  ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
+                   pool::PoolRegistry::Load(salvaged.get(), v1::PoolOptions(),
+                                            pool::Pool::kRestoreLease));
+  ASSIGN_OR_RETURN(const std::vector<store::StoredPool> pools, salvaged->LoadPools());
+  std::fprintf(out, "%s", SalvageReportText(report, pools).c_str());
+  std::fprintf(out, "dictlogd: salvaged into %s: %zu pools; start dictlogd with "
+               "--data_dir=%s\n", to.path.c_str(), pools.size(), to.path.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace dictlog::service
