@@ -1,5 +1,6 @@
 #include "server/daemon/salvage.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -36,6 +37,19 @@ std::string KeyText(const std::string& family, const std::string& key,
   return absl::StrCat("0x", absl::BytesToHexString(key));
 }
 
+// Where a records or blocks key puts a lost range's end: (pool, seq) with `seq` the
+// key's record seq, or a block's last seq (`lower`) or first seq (upper). False for a
+// key of neither form.
+bool SeqOfKey(const std::string& family, const std::string& key, bool lower, uint32_t* pool,
+              uint64_t* seq) {
+  uint64_t first = 0, last = 0;
+  if (family == "blocks" && store::ParseIndexedBlockKey(key, pool, &first, &last)) {
+    *seq = lower ? last : first;
+    return true;
+  }
+  return store::ParseRecordKey(key, pool, seq);  // Records, and blocks of entry values.
+}
+
 absl::Status CheckNewDir(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return absl::OkStatus();
@@ -48,6 +62,44 @@ absl::Status CheckNewDir(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<store::Store::LostSeqs> LostSeqsOf(const store::SalvageReport& report,
+                                               const std::vector<store::StoredPool>& pools) {
+  std::vector<const store::StoredPool*> by_id;
+  for (const store::StoredPool& pool : pools) by_id.push_back(&pool);
+  std::sort(by_id.begin(), by_id.end(), [](const auto* a, const auto* b) {
+    return a->record.id() < b->record.id();
+  });
+  std::vector<store::Store::LostSeqs> lost;
+  for (const store::SalvagedFamily& family : report.families) {
+    if (family.name != "records" && family.name != "blocks") continue;
+    for (const store::SalvagedFamily::LostRange& range : family.lost) {
+      uint32_t low_pool = 0, high_pool = UINT32_MAX;
+      uint64_t low_seq = 0, high_seq = UINT64_MAX;
+      if (!range.after.empty() &&
+          !SeqOfKey(family.name, range.after, true, &low_pool, &low_seq)) {
+        continue;  // Not a key of this family's form: nothing to mark.
+      }
+      if (!range.before.empty() &&
+          !SeqOfKey(family.name, range.before, false, &high_pool, &high_seq)) {
+        continue;
+      }
+      for (const store::StoredPool* pool : by_id) {
+        const uint32_t id = pool->record.id();
+        if (id < low_pool || id > high_pool) continue;
+        const uint64_t first =
+            id == low_pool && !range.after.empty()
+                ? low_seq + 1
+                : std::max<uint64_t>(pool->record.first_seq(), 1);
+        const uint64_t last = id == high_pool && !range.before.empty()
+                                  ? high_seq - 1
+                                  : pool::Pool::NextSeq(*pool) - 1;
+        if (first <= last && last != UINT64_MAX) lost.push_back({id, first, last});
+      }
+    }
+  }
+  return lost;
+}
 
 std::string SalvageReportText(const store::SalvageReport& report,
                               const std::vector<store::StoredPool>& pools) {
@@ -91,6 +143,8 @@ absl::Status SalvageStore(const std::string& from, const store::Store::Options& 
         std::fflush(progress);
       }));
   damaged.reset();
+  ASSIGN_OR_RETURN(const std::vector<store::StoredPool> copied, salvaged->LoadPools());
+  RETURN_IF_ERROR(salvaged->PutLostSeqs(LostSeqsOf(report, copied)));
   // Every pool past every id the damaged store may have given (ADR 0044's skip).
   ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
                    pool::PoolRegistry::Load(salvaged.get(), v1::PoolOptions(),

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "server/store/store.h"
@@ -22,6 +23,14 @@ namespace dictlog::service {
 // entries, the report to `out`. NOT_FOUND if `from` holds no store.
 absl::Status SalvageStore(const std::string& from, const store::Store::Options& to,
                           uint64_t progress_every, std::FILE* out, std::FILE* progress);
+
+// The seqs of each pool the lost key ranges of the records and blocks families may
+// have held: from the seq after the range's lower key (a block's: its last seq) to
+// the one before its upper key (a block's first), through every pool between (to
+// each one's next seq, `store::StoredPool`s of the new store, before its skip). The
+// salvage stores them (Store::PutLostSeqs) so that reads of them are DATA_LOSS.
+std::vector<store::Store::LostSeqs> LostSeqsOf(const store::SalvageReport& report,
+                                               const std::vector<store::StoredPool>& pools);
 
 // The report's text: per column family the entries and bytes copied, and each lost
 // key range, records and blocks ranges by pool name and seq ("web/1500 < lost <

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -79,14 +80,42 @@ TEST(SalvageTest, ADamagedStoreIsSalvagedIntoOneThatReadsAndAppends) {
   auto results = (*engine)->MultiGet(ids);
   ASSERT_TRUE(results.ok()) << results.status();
   size_t right = 0;
+  uint64_t first_lost = 0, last_lost = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
     if ((*results)[i].ok()) {
       ASSERT_EQ((*results)[i]->payload(), lines[i]) << ids[i];
       ++right;
+      continue;
     }
+    // Lost with the damaged block: DATA_LOSS, as on the damaged store, never NOT_FOUND.
+    ASSERT_EQ((*results)[i].status().code(), absl::StatusCode::kDataLoss) << ids[i];
+    EXPECT_TRUE(absl::StrContains((*results)[i].status().message(), "salvaged"));
+    EXPECT_EQ((*engine)->Get(ids[i]).status().code(), absl::StatusCode::kDataLoss);
+    const uint64_t seq = SeqOf(ids[i], "web");
+    if (first_lost == 0) first_lost = seq;
+    EXPECT_EQ(seq, std::max(last_lost + 1, first_lost)) << "lost records are one run";
+    last_lost = seq;
   }
   EXPECT_GT(right, ids.size() - 200);  // One table block's records at most.
   EXPECT_LT(right, ids.size());
+  // A scan answers the records before the lost run, then ends there with DATA_LOSS;
+  // one from past the run reads the rest.
+  engine::ScanSpec scan;
+  scan.pool = "web";
+  uint64_t scanned = 0;
+  const absl::Status stopped = (*engine)->Scan(scan, [&](std::vector<v1::Record> chunk) {
+    scanned += chunk.size();
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(stopped.code(), absl::StatusCode::kDataLoss) << stopped;
+  EXPECT_EQ(scanned, first_lost - 1);
+  scan.from_id = absl::StrCat("web/", last_lost + 1);
+  scanned = 0;
+  EXPECT_TRUE((*engine)->Scan(scan, [&](std::vector<v1::Record> chunk) {
+    scanned += chunk.size();
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(scanned, 3000 - last_lost);
   // Appends go on past every id the damaged store gave.
   for (const std::string pool : {"web", "db"}) {
     auto appended = (*engine)->Append({{pool, "after the salvage"}});
@@ -103,6 +132,40 @@ TEST(SalvageTest, ADamagedStoreIsSalvagedIntoOneThatReadsAndAppends) {
   to.path = salvaged + "-2";
   EXPECT_EQ(SalvageStore(damaged + "-none", to, 500, out, out).code(), absl::StatusCode::kNotFound);
   std::fclose(out);
+}
+
+// Lost key ranges as seqs of each pool: within one pool, across pools (each pool
+// between them whole, up to its next seq), from the start and to the end, and a blocks
+// range by its blocks' last and first seqs; ranges of other families mark nothing.
+TEST(SalvageTest, LostRangesBecomeEachPoolsLostSeqs) {
+  std::vector<store::StoredPool> pools(3);
+  for (uint32_t id : {1, 2, 3}) {
+    pools[id - 1].record.set_id(id);
+    pools[id - 1].last_seq = 100 * id;  // Next seqs 101, 201, 301.
+  }
+  pools[1].record.set_first_seq(50);  // Created under a deleted pool's name.
+  store::SalvageReport report;
+  report.families.push_back({"records", 0, 0, {}});
+  auto& records = report.families.back().lost;
+  records.push_back({store::RecordKey(1, 10), store::RecordKey(1, 20), ""});
+  records.push_back({store::RecordKey(1, 90), store::RecordKey(3, 5), ""});
+  records.push_back({"", store::RecordKey(1, 3), ""});
+  records.push_back({store::RecordKey(3, 250), "", ""});
+  report.families.push_back({"blocks", 0, 0, {}});
+  report.families.back().lost.push_back(
+      {store::IndexedBlockKey(2, 60, 70), store::IndexedBlockKey(2, 90, 99), ""});
+  report.families.push_back({"catalog", 0, 0, {}});
+  report.families.back().lost.push_back({"", "", ""});
+  std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> got;
+  for (const store::Store::LostSeqs& lost : LostSeqsOf(report, pools)) {
+    got.emplace_back(lost.pool_id, lost.first, lost.last);
+  }
+  EXPECT_EQ(got, (std::vector<std::tuple<uint32_t, uint64_t, uint64_t>>{
+                     {1, 11, 19},
+                     {1, 91, 100}, {2, 50, 200}, {3, 1, 4},
+                     {1, 1, 2},
+                     {3, 251, 300},
+                     {2, 71, 89}}));
 }
 
 TEST(SalvageTest, TheReportNamesPoolsAndSeqs) {

@@ -543,7 +543,17 @@ absl::Status LogEngine::MissingRecord(const pool::Pool& pool, uint64_t seq) {
         "record ", id, " expired: retention deleted the pool's records before ",
         pool::FormatRecordId(pool.name(), pool.retained_from())));
   }
+  if (const auto lost = pool.LostRangeHolding(seq)) return LostRecords(pool, *lost);
   return absl::NotFoundError(absl::StrCat("no record ", id));
+}
+
+absl::Status LogEngine::LostRecords(const pool::Pool& pool,
+                                    const std::pair<uint64_t, uint64_t>& lost) {
+  return absl::DataLossError(absl::StrCat(
+      "records ", pool::FormatRecordId(pool.name(), lost.first), " to ",
+      pool::FormatRecordId(pool.name(), lost.second),
+      " (those that existed) were lost to a damaged table block when this store was "
+      "salvaged (docs/operations.md, \"Salvaging a damaged store\")"));
 }
 
 absl::StatusOr<std::shared_ptr<pool::Pool>> LogEngine::FindPool(
@@ -1000,6 +1010,17 @@ absl::Status LogEngine::ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
     if (interrupt) RETURN_IF_ERROR(interrupt());
     uint64_t read_at = manager_->RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk, ScanChunk(*pool, seq, &read_at));
+    // A scan does not step over records a salvage lost: the records before them are
+    // answered, then it ends there, DATA_LOSS, as it would have on the damaged store
+    // (resume past the range with from_id).
+    if (const auto lost = pool->FirstLostIn(
+            seq, chunk.empty() ? pool->next_seq() : chunk.back().seq + 1)) {
+      const auto cut = std::find_if(chunk.begin(), chunk.end(), [&](const auto& record) {
+        return record.seq >= lost->first;
+      });
+      if (cut == chunk.begin()) return LostRecords(*pool, *lost);
+      chunk.erase(cut, chunk.end());
+    }
     if (chunk.empty()) break;
     scanned_records_.fetch_add(chunk.size(), std::memory_order_relaxed);
     std::vector<std::optional<int64_t>> times;

@@ -451,6 +451,9 @@ class LogEngine {
   // gives after the backup. The live store's leases and floor do not move. On a
   // failure the copy is removed. The RocksDB sequence of the checkpoint.
   absl::StatusOr<uint64_t> CheckpointWithLeases(const std::string& dir);
+  // DATA_LOSS for a read of the seqs [lost.first, lost.second] a salvage lost.
+  static absl::Status LostRecords(const pool::Pool& pool,
+                                  const std::pair<uint64_t, uint64_t>& lost);
   // Where a logged batch's records go (ApplyLogged): the log's seqs (one per record),
   // the writer's time and the log position written with them.
   struct Placement {

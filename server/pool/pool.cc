@@ -22,6 +22,11 @@ Pool::Pool(const store::StoredPool& stored)
                         : 0),
       retained_from_(stored.record.retained_from_seq()),
       first_seq_(stored.record.first_seq()),
+      lost_seqs_([&] {
+        std::vector<std::pair<uint64_t, uint64_t>> lost = stored.lost_seqs;
+        std::sort(lost.begin(), lost.end());
+        return lost;
+      }()),
       newest_unreadable_(stored.newest_unreadable),
       record_(stored.record),
       counters_(stored.counters) {
@@ -30,6 +35,18 @@ Pool::Pool(const store::StoredPool& stored)
     categories_[index - 1] = category;
     category_index_[category] = index;
   }
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> Pool::LostRangeHolding(uint64_t seq) const {
+  return FirstLostIn(seq, seq + 1);
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> Pool::FirstLostIn(uint64_t from,
+                                                               uint64_t to) const {
+  for (const auto& range : lost_seqs_) {  // A salvage leaves a few: a scan is enough.
+    if (range.second >= from && range.first < to) return range;
+  }
+  return std::nullopt;
 }
 
 uint64_t Pool::NextSeq(const store::StoredPool& stored) {

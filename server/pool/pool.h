@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -53,6 +54,11 @@ class Pool {
   // table block), or OK; it then went on from its seq lease
   // (store::StoredPool::newest_unreadable).
   const absl::Status& newest_unreadable() const { return newest_unreadable_; }
+  // The range of seqs a salvage lost that holds `seq` (store::StoredPool::lost_seqs),
+  // or nullopt.
+  std::optional<std::pair<uint64_t, uint64_t>> LostRangeHolding(uint64_t seq) const;
+  // The first lost range that meets [from, to), or nullopt.
+  std::optional<std::pair<uint64_t, uint64_t>> FirstLostIn(uint64_t from, uint64_t to) const;
   // The first seq of a pool created under the name of a deleted one (smaller seqs
   // were that pool's ids: PoolRecord.first_seq); 0 for a name never deleted.
   uint64_t first_seq() const { return first_seq_; }
@@ -160,6 +166,8 @@ class Pool {
   std::atomic<uint64_t> reads_{0};
   std::atomic<uint64_t> retained_from_;  // Mirrors record_.retained_from_seq().
   const uint64_t first_seq_;
+  // Sorted by first seq; fixed at load.
+  const std::vector<std::pair<uint64_t, uint64_t>> lost_seqs_;
   const absl::Status newest_unreadable_;
   std::atomic<bool> deleted_{false};
   std::atomic<int64_t> last_time_entry_ms_{0};

@@ -101,6 +101,18 @@ std::string SeqCeilingKey(uint32_t pool_id) {
   return key;
 }
 
+std::string LostSeqsPrefix(uint32_t pool_id) {
+  std::string key(1, kLostSeqsPrefix);
+  PutFixed32BE(pool_id, &key);
+  return key;
+}
+
+std::string LostSeqsKey(uint32_t pool_id, uint64_t first_seq) {
+  std::string key = LostSeqsPrefix(pool_id);
+  PutFixed64BE(first_seq, &key);
+  return key;
+}
+
 std::string DeletedPoolKey(absl::string_view pool_name) {
   std::string key(1, kDeletedPoolPrefix);
   key.append(pool_name.data(), pool_name.size());

@@ -10,6 +10,11 @@
 //                   | 'S' pool_id:u32be                 -> next_seq:u64be (a seq lease:
 //                                                          no seq at or above it was
 //                                                          handed out; synced)
+//                   | 'G' pool_id:u32be first:u64be     -> last:u64be (seqs first..last
+//                                                          of the pool were lost to a
+//                                                          damaged table block, found by
+//                                                          a salvage: reads are
+//                                                          DATA_LOSS)
 //                   | 'I'                               -> next_id:u32be (the dictionary
 //                                                          id lease: no dictionary id at
 //                                                          or above it was handed out;
@@ -44,6 +49,7 @@ inline constexpr char kRecompressPrefix = 'R';
 inline constexpr char kLogPositionPrefix = 'L';
 inline constexpr char kDeletedPoolPrefix = 'X';
 inline constexpr char kSeqCeilingPrefix = 'S';
+inline constexpr char kLostSeqsPrefix = 'G';
 inline constexpr char kDictionaryIdLeaseKey = 'I';
 inline constexpr char kSeqFloorKey = 'F';
 inline constexpr char kDictionaryCounterPrefix = 'D';
@@ -73,6 +79,8 @@ std::string LogPositionKey(uint32_t partition);
 std::string DeletedPoolKey(absl::string_view pool_name);
 // The catalog key of a pool's seq lease (Store::PutSeqCeilings).
 std::string SeqCeilingKey(uint32_t pool_id);
+std::string LostSeqsKey(uint32_t pool_id, uint64_t first_seq);
+std::string LostSeqsPrefix(uint32_t pool_id);
 std::string DictionaryKey(uint32_t dictionary_id);
 // The requests-family key of `request_id` (printable ASCII, so never starting with
 // 0x01) as used by `principal` (at most 255 bytes). An empty principal (no tokens

@@ -313,6 +313,15 @@ absl::Status Store::LoadPoolDetails(StoredPool* pool) const {
   RETURN_IF_ERROR(FromRocks(it->status(), "reading categories"));
   std::sort(pool->categories.begin(), pool->categories.end());
 
+  const std::string lost = LostSeqsPrefix(id);
+  for (it->Seek(lost); it->Valid() && it->key().starts_with(lost); it->Next()) {
+    if (it->key().size() != lost.size() + 8 || it->value().size() != 8) {
+      return absl::DataLossError(absl::StrCat("lost seqs entry of pool ", id, " does not parse"));
+    }
+    pool->lost_seqs.emplace_back(GetFixed64BE(it->key().data() + lost.size()),
+                                 GetFixed64BE(it->value().data()));
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "reading lost seqs"));
   ASSIGN_OR_RETURN(pool->counters, ReadCounters(CounterKey(id)));
   ASSIGN_OR_RETURN(pool->seq_ceiling, ReadSeqCeiling(id));
   absl::StatusOr<uint64_t> last = NewestSeq(id);
@@ -631,6 +640,18 @@ absl::Status Store::PutSeqCeilings(absl::Span<const SeqCeiling> ceilings,
                               "batching the seq floor"));
   }
   return Write(&batch, "writing seq leases", /*sync=*/true);
+}
+
+absl::Status Store::PutLostSeqs(absl::Span<const LostSeqs> lost) {
+  rocksdb::WriteBatch batch;
+  for (const LostSeqs& range : lost) {
+    std::string value;
+    PutFixed64BE(range.last, &value);
+    RETURN_IF_ERROR(FromRocks(
+        batch.Put(catalog_, LostSeqsKey(range.pool_id, range.first), value),
+        "batching lost seqs"));
+  }
+  return Write(&batch, "writing lost seqs", /*sync=*/true);
 }
 
 absl::StatusOr<uint64_t> Store::SeqFloor() const {

@@ -65,6 +65,9 @@ struct StoredPool {
   // The pool's seq lease (PutSeqCeilings): no seq at or above it was handed out; 0 if
   // none was written (a store from before leases, or a pool that took no append).
   uint64_t seq_ceiling = 0;
+  // Seq ranges [first, last] whose records a salvage lost to damaged table blocks
+  // (Store::PutLostSeqs): a read of one finding nothing is DATA_LOSS, not NOT_FOUND.
+  std::vector<std::pair<uint64_t, uint64_t>> lost_seqs;
   // Why the pool's newest records could not be found (a damaged table block: DATA_LOSS),
   // or OK. Set only for a pool with a lease, which covers every seq it handed out, so
   // it goes on from its lease; without one, LoadPools fails instead.
@@ -351,6 +354,14 @@ class Store {
   // With `seq_floor`, the same batch also writes the store's seq floor (SeqFloor).
   absl::Status PutSeqCeilings(absl::Span<const SeqCeiling> ceilings,
                               std::optional<uint64_t> seq_floor = std::nullopt);
+  // Records seqs [first, last] of each pool as lost (StoredPool::lost_seqs), one batch;
+  // a salvage writes them in the new store. Deleted with the pool.
+  struct LostSeqs {
+    uint32_t pool_id = 0;
+    uint64_t first = 0;
+    uint64_t last = 0;
+  };
+  absl::Status PutLostSeqs(absl::Span<const LostSeqs> lost);
   // The seq floor (single-node mode): no pool created from now on starts below it
   // (pool::PoolRegistry). Raised when ids a lost pool gave out may come back: after
   // the write-ahead log's replay dropped writes, and in a backup's copy. 0 if none.

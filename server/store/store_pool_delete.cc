@@ -81,6 +81,10 @@ absl::Status Store::DeletePoolData(uint32_t pool_id) {
                             "batching a delete"));
   RETURN_IF_ERROR(FromRocks(batch.Delete(catalog_, SeqCeilingKey(pool_id)),
                             "batching a delete"));
+  const std::string lost = LostSeqsPrefix(pool_id);
+  const std::string lost_end = lost + std::string(9, '\xff');  // Past every first seq.
+  RETURN_IF_ERROR(FromRocks(batch.DeleteRange(catalog_, ToSlice(lost), ToSlice(lost_end)),
+                            "batching a range deletion"));
   // The pool's dictionaries become tombstones (their ids are never reused), as gc's.
   ASSIGN_OR_RETURN(std::vector<storage::DictionaryRecord> dictionaries, LoadDictionaries());
   for (const storage::DictionaryRecord& dictionary : dictionaries) {

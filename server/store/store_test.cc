@@ -491,6 +491,24 @@ TEST_F(StoreTest, SeqLeasesAreReplacedAndGoWithTheirPool) {
   EXPECT_EQ((*pools)[1].seq_ceiling, 150u);
 }
 
+TEST_F(StoreTest, LostSeqsLoadWithTheirPoolAndGoWithIt) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_TRUE(store_->PutPool(Pool(2, "db")).ok());
+  ASSERT_TRUE(store_->PutLostSeqs({{1, 947, 978}, {2, 1, 4}, {2, 90, 100}}).ok());
+  Reopen();
+  absl::StatusOr<std::vector<StoredPool>> pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  ASSERT_EQ(pools->size(), 2u);  // db, web.
+  using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+  EXPECT_EQ((*pools)[0].lost_seqs, (Ranges{{1, 4}, {90, 100}}));
+  EXPECT_EQ((*pools)[1].lost_seqs, (Ranges{{947, 978}}));
+  ASSERT_TRUE(store_->DeletePoolData(2).ok());
+  pools = store_->LoadPools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  EXPECT_TRUE((*pools)[0].lost_seqs.empty());
+  EXPECT_EQ((*pools)[1].lost_seqs, (Ranges{{947, 978}}));
+}
+
 // RocksDB 7.8 leaves the empty WAL of each open that no flush follows; Store::Open
 // deletes them (empty_wals.h): restarts do not pile up files.
 TEST_F(StoreTest, RestartsLeaveOneWalFile) {
