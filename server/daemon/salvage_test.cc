@@ -134,6 +134,57 @@ TEST(SalvageTest, ADamagedStoreIsSalvagedIntoOneThatReadsAndAppends) {
   std::fclose(out);
 }
 
+// A block-mode pool whose blocks table is damaged: the records of the lost blocks read
+// DATA_LOSS in the salvaged store, every other one reads back.
+TEST(SalvageTest, RecordsOfALostBlockReadAsDataLoss) {
+  const std::string damaged = FreshTestDir();
+  engine::EngineOptions options;
+  options.store.path = damaged;
+  options.auto_train = false;
+  v1::PoolOptions block;
+  block.set_storage_mode(v1::STORAGE_MODE_BLOCK);
+  block.set_block_bytes(2048);
+  options.pools = {{"blk", block}};
+  const std::vector<std::string> lines = codec::SyntheticLogLines(4000, 11);
+  std::vector<std::string> ids;
+  {
+    auto engine = engine::LogEngine::Open(options);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    std::vector<engine::AppendInput> batch;
+    for (const std::string& line : lines) batch.push_back({"blk", line});
+    auto appended = (*engine)->Append(batch);  // Sealed straight into indexed blocks.
+    ASSERT_TRUE(appended.ok()) << appended.status();
+    ids = *appended;
+    ASSERT_TRUE((*engine)->Flush().ok());
+  }
+  ASSERT_TRUE(store::DamageTableData(damaged, "blocks", 0.5).ok());
+  std::FILE* out = std::tmpfile();
+  store::Store::Options to;
+  to.path = damaged + "-salvaged";
+  ASSERT_TRUE(SalvageStore(damaged, to, 1000, out, out).ok());
+  const std::string report = ReadAll(out);
+  std::fclose(out);
+  EXPECT_TRUE(absl::StrContains(report, "  lost: blk/")) << report;
+  options.store.path = to.path;
+  auto engine = engine::LogEngine::Open(options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto results = (*engine)->MultiGet(ids);
+  ASSERT_TRUE(results.ok()) << results.status();
+  size_t right = 0, lost = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if ((*results)[i].ok()) {
+      ASSERT_EQ((*results)[i]->payload(), lines[i]) << ids[i];
+      ++right;
+    } else {
+      ASSERT_EQ((*results)[i].status().code(), absl::StatusCode::kDataLoss)
+          << ids[i] << ": " << (*results)[i].status();
+      ++lost;
+    }
+  }
+  EXPECT_GT(lost, 0u);
+  EXPECT_GT(right, ids.size() - 200);
+}
+
 // Lost key ranges as seqs of each pool: within one pool, across pools (each pool
 // between them whole, up to its next seq), from the start and to the end, and a blocks
 // range by its blocks' last and first seqs; ranges of other families mark nothing.
