@@ -183,6 +183,18 @@ TEST(SalvageTest, RecordsOfALostBlockReadAsDataLoss) {
   }
   EXPECT_GT(lost, 0u);
   EXPECT_GT(right, ids.size() - 200);
+  // A scan reads every record before the lost blocks, then ends with DATA_LOSS.
+  engine::ScanSpec scan;
+  scan.pool = "blk";
+  std::vector<std::string> scanned;
+  const absl::Status stopped = (*engine)->Scan(scan, [&](std::vector<v1::Record> chunk) {
+    for (const v1::Record& record : chunk) scanned.push_back(record.id());
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(stopped.code(), absl::StatusCode::kDataLoss) << stopped;
+  ASSERT_FALSE(scanned.empty());
+  EXPECT_EQ(scanned, std::vector<std::string>(ids.begin(), ids.begin() + scanned.size()));
+  EXPECT_FALSE((*results)[scanned.size()].ok());  // It stopped at the first lost one.
 }
 
 // Lost key ranges as seqs of each pool: within one pool, across pools (each pool

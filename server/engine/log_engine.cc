@@ -547,6 +547,26 @@ absl::Status LogEngine::MissingRecord(const pool::Pool& pool, uint64_t seq) {
   return absl::NotFoundError(absl::StrCat("no record ", id));
 }
 
+absl::Status LogEngine::CutAtLostSeqs(const pool::Pool& pool, uint64_t from,
+                                      std::vector<store::ScannedRecord>* chunk) {
+  uint64_t expected = from;  // The next seq a record could have.
+  for (size_t i = 0; i < chunk->size(); ++i) {
+    const uint64_t seq = (*chunk)[i].seq;
+    if (const auto lost = pool.FirstLostIn(expected, seq)) {
+      if (i == 0) return LostRecords(pool, *lost);
+      chunk->resize(i);  // Answered; the next chunk starts at the gap.
+      return absl::OkStatus();
+    }
+    expected = seq + 1;
+  }
+  if (chunk->empty()) {  // The pool's end: nothing stored from `from` on.
+    if (const auto lost = pool.FirstLostIn(from, pool.next_seq())) {
+      return LostRecords(pool, *lost);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LogEngine::LostRecords(const pool::Pool& pool,
                                     const std::pair<uint64_t, uint64_t>& lost) {
   return absl::DataLossError(absl::StrCat(
@@ -1010,17 +1030,7 @@ absl::Status LogEngine::ScanChunks(const ScanSpec& spec, const ScanEmit& emit,
     if (interrupt) RETURN_IF_ERROR(interrupt());
     uint64_t read_at = manager_->RetiredGeneration();
     ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> chunk, ScanChunk(*pool, seq, &read_at));
-    // A scan does not step over records a salvage lost: the records before them are
-    // answered, then it ends there, DATA_LOSS, as it would have on the damaged store
-    // (resume past the range with from_id).
-    if (const auto lost = pool->FirstLostIn(
-            seq, chunk.empty() ? pool->next_seq() : chunk.back().seq + 1)) {
-      const auto cut = std::find_if(chunk.begin(), chunk.end(), [&](const auto& record) {
-        return record.seq >= lost->first;
-      });
-      if (cut == chunk.begin()) return LostRecords(*pool, *lost);
-      chunk.erase(cut, chunk.end());
-    }
+    RETURN_IF_ERROR(CutAtLostSeqs(*pool, seq, &chunk));
     if (chunk.empty()) break;
     scanned_records_.fetch_add(chunk.size(), std::memory_order_relaxed);
     std::vector<std::optional<int64_t>> times;

@@ -451,6 +451,13 @@ class LogEngine {
   // gives after the backup. The live store's leases and floor do not move. On a
   // failure the copy is removed. The RocksDB sequence of the checkpoint.
   absl::StatusOr<uint64_t> CheckpointWithLeases(const std::string& dir);
+  // A scan does not step over records a salvage lost (ADR 0045): cuts `chunk` (read
+  // from seq `from` on) before its first gap that meets a lost range, and is DATA_LOSS
+  // if that is where it starts, or the chunk is empty (the pool's end) and a lost
+  // range lies ahead. Records found inside a lost range (a block-mode pool's, whose
+  // records family range was lost but not its blocks) are not lost.
+  static absl::Status CutAtLostSeqs(const pool::Pool& pool, uint64_t from,
+                                    std::vector<store::ScannedRecord>* chunk);
   // DATA_LOSS for a read of the seqs [lost.first, lost.second] a salvage lost.
   static absl::Status LostRecords(const pool::Pool& pool,
                                   const std::pair<uint64_t, uint64_t>& lost);
