@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <memory>
 #include <system_error>
 #include <vector>
@@ -48,6 +49,29 @@ bool SeqOfKey(const std::string& family, const std::string& key, bool lower, uin
     return true;
   }
   return store::ParseRecordKey(key, pool, seq);  // Records, and blocks of entry values.
+}
+
+// A pool whose active dictionary was lost goes on without one, as on the damaged
+// store (DictionaryManager: its records naming it read as DATA_LOSS; the automatic
+// trainer gives it a new one). The catalog's id lease was copied whole (a salvage that
+// lost catalog entries is refused), so no id is given again.
+absl::Status ForgetLostActiveDictionaries(store::Store& store,
+                                          const std::vector<store::StoredPool>& pools,
+                                          std::FILE* out) {
+  ASSIGN_OR_RETURN(const std::vector<storage::DictionaryRecord> stored,
+                   store.LoadDictionaries());
+  std::set<uint32_t> ids;
+  for (const storage::DictionaryRecord& dictionary : stored) ids.insert(dictionary.id());
+  for (const store::StoredPool& pool : pools) {
+    const uint32_t active = pool.record.active_dictionary_id();
+    if (active == 0 || ids.count(active) != 0) continue;
+    storage::PoolRecord record = pool.record;
+    record.set_active_dictionary_id(0);
+    RETURN_IF_ERROR(store.PutPool(record));
+    std::fprintf(out, "pool '%s' lost its active dictionary %u: it goes on without one\n",
+                 record.name().c_str(), active);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckNewDir(const std::string& path) {
@@ -143,8 +167,23 @@ absl::Status SalvageStore(const std::string& from, const store::Store::Options& 
         std::fflush(progress);
       }));
   damaged.reset();
+  for (const store::SalvagedFamily& family : report.families) {
+    if (family.name != "catalog" || family.lost.empty()) continue;
+    // Pools, categories and leases the store cannot know: a store built without them
+    // would answer NOT_FOUND for a lost pool's records, or give a lost lease's ids again.
+    salvaged.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(to.path, ignored);
+    std::fprintf(out, "%s", SalvageReportText(report, {}).c_str());
+    return absl::DataLossError(absl::StrCat(
+        "the catalog (pools, categories, seq and dictionary id leases) lost ",
+        family.lost.size(), " key range(s): a store without them could answer NOT_FOUND "
+        "for records that exist, or give ids again; nothing was kept in ", to.path,
+        ". Restore a backup (docs/operations.md, \"Backups\")"));
+  }
   ASSIGN_OR_RETURN(const std::vector<store::StoredPool> copied, salvaged->LoadPools());
   RETURN_IF_ERROR(salvaged->PutLostSeqs(LostSeqsOf(report, copied)));
+  RETURN_IF_ERROR(ForgetLostActiveDictionaries(*salvaged, copied, out));
   // Every pool past every id the damaged store may have given (ADR 0044's skip).
   ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
                    pool::PoolRegistry::Load(salvaged.get(), v1::PoolOptions(),
