@@ -185,13 +185,12 @@ absl::Status SalvageStore(const std::string& from, const store::Store::Options& 
   RETURN_IF_ERROR(salvaged->PutLostSeqs(LostSeqsOf(report, copied)));
   RETURN_IF_ERROR(ForgetLostActiveDictionaries(*salvaged, copied, out));
   // Every pool past every id the damaged store may have given (ADR 0044's skip).
-  ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
-                   pool::PoolRegistry::Load(salvaged.get(), v1::PoolOptions(),
-                                            pool::Pool::kRestoreLease));
-  ASSIGN_OR_RETURN(const std::vector<store::StoredPool> pools, salvaged->LoadPools());
-  std::fprintf(out, "%s", SalvageReportText(report, pools).c_str());
+  RETURN_IF_ERROR(pool::PoolRegistry::Load(salvaged.get(), v1::PoolOptions(),
+                                           pool::Pool::kRestoreLease)
+                      .status());
+  std::fprintf(out, "%s", SalvageReportText(report, copied).c_str());
   std::fprintf(out, "dictlogd: salvaged into %s: %zu pools; start dictlogd with "
-               "--data_dir=%s\n", to.path.c_str(), pools.size(), to.path.c_str());
+               "--data_dir=%s\n", to.path.c_str(), copied.size(), to.path.c_str());
   return absl::OkStatus();
 }
 

@@ -154,11 +154,14 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const Options& options) {
         "open table files must be -1 (all) or at least 20, not ", options.max_open_files));
   }
   RETURN_IF_ERROR(CheckStoreDir(options.path));  // Never a new store over an old one's files.
-  if (options.read_only && !std::filesystem::exists(options.path + "/CURRENT")) {
-    return absl::NotFoundError(absl::StrCat("no store at ", options.path));
-  }
   std::error_code error;
-  std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
+  if (options.read_only) {
+    if (!std::filesystem::exists(options.path + "/CURRENT", error)) {
+      return absl::NotFoundError(absl::StrCat("no store at ", options.path));
+    }
+  } else {
+    std::filesystem::create_directories(options.path, error);  // RocksDB makes one level.
+  }
   if (error) {
     return absl::UnavailableError(
         absl::StrCat("cannot create data directory ", options.path, ": ", error.message()));
