@@ -68,6 +68,7 @@ OTHER_PROGRAM_FLAGS = {
     },
     "docs/adr/0007-frame-checksums.md": {"corruption_test": {"max_flips", "targets"}},
     "docs/adr/0043-dictionary-id-lease.md": {"corruption_test": {"targets", "trials"}},
+    "docs/adr/0046-wals-listed-in-the-manifest.md": {"corruption_test": {"targets", "trials"}},
     "docs/adr/0042-atomic-flush.md": {
         "corruption_test": {"targets", "trials"},
         "benchmarks/compare": {"configs", "dictlogd_before"},

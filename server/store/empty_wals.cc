@@ -31,10 +31,7 @@ std::optional<uint64_t> WalNumber(const std::string& name) {
 
 int DeleteStaleEmptyWals(rocksdb::DB* db) {
   // GetSortedWalFiles leaves empty WALs out: the directory is listed instead.
-  if (db->GetDBOptions().track_and_verify_wals_in_manifest ||
-      !db->GetDBOptions().wal_dir.empty()) {
-    return 0;
-  }
+  if (!db->GetDBOptions().wal_dir.empty()) return 0;
   std::unique_ptr<rocksdb::LogFile> current;
   if (!db->GetCurrentWalFile(&current).ok() || current == nullptr) return 0;
   rocksdb::Env* env = db->GetEnv();

@@ -6,10 +6,10 @@
 //
 // Called right after DB::Open, while this process holds the directory's LOCK (no other
 // one writes there): deletes the WAL files of the database directory older than the
-// current one that are empty. An empty WAL holds no write; with
-// track_and_verify_wals_in_manifest false (RocksDB's default, and checked: with it on
-// nothing is deleted) the manifest does not list WALs and recovery reads whichever are
-// present, so nothing refers to them. Only the database directory is looked at (a
+// current one that are empty. An empty WAL holds no write, and the manifest never lists
+// one: with track_and_verify_wals_in_manifest (on in Store since ADR 0046) RocksDB 7.8
+// lists a log when it is synced after being closed and only if it holds bytes, so the
+// next open does not miss it. Only the database directory is looked at (a
 // separate wal_dir: nothing is deleted). Best effort: a file that cannot be listed or
 // deleted stays, as RocksDB would have left it.
 //

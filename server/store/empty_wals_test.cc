@@ -84,20 +84,36 @@ TEST_F(EmptyWalsTest, AWalWithWritesIsKept) {
   }
 }
 
-// With WALs tracked in the manifest, deleting one would fail the next open: left alone.
-TEST_F(EmptyWalsTest, NothingIsDeletedWhenTheManifestTracksWals) {
-  for (int i = 0; i < 3; ++i) {
-    Close();
-    rocksdb::Options options;
-    options.create_if_missing = true;
-    options.track_and_verify_wals_in_manifest = true;
+// The manifest lists a WAL only once it holds synced bytes (ADR 0046): empty ones are
+// deleted with WALs tracked too, and the next open, which checks every listed WAL is
+// there, succeeds and reads the synced write back.
+TEST_F(EmptyWalsTest, EmptyWalsAreDeletedWhenTheManifestTracksWals) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.track_and_verify_wals_in_manifest = true;
+  const auto open = [&] {
+    db_.reset();
     rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options, path_, &raw).ok());
+    const rocksdb::Status s = rocksdb::DB::Open(options, path_, &raw);
     db_.reset(raw);
-  }
+    return s;
+  };
+  Close();
+  ASSERT_TRUE(open().ok());
+  rocksdb::WriteOptions synced;
+  synced.sync = true;
+  ASSERT_TRUE(db_->Put(synced, "key", "synced").ok());
+  ASSERT_TRUE(db_->Flush({}).ok());  // The synced log, closed, is listed, then deleted.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(open().ok()) << "open " << i;
   const int before = WalFiles(path_);
-  EXPECT_EQ(DeleteStaleEmptyWals(db_.get()), 0);
-  EXPECT_EQ(WalFiles(path_), before);
+  EXPECT_GE(before, 2);
+  EXPECT_EQ(DeleteStaleEmptyWals(db_.get()), before - 1);
+  EXPECT_EQ(WalFiles(path_), 1);
+  const rocksdb::Status reopened = open();
+  ASSERT_TRUE(reopened.ok()) << reopened.ToString();
+  std::string value;
+  ASSERT_TRUE(db_->Get({}, "key", &value).ok());
+  EXPECT_EQ(value, "synced");
 }
 
 }  // namespace

@@ -31,6 +31,8 @@
 //                                                          (no principal: the bare id)
 //                   | 0x01 len:u8 principal request_id  (a token's principal)
 //   times      key := pool_id:u32be first_seq:u64be    -> unix_ms:varint (RecordKey)
+//   default    key := "synced-mark"                     -> "" (a synced write after one
+//                                                          that others raced; ADR 0044)
 //
 // Big-endian integers make byte order equal numeric order. Stateless, thread-safe.
 #ifndef DICTLOG_SERVER_STORE_KEYS_H_
@@ -54,6 +56,11 @@ inline constexpr char kDictionaryIdLeaseKey = 'I';
 inline constexpr char kSeqFloorKey = 'F';
 inline constexpr char kDictionaryCounterPrefix = 'D';
 inline constexpr char kScopedRequestPrefix = '\x01';
+
+// The default family's one key: a one-sequence synced write that marks a synced write
+// raced by others (Store::RaiseSyncedMark, ADR 0044). Its value is empty.
+inline constexpr char kSyncedMarkKey[] = "synced-mark";
+
 inline constexpr size_t kMaxPrincipalBytes = 255;
 inline constexpr size_t kRecordKeyBytes = 12;
 inline constexpr size_t kIndexedBlockKeyBytes = 20;

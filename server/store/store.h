@@ -319,6 +319,9 @@ class Store {
     // ids expire against, in reads and in compactions; called from any thread. Null:
     // absl::Now.
     std::function<absl::Time()> clock_for_test;
+    // Tests only: called by each synced write after it read the store's last sequence
+    // and before it writes (where another write can take sequences first). Null: none.
+    std::function<void()> before_synced_write_for_test;
   };
 
   static absl::StatusOr<std::unique_ptr<Store>> Open(const Options& options);
@@ -377,6 +380,8 @@ class Store {
       absl::string_view request_id, absl::string_view principal = {}) const;
   // Compacts the requests family now, dropping expired entries (tests).
   absl::Status CompactRequestsForTest();
+  // RocksDB's last sequence number (tests).
+  uint64_t LatestSequenceForTest() const;
   // Replaces stored records, moves counts between dictionaries and saves the job's
   // progress, in one atomic batch.
   absl::Status RewriteRecords(absl::Span<const RecordRewrite> rewrites,
@@ -605,6 +610,10 @@ class Store {
                                             const ReadSnapshot* snapshot = nullptr) const;
   // `sync`: fsync the log first even without Options::sync_writes.
   absl::Status Write(rocksdb::WriteBatch* batch, absl::string_view what, bool sync = false);
+  // Raises the synced mark for a synced write that just returned (ADR 0044): to its
+  // first sequence when it took the `count` sequences right after `before` (the last
+  // sequence read before it), else to that of a write of its own synced after it.
+  absl::Status RaiseSyncedMark(uint64_t before, uint64_t count);
   absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
                    absl::string_view value, absl::string_view what, bool sync = false);
   // After a failed write RocksDB refuses writes until resumed (a full disk, an I/O
@@ -633,6 +642,7 @@ class Store {
   const bool read_only_;
   WalDrops wal_dropped_at_open_;
   std::unique_ptr<SyncedMark> synced_mark_;  // Set at open; raised by synced writes.
+  const std::function<void()> before_synced_write_for_test_;
   const absl::Duration request_window_;
   const std::function<absl::Time()> clock_;
   std::atomic<bool> write_failed_{false};

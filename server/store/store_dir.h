@@ -9,13 +9,22 @@
 // start opened an empty store and deleted every table file: found by corruption_test's
 // `delete` target (docs/reliability.md, "Corruption").
 //
-// Thread safety: a free function over the file system; call before opening.
+// OpenRefusal: the status of a refused RocksDB open, said in the store's terms where
+// RocksDB's own words would leave an operator guessing (a missing file, a missing or
+// short write-ahead log the MANIFEST lists).
+//
+// Thread safety: free functions; CheckStoreDir reads the file system, call it before
+// opening.
 #ifndef DICTLOG_SERVER_STORE_STORE_DIR_H_
 #define DICTLOG_SERVER_STORE_STORE_DIR_H_
 
 #include <string>
 
 #include "absl/status/status.h"
+
+namespace rocksdb {
+class Status;
+}  // namespace rocksdb
 
 namespace dictlog::store {
 
@@ -24,6 +33,14 @@ namespace dictlog::store {
 // holds a store's files without CURRENT: opening must not create a store over them.
 // UNAVAILABLE if the directory cannot be listed.
 absl::Status CheckStoreDir(const std::string& path);
+
+// `opened`, a failed DB::Open of the store at `path`, as an absl status (FromRocks),
+// DATA_LOSS with an explanation for:
+// - a file the store names that is not there (CURRENT names a missing MANIFEST);
+// - a write-ahead log the MANIFEST lists as synced and still needed (ADR 0046) that is
+//   missing or shorter than its synced size: writes acknowledged as synced are lost,
+//   the log is named as NNNNNN.log.
+absl::Status OpenRefusal(const std::string& path, const rocksdb::Status& opened);
 
 }  // namespace dictlog::store
 

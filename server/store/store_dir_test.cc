@@ -1,9 +1,12 @@
 #include "server/store/store_dir.h"
 
+#include <rocksdb/status.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 
@@ -56,6 +59,37 @@ TEST(StoreDirTest, ManyFilesAreCountedNotAllNamed) {
   const absl::Status status = CheckStoreDir(dir);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(status.message().find("and 7 more"), absl::string_view::npos) << status;
+}
+
+// RocksDB 7.8's words for a WAL the MANIFEST lists (store_test has the real refusal).
+TEST(StoreDirTest, AMissingOrShortListedLogIsNamedAsDataLoss) {
+  const absl::Status missing = OpenRefusal(
+      "/data", rocksdb::Status::Corruption("Missing WAL with log number: 61."));
+  EXPECT_EQ(missing.code(), absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(absl::StrContains(missing.message(), "write-ahead log 000061.log")) << missing;
+  EXPECT_TRUE(absl::StrContains(missing.message(), "is missing")) << missing;
+  EXPECT_TRUE(absl::StrContains(missing.message(), "restore a backup")) << missing;
+  const absl::Status shorter = OpenRefusal(
+      "/data", rocksdb::Status::Corruption(
+                   "Size mismatch: WAL (log number: 1234567) in MANIFEST is 66369 bytes , "
+                   "but actually is 3740 bytes on disk."));
+  EXPECT_EQ(shorter.code(), absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(absl::StrContains(shorter.message(), "1234567.log, which")) << shorter;
+  EXPECT_TRUE(absl::StrContains(shorter.message(), "shorter than its synced size")) << shorter;
+}
+
+TEST(StoreDirTest, OtherRefusalsKeepRocksDbsWordsAndTheirCode) {
+  const absl::Status table = OpenRefusal(
+      "/data", rocksdb::Status::Corruption("file is too short (1044 bytes) to be an sstable"));
+  EXPECT_EQ(table.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(table.message(),
+            "opening database at /data: Corruption: file is too short (1044 bytes) to be an "
+            "sstable");
+  const absl::Status gone = OpenRefusal("/data", rocksdb::Status::PathNotFound("MANIFEST-9"));
+  EXPECT_EQ(gone.code(), absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(absl::StrContains(gone.message(), "a file the store names is missing")) << gone;
+  const absl::Status busy = OpenRefusal("/data", rocksdb::Status::IOError("lock held"));
+  EXPECT_EQ(busy.code(), absl::StatusCode::kUnavailable);
 }
 
 }  // namespace

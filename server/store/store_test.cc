@@ -395,6 +395,41 @@ TEST_F(StoreTest, ADeletedWalIsFoundMissingBySyncedMark) {
   EXPECT_FALSE(store_->wal_dropped_at_open().synced_writes_lost);
 }
 
+// A synced write raced by another: the other took a sequence between the synced one's
+// read of the last sequence and its write, and a flush moved it to a table file, so
+// the synced write went to a new log. With that log deleted, the replay ends past the
+// old mark (the last sequence read before the write, plus one) and without the write:
+// the mark now sits on a synced write of the store's own after it (ADR 0044, amended).
+TEST_F(StoreTest, ASyncedWriteRacedByAnotherIsFoundMissingWithItsLog) {
+  Store::Options options{path_, false};
+  int raced = 0;
+  options.before_synced_write_for_test = [this, &raced] {
+    if (raced++ > 0) return;
+    EXPECT_TRUE(store_->WriteRecords({{1, 1, 5, "raced"}}).ok());  // Not synced.
+    EXPECT_TRUE(store_->Flush().ok());  // To a table file; the next write, a new log.
+  };
+  ReopenWith(options);
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  ASSERT_EQ(raced, 1);
+  store_.reset();
+  const std::string wal = LargestWal(path_);
+  ASSERT_FALSE(wal.empty());
+  std::filesystem::remove(wal);
+  Reopen();
+  EXPECT_TRUE(store_->wal_dropped_at_open().synced_writes_lost)
+      << "last sequence " << store_->LatestSequenceForTest();
+  EXPECT_TRUE(store_->LoadPools()->empty());
+  EXPECT_EQ(*store_->GetRecord({1, 1}), "raced");
+}
+
+// Unraced, the mark is the synced write's own first sequence: the log holding only
+// the writes before it can go, and the open finds nothing missing.
+TEST_F(StoreTest, AnUnracedSyncedWriteMarksItsOwnSequence) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
+  const uint64_t sequence = store_->LatestSequenceForTest();
+  EXPECT_EQ(**SyncedMark::Read(path_), sequence);
+}
+
 // Unsynced writes lost with the log's tail leave the mark where it was.
 TEST_F(StoreTest, SyncedMarkIgnoresUnsyncedWrites) {
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
@@ -463,6 +498,45 @@ TEST_F(StoreTest, AStoreThatLostItsCurrentFileIsRefusedAndKept) {
   EXPECT_EQ((*pools)[0].last_seq, 2u);
   EXPECT_EQ(*store_->GetRecord({1, 1}), "kept");
   EXPECT_EQ(*store_->GetRecord({1, 2}), "logged");
+}
+
+// The MANIFEST's newest edit (a flush: its tables, and the log it made obsolete) cut
+// short after RocksDB deleted that log. Replayed without the edit, the store would
+// open at the state before the flush, its tables dropped and its log gone: the flushed
+// records read NOT_FOUND, while records logged later read back (a hole). The MANIFEST
+// lists the synced logs it still needs (track_and_verify_wals_in_manifest): the open
+// is refused, DATA_LOSS naming the log. The same cut after a crash that came before
+// the log's deletion (it is still there) opens with every record.
+TEST_F(StoreTest, AManifestCutInsideAFlushWhoseLogIsGoneIsRefused) {
+  ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());  // Synced: the log's size is known.
+  const std::vector<std::string> values = WriteRandomRecords(1, 300, 11);
+  const std::string wal = LargestWal(path_);
+  const std::string saved = path_ + "-saved.log";
+  std::filesystem::copy_file(wal, saved);
+  ASSERT_TRUE(store_->Flush().ok());
+  store_.reset();
+  ASSERT_FALSE(std::filesystem::exists(wal));  // RocksDB deleted it after the flush.
+  std::string manifest;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    if (entry.path().filename().string().rfind("MANIFEST-", 0) == 0) manifest = entry.path();
+  }
+  ASSERT_FALSE(manifest.empty());
+  std::filesystem::resize_file(manifest, std::filesystem::file_size(manifest) - 3);
+  const std::string store_dir = path_ + "-cut";
+  std::filesystem::copy(path_, store_dir);
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({store_dir, false});
+  ASSERT_FALSE(store.ok()) << "opened; record 1: " << (*store)->GetRecord({1, 1}).status();
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();
+  const std::string log_name = std::filesystem::path(wal).filename().string();
+  EXPECT_TRUE(absl::StrContains(store.status().message(), log_name)) << store.status();
+  // The crash image: the edit torn, the log not yet deleted.
+  std::filesystem::copy_file(saved, wal);
+  Reopen();
+  for (uint64_t seq = 1; seq <= values.size(); ++seq) {
+    absl::StatusOr<std::string> value = store_->GetRecord({1, seq});
+    ASSERT_TRUE(value.ok()) << "seq " << seq << ": " << value.status();
+    EXPECT_EQ(*value, values[seq - 1]) << "seq " << seq;
+  }
 }
 
 TEST_F(StoreTest, ACurrentFileNamingAMissingManifestIsDataLoss) {

@@ -24,8 +24,9 @@
 // Violations: a wrong payload (all but record), a stored record read as NOT_FOUND, a
 // Scan silently skipping records, an id handed out again, an open refused with a code
 // other than DATA_LOSS or that a second attempt gets past, a crash; after damage to a
-// log also a refused open, a loss that is not a suffix (but for a deleted log), and a
-// flip's loss not reported.
+// log also a refused open (but DATA_LOSS naming a log the MANIFEST lists as synced,
+// deleted or cut short: ADR 0046), a loss that is not a suffix (but for a deleted log),
+// and a flip's loss not reported.
 //
 // Exit status 0 if nothing was violated, 1 otherwise, 2 if the test could not run.
 #include <rocksdb/db.h>
@@ -322,6 +323,7 @@ struct Damage {
   std::string where;
   bool log = false;
   bool log_deleted = false;
+  std::string file;  // `cut` and `delete`: the file's name.
 };
 
 // The tables, logs and MANIFEST in `dir`, with their sizes.
@@ -346,9 +348,9 @@ absl::StatusOr<Damage> CutFile(const std::string& dir, std::mt19937_64& rng) {
   const auto& [path, size] = files[rng() % files.size()];
   const uint64_t length = rng() % size;
   fs::resize_file(path, length);
-  return Damage{absl::StrCat(fs::path(path).filename().string(), " cut to ", length, " of ",
-                             size, " bytes"),
-                IsLog(path)};
+  const std::string name = fs::path(path).filename().string();
+  return Damage{absl::StrCat(name, " cut to ", length, " of ", size, " bytes"), IsLog(path),
+                false, name};
 }
 
 // Deletes one file, picked at random among the tables, logs, MANIFEST and CURRENT (an
@@ -358,7 +360,8 @@ Damage DeleteFile(const std::string& dir, std::mt19937_64& rng) {
   files.emplace_back(dir + "/CURRENT", 0);
   const std::string& path = files[rng() % files.size()].first;
   fs::remove(path);
-  return Damage{fs::path(path).filename().string() + " deleted", IsLog(path), IsLog(path)};
+  const std::string name = fs::path(path).filename().string();
+  return Damage{name + " deleted", IsLog(path), IsLog(path), name};
 }
 
 absl::Status FromRocks(const rocksdb::Status& s) {
@@ -408,8 +411,11 @@ bool OnLoggedStore(const std::string& target) {
 struct TargetStats {
   uint64_t trials = 0, open_errors = 0;
   // Opens refused after damage to a write-ahead log only: a damaged log loses what was
-  // logged from the damage on, and the store still opens (ADR 0042).
+  // logged from the damage on, and the store still opens (ADR 0042)...
   uint64_t refused_after_log_damage = 0;
+  // ... but for a closed log the MANIFEST lists as synced (ADR 0046), deleted or cut
+  // below its synced size: refused as DATA_LOSS naming it. Counted, not failed.
+  uint64_t refused_naming_listed_log = 0;
   // Opens refused with a code other than DATA_LOSS (the most specific for damage).
   uint64_t refused_not_data_loss = 0;
   // Refused opens that a second attempt got past: the refused one changed the store
@@ -483,6 +489,7 @@ std::string Summary(const std::string& target, const TargetStats& s) {
   }
   if (OnLoggedStore(target)) {
     absl::StrAppend(&summary, " refused_after_log_damage=", s.refused_after_log_damage,
+                    " refused_naming_listed_log=", s.refused_naming_listed_log,
                     " lost=", s.lost, " silent_losses=", s.silent_losses,
                     " holes=", s.holes, " holes_after_deleted_log=", s.holes_after_deleted_log);
   }
@@ -613,7 +620,12 @@ absl::Status Trial(const Golden& golden, const std::string& dir, const std::stri
   auto engine = engine::LogEngine::Open(Options(dir));
   if (!engine.ok()) {
     ++stats->open_errors;
-    stats->refused_after_log_damage += damage.log ? 1 : 0;
+    const bool names_listed_log =
+        damage.log && absl::IsDataLoss(engine.status()) &&
+        absl::StrContains(engine.status().message(),
+                          absl::StrCat(damage.file, ", which the MANIFEST lists as synced"));
+    stats->refused_naming_listed_log += names_listed_log ? 1 : 0;
+    stats->refused_after_log_damage += damage.log && !names_listed_log ? 1 : 0;
     stats->refused_not_data_loss += absl::IsDataLoss(engine.status()) ? 0 : 1;
     stats->tally.Error(engine.status(), "open");
     // A refused open must leave the store as it found it: refused again.
