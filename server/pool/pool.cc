@@ -12,6 +12,26 @@
 
 namespace dictlog::pool {
 
+namespace {
+
+// `ranges` (inclusive [first, last] pairs) sorted, those that overlap merged: a salvage
+// stores one per damaged block and family, and two families' blocks may overlap.
+std::vector<std::pair<uint64_t, uint64_t>> DisjointRanges(
+    std::vector<std::pair<uint64_t, uint64_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  for (const auto& range : ranges) {
+    if (!merged.empty() && range.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, range.second);
+    } else {
+      merged.push_back(range);
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
 Pool::Pool(const store::StoredPool& stored)
     : id_(stored.record.id()),
       name_(stored.record.name()),
@@ -22,11 +42,7 @@ Pool::Pool(const store::StoredPool& stored)
                         : 0),
       retained_from_(stored.record.retained_from_seq()),
       first_seq_(stored.record.first_seq()),
-      lost_seqs_([&] {
-        std::vector<std::pair<uint64_t, uint64_t>> lost = stored.lost_seqs;
-        std::sort(lost.begin(), lost.end());
-        return lost;
-      }()),
+      lost_seqs_(DisjointRanges(stored.lost_seqs)),
       newest_unreadable_(stored.newest_unreadable),
       record_(stored.record),
       counters_(stored.counters) {
@@ -43,10 +59,12 @@ std::optional<std::pair<uint64_t, uint64_t>> Pool::LostRangeHolding(uint64_t seq
 
 std::optional<std::pair<uint64_t, uint64_t>> Pool::FirstLostIn(uint64_t from,
                                                                uint64_t to) const {
-  for (const auto& range : lost_seqs_) {  // A salvage leaves a few: a scan is enough.
-    if (range.second >= from && range.first < to) return range;
-  }
-  return std::nullopt;
+  // Disjoint and sorted, so their ends ascend too: the first that ends at or past
+  // `from` is the only candidate. A scan asks for every record it reads.
+  const auto it = std::partition_point(lost_seqs_.begin(), lost_seqs_.end(),
+                                       [from](const auto& range) { return range.second < from; });
+  if (it == lost_seqs_.end() || it->first >= to) return std::nullopt;
+  return *it;
 }
 
 uint64_t Pool::NextSeq(const store::StoredPool& stored) {

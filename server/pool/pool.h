@@ -57,7 +57,8 @@ class Pool {
   // The range of seqs a salvage lost that holds `seq` (store::StoredPool::lost_seqs),
   // or nullopt.
   std::optional<std::pair<uint64_t, uint64_t>> LostRangeHolding(uint64_t seq) const;
-  // The first lost range that meets [from, to), or nullopt.
+  // The first lost range that meets [from, to), or nullopt. Ranges that overlap were
+  // merged at load; a binary search.
   std::optional<std::pair<uint64_t, uint64_t>> FirstLostIn(uint64_t from, uint64_t to) const;
   // The first seq of a pool created under the name of a deleted one (smaller seqs
   // were that pool's ids: PoolRecord.first_seq); 0 for a name never deleted.

@@ -169,5 +169,29 @@ TEST_F(PoolTest, InfoSaysWhyTheNewestRecordsWereUnreadable) {
   EXPECT_FALSE(damaged.has_active_dictionary());
 }
 
+// A salvage's lost ranges (one per damaged block and family, so they may overlap),
+// looked up for single seqs and spans; many of them, as a store with much damage has.
+TEST_F(PoolTest, LostRangesAreFoundAmongManyAndOverlapsMerge) {
+  store::StoredPool stored;
+  stored.record.set_id(1);
+  stored.record.set_name("web");
+  for (uint64_t i = 10000; i-- > 0;) stored.lost_seqs.push_back({i * 100 + 10, i * 100 + 19});
+  stored.lost_seqs.push_back({15, 30});  // Overlaps [10, 19]: one range [10, 30].
+  const Pool pool(stored);
+  using Range = std::pair<uint64_t, uint64_t>;
+  EXPECT_EQ(pool.LostRangeHolding(9), std::nullopt);
+  EXPECT_EQ(pool.LostRangeHolding(10), (Range{10, 30}));
+  EXPECT_EQ(pool.LostRangeHolding(25), (Range{10, 30}));
+  EXPECT_EQ(pool.LostRangeHolding(31), std::nullopt);
+  EXPECT_EQ(pool.LostRangeHolding(500019), (Range{500010, 500019}));
+  EXPECT_EQ(pool.LostRangeHolding(500020), std::nullopt);
+  EXPECT_EQ(pool.LostRangeHolding(999919), (Range{999910, 999919}));
+  EXPECT_EQ(pool.LostRangeHolding(999920), std::nullopt);
+  EXPECT_EQ(pool.FirstLostIn(31, 110), std::nullopt);  // Ends before 110's range.
+  EXPECT_EQ(pool.FirstLostIn(31, 111), (Range{110, 119}));
+  EXPECT_EQ(pool.FirstLostIn(115, 1000000), (Range{110, 119}));  // The first that meets.
+  EXPECT_EQ(pool.FirstLostIn(120, 210), std::nullopt);
+}
+
 }  // namespace
 }  // namespace dictlog::pool

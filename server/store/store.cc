@@ -425,6 +425,8 @@ absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what, bo
   return sync ? RaiseSyncedMark(before, batch->Count()) : absl::OkStatus();
 }
 
+uint64_t Store::LatestSequenceForTest() const { return db_->GetLatestSequenceNumber(); }
+
 // The mark must be a sequence of the synced write, or of a synced write logged after
 // it: a replay that kept the write then ends at or past the mark, and one that lost
 // it (and, the replay being a prefix, everything logged after it) ends below. Its
@@ -434,18 +436,20 @@ absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what, bo
 // the next sequence: that number marks both. Before, the mark was before + 1 always,
 // and a write lost with the log it went to read as kept when writes that raced it
 // went to the log before (corruption_test's `delete` target: `Late/1` given again).
-uint64_t Store::LatestSequenceForTest() const { return db_->GetLatestSequenceNumber(); }
-
 absl::Status Store::RaiseSyncedMark(uint64_t before, uint64_t count) {
   constexpr int kAttempts = 4;
+  if (count == 0) return absl::OkStatus();  // Nothing written: no sequence taken.
   uint64_t after = db_->GetLatestSequenceNumber();
   for (int attempt = 0; after - before != count && attempt < kAttempts; ++attempt) {
     rocksdb::WriteOptions synced;
     synced.sync = true;
     before = after;
     count = 1;
-    RETURN_IF_ERROR(FromRocks(db_->Put(synced, handles_[0], kSyncedMarkKey, rocksdb::Slice()),
-                              "marking a synced write"));
+    const rocksdb::Status s = db_->Put(synced, handles_[0], kSyncedMarkKey, rocksdb::Slice());
+    if (!s.ok()) {
+      write_failed_.store(true);  // As in Write: the next write resumes if it can.
+      return FromRocks(s, "marking a synced write");
+    }
     after = db_->GetLatestSequenceNumber();
   }
   // Still raced: `after` is past the write, so the mark errs high. A replay that loses
