@@ -27,6 +27,15 @@
 namespace dictlog::store {
 namespace {
 
+// The MANIFEST-NNNNNN file in `dir` (a closed store keeps one); empty if there is none.
+std::string ManifestIn(const std::string& dir) {
+  std::string manifest;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("MANIFEST-", 0) == 0) manifest = entry.path();
+  }
+  return manifest;
+}
+
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -456,10 +465,7 @@ TEST_F(StoreTest, TheSeqFloorIsWrittenWithTheLeases) {
 TEST_F(StoreTest, ADamagedManifestRefusesTheOpenNamingIt) {
   ASSERT_TRUE(store_->PutPool(Pool(1, "web")).ok());
   store_.reset();
-  std::string manifest;
-  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
-    if (entry.path().filename().string().rfind("MANIFEST-", 0) == 0) manifest = entry.path();
-  }
+  const std::string manifest = ManifestIn(path_);
   ASSERT_FALSE(manifest.empty());
   FlipByte(manifest, std::filesystem::file_size(manifest) / 2);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({path_, false});
@@ -516,10 +522,7 @@ TEST_F(StoreTest, AManifestCutInsideAFlushWhoseLogIsGoneIsRefused) {
   ASSERT_TRUE(store_->Flush().ok());
   store_.reset();
   ASSERT_FALSE(std::filesystem::exists(wal));  // RocksDB deleted it after the flush.
-  std::string manifest;
-  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
-    if (entry.path().filename().string().rfind("MANIFEST-", 0) == 0) manifest = entry.path();
-  }
+  const std::string manifest = ManifestIn(path_);
   ASSERT_FALSE(manifest.empty());
   std::filesystem::resize_file(manifest, std::filesystem::file_size(manifest) - 3);
   const std::string store_dir = path_ + "-cut";
