@@ -75,7 +75,13 @@ class FakeNode(dictlog_pb2_grpc.LogStoreServicer):
         if self.slow_for > 0:
             with self._lock:
                 self.slow_calls += 1
-            time.sleep(min(self.slow_for, max(0.0, context.time_remaining() or 0.0)))
+            remaining = context.time_remaining()
+            if remaining is not None and remaining < self.slow_for:
+                # An answer at the deadline would race the client's own timer; past
+                # it the client sees DEADLINE_EXCEEDED whatever is sent.
+                time.sleep(max(0.0, remaining))
+                context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "slow")
+            time.sleep(self.slow_for)
         with self._lock:
             for record_id in ids:
                 partition = pool_partition(pool_of_id(record_id), PARTITIONS)
