@@ -180,10 +180,19 @@ absl::Status RunVerify(const client::Client& client, const std::vector<std::stri
   for (const std::string& error : response.pool_errors()) {
     io.out << "pool error\t" << error << '\n';
   }
-  io.out << absl::StrFormat("verified %d records in %d pools: %d corrupt%s\n",
+  for (const v1::VerifyResponse::LostRange& lost : response.lost()) {
+    io.out << "lost\t" << lost.first_id() << " to " << lost.last_id()
+           << "\tlost when this store was salvaged (reads: DATA_LOSS)\n";
+  }
+  io.out << absl::StrFormat("verified %d records in %d pools: %d corrupt%s%s\n",
                             response.records_checked(), response.pools_checked(),
                             response.corrupt_records(),
-                            response.pool_errors_size() > 0 ? ", pools unreadable" : "");
+                            response.pool_errors_size() > 0 ? ", pools unreadable" : "",
+                            response.lost_ranges() > 0
+                                ? absl::StrFormat("; %d seq ranges lost in a salvage "
+                                                  "(known, not corrupt)",
+                                                  response.lost_ranges())
+                                : "");
   if (response.corrupt_records() > 0 || response.pool_errors_size() > 0) {
     return absl::DataLossError(absl::StrFormat("%d corrupt records, %d unreadable pools",
                                                response.corrupt_records(),

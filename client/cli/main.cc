@@ -161,7 +161,9 @@ Commands:
                                  stored and listed; exit 1 if any
   recompress --pool=P --status   the pool's current or last job
   verify [--pool=P]              decode every stored record (of P, or all) and
-                                 list those that do not decode; exit 1 if any
+                                 list those that do not decode; exit 1 if any.
+                                 Also lists the id ranges a salvage lost
+                                 (known: they do not change the exit status)
   backup --out=DIR               consistent copy of the whole store into DIR, a new
                                  directory (absolute path) on the server's machine,
                                  inside the server's --backup_root;

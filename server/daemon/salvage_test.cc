@@ -116,6 +116,19 @@ TEST(SalvageTest, ADamagedStoreIsSalvagedIntoOneThatReadsAndAppends) {
     return absl::OkStatus();
   }).ok());
   EXPECT_EQ(scanned, 3000 - last_lost);
+  // Verify lists the lost run as known, not corrupt: it holds every record read
+  // DATA_LOSS above and none that read back.
+  auto verified = (*engine)->Verify(v1::VerifyRequest(), [] { return false; });
+  ASSERT_TRUE(verified.ok()) << verified.status();
+  EXPECT_EQ(verified->corrupt_records(), 0u);
+  EXPECT_EQ(verified->records_checked(), right);
+  ASSERT_EQ(verified->lost_ranges(), 1u);
+  ASSERT_EQ(verified->lost_size(), 1);
+  EXPECT_EQ(verified->lost(0).pool(), "web");
+  const uint64_t range_first = SeqOf(verified->lost(0).first_id(), "web");
+  const uint64_t range_last = SeqOf(verified->lost(0).last_id(), "web");
+  EXPECT_EQ(range_first, first_lost) << verified->DebugString();
+  EXPECT_EQ(range_last, last_lost) << verified->DebugString();
   // Appends go on past every id the damaged store gave.
   for (const std::string pool : {"web", "db"}) {
     auto appended = (*engine)->Append({{pool, "after the salvage"}});
@@ -195,6 +208,15 @@ TEST(SalvageTest, RecordsOfALostBlockReadAsDataLoss) {
   ASSERT_FALSE(scanned.empty());
   EXPECT_EQ(scanned, std::vector<std::string>(ids.begin(), ids.begin() + scanned.size()));
   EXPECT_FALSE((*results)[scanned.size()].ok());  // It stopped at the first lost one.
+  // Verify: the lost blocks' records are one known range, not corrupt records; every
+  // record that reads back is checked.
+  auto verified = (*engine)->Verify(v1::VerifyRequest(), [] { return false; });
+  ASSERT_TRUE(verified.ok()) << verified.status();
+  EXPECT_EQ(verified->corrupt_records(), 0u) << verified->DebugString();
+  EXPECT_EQ(verified->records_checked(), right);
+  ASSERT_EQ(verified->lost_size(), 1) << verified->DebugString();
+  EXPECT_EQ(verified->lost(0).first_id(), ids[scanned.size()]);
+  EXPECT_EQ(verified->lost(0).last_id(), ids[scanned.size() + lost - 1]);
 }
 
 // Lost key ranges as seqs of each pool: within one pool, across pools (each pool

@@ -112,8 +112,22 @@ absl::StatusOr<v1::VerifyResponse> LogEngine::Verify(
       response.add_pool_errors(absl::StrCat(pool->name(), ": ", status.ToString()));
     }
     response.set_pools_checked(response.pools_checked() + 1);
+    ListLostSeqs(*pool, max_listed, &response);
   }
   return response;
+}
+
+// The seq ranges a salvage lost (pool::Pool::lost_seqs), at most max_listed listed.
+void LogEngine::ListLostSeqs(const pool::Pool& pool, size_t max_listed,
+                             v1::VerifyResponse* response) {
+  for (const auto& [first, last] : pool.lost_seqs()) {
+    response->set_lost_ranges(response->lost_ranges() + 1);
+    if (static_cast<size_t>(response->lost_size()) >= max_listed) continue;
+    v1::VerifyResponse::LostRange* lost = response->add_lost();
+    lost->set_pool(pool.name());
+    lost->set_first_id(pool::FormatRecordId(pool.name(), first));
+    lost->set_last_id(pool::FormatRecordId(pool.name(), last));
+  }
 }
 
 absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,

@@ -60,6 +60,8 @@ class Pool {
   // The first lost range that meets [from, to), or nullopt. Ranges that overlap were
   // merged at load; a binary search.
   std::optional<std::pair<uint64_t, uint64_t>> FirstLostIn(uint64_t from, uint64_t to) const;
+  // Every such range, [first, last], disjoint and in order.
+  const std::vector<std::pair<uint64_t, uint64_t>>& lost_seqs() const { return lost_seqs_; }
   // The first seq of a pool created under the name of a deleted one (smaller seqs
   // were that pool's ids: PoolRecord.first_seq); 0 for a name never deleted.
   uint64_t first_seq() const { return first_seq_; }
