@@ -189,7 +189,7 @@ absl::Status RunVerify(const client::Client& client, const std::vector<std::stri
                             response.corrupt_records(),
                             response.pool_errors_size() > 0 ? ", pools unreadable" : "",
                             response.lost_ranges() > 0
-                                ? absl::StrFormat("; %d seq ranges lost in a salvage "
+                                ? absl::StrFormat("; %d id range(s) lost in a salvage "
                                                   "(known, not corrupt)",
                                                   response.lost_ranges())
                                 : "");
