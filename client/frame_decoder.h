@@ -2,9 +2,11 @@
 // zstd dictionaries (ZSTD_DDict) by id, and DecodeFrame, which decodes one standard
 // zstd frame with the calling thread's own decompression context.
 //
-// A dictionary id names the same bytes for the life of a server (ids are never
+// A dictionary id names the same bytes for the life of a store (ids are never
 // reused; docs/api.md), so a cached DDict never goes stale; one that gc deleted is
-// simply never asked for again and ages out.
+// simply never asked for again and ages out. The exception is a store restored from
+// a backup, which gives again the ids the live store gave after it (docs/operations.md
+// "Backups"): a client that spans a restore must be restarted.
 //
 // Thread Safety: DdictCache is safe for concurrent use (one mutex around the map;
 // building a DDict happens outside it). DecodeFrame is thread-safe (thread_local
