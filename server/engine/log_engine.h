@@ -616,10 +616,6 @@ class LogEngine {
                                    const std::function<bool()>& cancelled,
                                    absl::Span<const uint64_t> counted,
                                    v1::VerifyResponse* response) const;
-  // Verify's list of the seq ranges a salvage lost in the pool (counted in
-  // lost_ranges, at most max_listed listed in all).
-  static void ListLostSeqs(const pool::Pool& pool, size_t max_listed,
-                           v1::VerifyResponse* response);
   // The pool's info plus what its next dictionary would be (the manager's choice).
   v1::PoolInfo InfoOf(const pool::Pool& pool,
                       const dictionary::DictionaryManager::ServerHeat& heat) const;

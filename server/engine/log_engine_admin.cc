@@ -28,6 +28,19 @@ absl::Status PoolAdminRefused(absl::Status refused, absl::string_view what) {
       "first used; docs/cluster.md)"));
 }
 
+// Verify's list of the seq ranges a salvage lost in `pool` (pool::Pool::lost_seqs):
+// each counted in lost_ranges, at most max_listed listed in all.
+void ListLostSeqs(const pool::Pool& pool, size_t max_listed, v1::VerifyResponse* response) {
+  for (const auto& [first, last] : pool.lost_seqs()) {
+    response->set_lost_ranges(response->lost_ranges() + 1);
+    if (static_cast<size_t>(response->lost_size()) >= max_listed) continue;
+    v1::VerifyResponse::LostRange* lost = response->add_lost();
+    lost->set_pool(pool.name());
+    lost->set_first_id(pool::FormatRecordId(pool.name(), first));
+    lost->set_last_id(pool::FormatRecordId(pool.name(), last));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) const {
@@ -115,19 +128,6 @@ absl::StatusOr<v1::VerifyResponse> LogEngine::Verify(
     ListLostSeqs(*pool, max_listed, &response);
   }
   return response;
-}
-
-// The seq ranges a salvage lost (pool::Pool::lost_seqs), at most max_listed listed.
-void LogEngine::ListLostSeqs(const pool::Pool& pool, size_t max_listed,
-                             v1::VerifyResponse* response) {
-  for (const auto& [first, last] : pool.lost_seqs()) {
-    response->set_lost_ranges(response->lost_ranges() + 1);
-    if (static_cast<size_t>(response->lost_size()) >= max_listed) continue;
-    v1::VerifyResponse::LostRange* lost = response->add_lost();
-    lost->set_pool(pool.name());
-    lost->set_first_id(pool::FormatRecordId(pool.name(), first));
-    lost->set_last_id(pool::FormatRecordId(pool.name(), last));
-  }
 }
 
 absl::Status LogEngine::VerifyPool(const pool::Pool& pool, size_t max_listed,
