@@ -362,6 +362,44 @@ TEST_F(LogEngineTest, VerifyListsExactlyTheCorruptRecords) {
             StatusCode::kCancelled);
 }
 
+// Seqs a salvage lost (Store::PutLostSeqs) are listed apart from corrupt records: every
+// range counted, at most max_listed listed, only for the pools verified.
+TEST_F(LogEngineTest, VerifyCountsEveryLostRangeAndListsAtMostMaxListed) {
+  for (int i = 0; i < 300; ++i) AppendOne(i % 2 ? "a" : "b", "line " + std::to_string(i));
+  engine_.reset();
+  {
+    auto store = store::Store::Open(options_.store);
+    ASSERT_TRUE(store.ok());
+    std::vector<store::Store::LostSeqs> lost;
+    for (uint64_t k = 0; k < 15; ++k) lost.push_back({2, 10 * k + 1, 10 * k + 2});  // Pool a.
+    ASSERT_TRUE((*store)->PutLostSeqs(lost).ok());
+  }
+  Reopen();
+  const auto never = [] { return false; };
+  auto all = engine_->Verify({}, never);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->corrupt_records(), 0u);
+  EXPECT_EQ(all->lost_ranges(), 15u);
+  ASSERT_EQ(all->lost_size(), 15);  // max_listed 0: 100.
+  EXPECT_EQ(all->lost(0).pool(), "a");
+  EXPECT_EQ(all->lost(0).first_id(), "a/1");
+  EXPECT_EQ(all->lost(0).last_id(), "a/2");
+  EXPECT_EQ(all->lost(14).first_id(), "a/141");
+  EXPECT_EQ(all->lost(14).last_id(), "a/142");
+
+  v1::VerifyRequest capped;
+  capped.set_max_listed(4);
+  auto four = engine_->Verify(capped, never);
+  ASSERT_TRUE(four.ok()) << four.status();
+  EXPECT_EQ(four->lost_ranges(), 15u);
+  EXPECT_EQ(four->lost_size(), 4);
+  capped.set_pool("b");
+  auto b = engine_->Verify(capped, never);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->lost_ranges(), 0u);
+  EXPECT_EQ(b->records_checked(), 150u);
+}
+
 TEST_F(LogEngineTest, RejectsBadEngineOptions) {
   EngineOptions bad = options_;
   bad.max_record_bytes = codec::kMaxRecordBytes + 1;
