@@ -416,13 +416,15 @@ absl::Status Store::Write(rocksdb::WriteBatch* batch, absl::string_view what, bo
   const uint64_t before = sync ? db_->GetLatestSequenceNumber() : 0;
   if (sync && before_synced_write_for_test_) before_synced_write_for_test_();
   const rocksdb::Status s = db_->Write(options, batch);
-  if (!s.ok()) {
-    write_failed_.store(true);
-    const absl::Status stopped = WritesStopped();
-    if (!stopped.ok()) return absl::Status(stopped.code(), absl::StrCat(what, ": ", stopped.message()));
-    return FromRocks(s, what);
-  }
+  if (!s.ok()) return WriteFailed(s, what);
   return sync ? RaiseSyncedMark(before, batch->Count()) : absl::OkStatus();
+}
+
+absl::Status Store::WriteFailed(const rocksdb::Status& s, absl::string_view what) {
+  write_failed_.store(true);
+  const absl::Status stopped = WritesStopped();
+  if (!stopped.ok()) return absl::Status(stopped.code(), absl::StrCat(what, ": ", stopped.message()));
+  return FromRocks(s, what);
 }
 
 uint64_t Store::LatestSequenceForTest() const { return db_->GetLatestSequenceNumber(); }
@@ -446,10 +448,7 @@ absl::Status Store::RaiseSyncedMark(uint64_t before, uint64_t count) {
     before = after;
     count = 1;
     const rocksdb::Status s = db_->Put(synced, handles_[0], kSyncedMarkKey, rocksdb::Slice());
-    if (!s.ok()) {
-      write_failed_.store(true);  // As in Write: the next write resumes if it can.
-      return FromRocks(s, "marking a synced write");
-    }
+    if (!s.ok()) return WriteFailed(s, "marking a synced write");
     after = db_->GetLatestSequenceNumber();
   }
   // Still raced: `after` is past the write, so the mark errs high. A replay that loses

@@ -614,6 +614,9 @@ class Store {
   // first sequence when it took the `count` sequences right after `before` (the last
   // sequence read before it), else to that of a write of its own synced after it.
   absl::Status RaiseSyncedMark(uint64_t before, uint64_t count);
+  // A write RocksDB refused (`s`, not OK) of `what`: notes it, so the next write first
+  // resumes, and says why, with the reason writes stopped if they did.
+  absl::Status WriteFailed(const rocksdb::Status& s, absl::string_view what);
   absl::Status Put(rocksdb::ColumnFamilyHandle* family, absl::string_view key,
                    absl::string_view value, absl::string_view what, bool sync = false);
   // After a failed write RocksDB refuses writes until resumed (a full disk, an I/O
