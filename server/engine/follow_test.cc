@@ -62,6 +62,12 @@ class Stream {
     if (!mu_.AwaitWithTimeout(absl::Condition(&done_), timeout)) return std::nullopt;
     return status_;
   }
+  // How the stream ended so far, for failure messages.
+  std::string EndStatus() {
+    absl::MutexLock lock(&mu_);
+    return done_ ? absl::StrCat("the stream ended: ", status_.ToString())
+                 : "the stream is still running";
+  }
   std::vector<std::string> Ids() {
     absl::MutexLock lock(&mu_);
     std::vector<std::string> ids;
@@ -141,11 +147,17 @@ class FollowTest : public ::testing::Test {
 };
 
 TEST_F(FollowTest, ConcurrentAppendsArriveInIdOrderExactlyOnce) {
+  // The buffer holds every record the writers append: this test is about order and
+  // exactly-once, and a stream slower than four writers (under a sanitizer, on a loaded
+  // machine) must not end it by falling behind. Falling behind has its own test below.
+  options_.follow.buffer_records = 4096;
+  engine_.reset();
+  Open();
   Append("web", 3);
   Stream stream(engine_.get(), PoolSpec("web", "web/3"));
   // Once a record reaches it, the stream is subscribed: what follows comes live.
   Append("web", 1);
-  ASSERT_TRUE(stream.WaitForRecords(1));
+  ASSERT_TRUE(stream.WaitForRecords(1)) << stream.EndStatus();
   constexpr int kThreads = 4, kPerThread = 300;
   std::vector<std::thread> writers;
   for (int t = 0; t < kThreads; ++t) {
@@ -153,7 +165,7 @@ TEST_F(FollowTest, ConcurrentAppendsArriveInIdOrderExactlyOnce) {
   }
   for (std::thread& writer : writers) writer.join();
   const size_t total = 1 + kThreads * kPerThread;
-  ASSERT_TRUE(stream.WaitForRecords(total));
+  ASSERT_TRUE(stream.WaitForRecords(total)) << stream.EndStatus();
   EXPECT_EQ(stream.Ids(), IdRange("web", 4, 3 + total));
   const std::vector<v1::Record> records = stream.Records();
   EXPECT_EQ(records[0].payload(), "web line 0");
@@ -167,17 +179,17 @@ TEST_F(FollowTest, CatchUpFromAnOldIdThenLiveWithoutGapOrDuplicate) {
   std::thread writer([&] { Append("web", 300, 3); });
   Stream stream(engine_.get(), PoolSpec("web", "web/100"));
   writer.join();
-  ASSERT_TRUE(stream.WaitForRecords(500));
+  ASSERT_TRUE(stream.WaitForRecords(500)) << stream.EndStatus();
   EXPECT_EQ(stream.Ids(), IdRange("web", 101, 600));
   Append("web", 2);
-  ASSERT_TRUE(stream.WaitForRecords(502));
+  ASSERT_TRUE(stream.WaitForRecords(502)) << stream.EndStatus();
   EXPECT_EQ(stream.Ids(), IdRange("web", 101, 602));
 }
 
 TEST_F(FollowTest, CatchUpMatchesScanIncludingAppendTimes) {
   Append("web", 20, 4);
   Stream stream(engine_.get(), FromStart(PoolSpec("web")));
-  ASSERT_TRUE(stream.WaitForRecords(20));
+  ASSERT_TRUE(stream.WaitForRecords(20)) << stream.EndStatus();
   std::vector<v1::Record> scanned;
   ScanSpec scan;
   scan.pool = "web";
@@ -204,7 +216,7 @@ TEST_F(FollowTest, BlockModePoolCatchesUpThroughSealedBlocksThenLive) {
   std::thread writer([&] { Append("blk", 200, 5); });
   Stream stream(engine_.get(), FromStart(PoolSpec("blk")));
   writer.join();
-  ASSERT_TRUE(stream.WaitForRecords(400));
+  ASSERT_TRUE(stream.WaitForRecords(400)) << stream.EndStatus();
   EXPECT_EQ(stream.Ids(), IdRange("blk", 1, 400));
   const std::vector<v1::Record> records = stream.Records();
   EXPECT_EQ(records[0].payload(), "blk line 0");
@@ -240,7 +252,7 @@ TEST_F(FollowTest, SlowFollowerIsToldItFellBehindAndResumesWithoutMissingAnythin
     EXPECT_NE(end->message().find("resume after " + last), std::string::npos) << *end;
   }
   Stream resumed(engine_.get(), PoolSpec("web", last));
-  ASSERT_TRUE(resumed.WaitForRecords(46));
+  ASSERT_TRUE(resumed.WaitForRecords(46)) << resumed.EndStatus();
   EXPECT_EQ(resumed.Ids(), IdRange("web", 7, 52));
   EXPECT_EQ(engine_->FollowStatistics().fell_behind, 1u);
 }
@@ -258,7 +270,7 @@ TEST_F(FollowTest, CancelEndsTheStreamPromptly) {
 TEST_F(FollowTest, DeletingThePoolEndsItsStreamsWithNotFound) {
   Append("web", 2);
   Stream stream(engine_.get(), PoolSpec("web", "web/1"));
-  ASSERT_TRUE(stream.WaitForRecords(1));
+  ASSERT_TRUE(stream.WaitForRecords(1)) << stream.EndStatus();
   ASSERT_TRUE(engine_->DeletePool("web").ok());
   std::optional<absl::Status> end = stream.WaitForEnd(absl::Seconds(5));
   ASSERT_TRUE(end.has_value()) << "Follow did not return after DeletePool";
@@ -273,7 +285,7 @@ TEST_F(FollowTest, EndFollowsEndsStreamsAndRefusesNewOnes) {
   Stream waiting(engine_.get(), PoolSpec("web"));
   Stream sent(engine_.get(), PoolSpec("web", "web/1"));
   Append("web", 1);
-  ASSERT_TRUE(sent.WaitForRecords(1));
+  ASSERT_TRUE(sent.WaitForRecords(1)) << sent.EndStatus();
   engine_->EndFollows();
   std::optional<absl::Status> end = sent.WaitForEnd(absl::Seconds(5));
   ASSERT_TRUE(end.has_value()) << "Follow did not return after EndFollows";
@@ -292,7 +304,7 @@ TEST_F(FollowTest, StreamsBeyondTheLimitAreResourceExhausted) {
   Open();
   Append("web", 1);
   Stream first(engine_.get(), FromStart(PoolSpec("web")));
-  ASSERT_TRUE(first.WaitForRecords(1));
+  ASSERT_TRUE(first.WaitForRecords(1)) << first.EndStatus();
   Stream second(engine_.get(), PoolSpec("web"));
   std::optional<absl::Status> end = second.WaitForEnd(absl::Seconds(5));
   ASSERT_TRUE(end.has_value());
@@ -308,7 +320,7 @@ TEST_F(FollowTest, CategoryStreamSendsOnlyItsCategoryAndWaitsForItsPool) {
     std::vector<std::string> a = Append("app-a", 1 + round % 3, 2);
     wanted.insert(wanted.end(), a.begin(), a.end());
   }
-  ASSERT_TRUE(stream.WaitForRecords(wanted.size()));
+  ASSERT_TRUE(stream.WaitForRecords(wanted.size())) << stream.EndStatus();
   EXPECT_EQ(stream.Ids(), wanted);
   for (const v1::Record& record : stream.Records()) EXPECT_EQ(record.category(), "app-a");
 }
