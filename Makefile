@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:7070
 DATA_DIR ?= ./data
 
 # Debian packages the build, tests and tools need.
-DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd libgrpc++-dev protobuf-compiler-grpc \
+DEBIAN_PACKAGES := bazel-bootstrap libzstd-dev zstd zlib1g-dev libgrpc++-dev protobuf-compiler-grpc \
   libprotobuf-dev protobuf-compiler libabsl-dev librocksdb-dev libgtest-dev libgmock-dev \
   libbenchmark-dev python3-grpcio python3-protobuf python3-zstandard python3-yaml python3-venv \
   python3-matplotlib openssl libssl-dev prometheus libgoogle-perftools-dev librdkafka-dev maven \

@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include "absl/strings/str_cat.h"
+#include "codec/dictionary_check.h"
 
 namespace dictlog::client {
 namespace {
@@ -26,15 +27,16 @@ absl::StatusOr<std::shared_ptr<const Ddict>> Ddict::Create(absl::string_view con
   }
   ZSTD_DDict* ddict = ZSTD_createDDict(content.data(), content.size());
   if (ddict == nullptr) return absl::InvalidArgumentError("malformed zstd dictionary");
-  return std::shared_ptr<const Ddict>(new Ddict(ddict, ZSTD_sizeof_DDict(ddict)));
+  return std::shared_ptr<const Ddict>(
+      new Ddict(ddict, ZSTD_sizeof_DDict(ddict), codec::DictionaryCheck(content)));
 }
 
 Ddict::~Ddict() { ZSTD_freeDDict(ddict_); }
 
-std::shared_ptr<const Ddict> DdictCache::Find(uint32_t id) {
+std::shared_ptr<const Ddict> DdictCache::Find(uint32_t id, uint32_t check) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(id);
-  if (it == entries_.end()) {
+  if (it == entries_.end() || (check != 0 && it->second.ddict->check() != check)) {
     ++stats_.misses;
     return nullptr;
   }
@@ -49,9 +51,16 @@ absl::StatusOr<std::shared_ptr<const Ddict>> DdictCache::Insert(uint32_t id,
   if (!ddict.ok()) return ddict.status();
   absl::MutexLock lock(&mu_);
   auto [it, added] = entries_.try_emplace(id);
-  if (!added) {  // Another thread fetched it meanwhile: keep one.
+  if (!added && it->second.ddict->check() == (*ddict)->check()) {
+    // Another thread fetched it meanwhile: keep one.
     lru_.splice(lru_.begin(), lru_, it->second.lru);
     return it->second.ddict;
+  }
+  if (!added) {  // Another dictionary under the same id (a restored store): replace it.
+    stats_.bytes -= it->second.ddict->memory_bytes();
+    --stats_.entries;
+    ++stats_.replaced;
+    lru_.erase(it->second.lru);
   }
   lru_.push_front(id);
   it->second = Entry{*ddict, lru_.begin()};

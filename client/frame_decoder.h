@@ -3,10 +3,12 @@
 // zstd frame with the calling thread's own decompression context.
 //
 // A dictionary id names the same bytes for the life of a store (ids are never
-// reused; docs/api.md), so a cached DDict never goes stale; one that gc deleted is
+// reused; docs/api.md), so a cached DDict rarely goes stale; one that gc deleted is
 // simply never asked for again and ages out. The exception is a store restored from
 // a backup, which gives again the ids the live store gave after it (docs/operations.md
-// "Backups"): a client that spans a restore must be restarted.
+// "Backups"): so entries are looked up by id and content check (the CRC-32 frames
+// carry beside the id, codec/dictionary_check.h), and a DDict whose check differs
+// from the frame's is a miss, replaced by the dictionary fetched again.
 //
 // Thread Safety: DdictCache is safe for concurrent use (one mutex around the map;
 // building a DDict happens outside it). DecodeFrame is thread-safe (thread_local
@@ -45,17 +47,23 @@ class Ddict {
   const ZSTD_DDict_s* get() const { return ddict_; }
   // Bytes the DDict holds (its tables and its copy of the content).
   size_t memory_bytes() const { return bytes_; }
+  // The content's check (codec::DictionaryCheck), never 0.
+  uint32_t check() const { return check_; }
 
  private:
-  Ddict(ZSTD_DDict_s* ddict, size_t bytes) : ddict_(ddict), bytes_(bytes) {}
+  Ddict(ZSTD_DDict_s* ddict, size_t bytes, uint32_t check)
+      : ddict_(ddict), bytes_(bytes), check_(check) {}
   ZSTD_DDict_s* const ddict_;
   const size_t bytes_;
+  const uint32_t check_;
 };
 
 struct DdictCacheStats {
   uint64_t hits = 0;
   uint64_t misses = 0;
   uint64_t evictions = 0;
+  // Cached DDicts replaced because a frame named their id with another check.
+  uint64_t replaced = 0;
   uint64_t bytes = 0;
   uint64_t entries = 0;
 };
@@ -68,10 +76,12 @@ class DdictCache {
   DdictCache(const DdictCache&) = delete;
   DdictCache& operator=(const DdictCache&) = delete;
 
-  // The cached DDict of `id` (now the most recently used), or nullptr.
-  std::shared_ptr<const Ddict> Find(uint32_t id) ABSL_LOCKS_EXCLUDED(mu_);
-  // Builds the DDict of dictionary `id` from its content and caches it.
-  // INVALID_ARGUMENT if the content is not a zstd dictionary.
+  // The cached DDict of `id` (now the most recently used) if its check is `check`
+  // (0: any; a server from before checks sends none), or nullptr.
+  std::shared_ptr<const Ddict> Find(uint32_t id, uint32_t check) ABSL_LOCKS_EXCLUDED(mu_);
+  // Builds the DDict of dictionary `id` from its content and caches it, in place of a
+  // cached one of the same id with another check. INVALID_ARGUMENT if the content is
+  // not a zstd dictionary.
   absl::StatusOr<std::shared_ptr<const Ddict>> Insert(uint32_t id, absl::string_view content)
       ABSL_LOCKS_EXCLUDED(mu_);
   DdictCacheStats stats() const ABSL_LOCKS_EXCLUDED(mu_);

@@ -1,4 +1,5 @@
-// DdictCache (LRU by bytes, hits and misses) and DecodeFrame (round trip with and
+// DdictCache (LRU by bytes, hits and misses, an id's entry replaced by a dictionary
+// with another content check) and DecodeFrame (round trip with and
 // without a dictionary; DATA_LOSS for a corrupt, truncated, mismatched or oversized
 // frame, without allocating what a frame declares).
 #include "client/frame_decoder.h"
@@ -7,6 +8,7 @@
 #include <zstd.h>
 
 #include "absl/strings/str_cat.h"
+#include "codec/dictionary_check.h"
 #include "gtest/gtest.h"
 
 namespace dictlog::client {
@@ -108,17 +110,51 @@ TEST(FrameDecoderTest, CacheEvictsLeastRecentlyUsedPastItsBudget) {
   DdictCache cache((*one)->memory_bytes() * 5 / 2);
   ASSERT_TRUE(cache.Insert(50001, a).ok());
   ASSERT_TRUE(cache.Insert(50002, b).ok());
-  EXPECT_NE(cache.Find(50001), nullptr);  // 50001 is now the most recently used.
+  EXPECT_NE(cache.Find(50001, 0), nullptr);  // 50001 is now the most recently used.
   ASSERT_TRUE(cache.Insert(50003, c).ok());
-  EXPECT_EQ(cache.Find(50002), nullptr);
-  EXPECT_NE(cache.Find(50001), nullptr);
-  EXPECT_NE(cache.Find(50003), nullptr);
+  EXPECT_EQ(cache.Find(50002, 0), nullptr);
+  EXPECT_NE(cache.Find(50001, 0), nullptr);
+  EXPECT_NE(cache.Find(50003, 0), nullptr);
   const DdictCacheStats stats = cache.stats();
   EXPECT_EQ(stats.entries, 2u);
   EXPECT_EQ(stats.evictions, 1u);
   EXPECT_EQ(stats.hits, 3u);
   EXPECT_EQ(stats.misses, 1u);
   EXPECT_LE(stats.bytes, (*one)->memory_bytes() * 5 / 2);
+}
+
+TEST(FrameDecoderTest, ADictionaryUnderACachedIdWithAnotherCheckReplacesIt) {
+  // A restored store gives id 60001 again, to a dictionary trained on other data.
+  const std::string before = Dictionary(60001, 1), after = Dictionary(60001, 7);
+  ASSERT_NE(codec::DictionaryCheck(before), codec::DictionaryCheck(after));
+  DdictCache cache(1 << 20);
+  auto old_ddict = cache.Insert(60001, before);
+  ASSERT_TRUE(old_ddict.ok());
+  EXPECT_EQ((*old_ddict)->check(), codec::DictionaryCheck(before));
+  // Found by id alone (a server from before checks) and with its own check; a frame
+  // naming the id with the other check misses.
+  EXPECT_EQ(cache.Find(60001, 0), *old_ddict);
+  EXPECT_EQ(cache.Find(60001, codec::DictionaryCheck(before)), *old_ddict);
+  EXPECT_EQ(cache.Find(60001, codec::DictionaryCheck(after)), nullptr);
+  // The dictionary fetched again replaces the cached one, and decodes its frames.
+  auto new_ddict = cache.Insert(60001, after);
+  ASSERT_TRUE(new_ddict.ok());
+  EXPECT_NE(*new_ddict, *old_ddict);
+  EXPECT_EQ(cache.Find(60001, codec::DictionaryCheck(after)), *new_ddict);
+  EXPECT_EQ(cache.Find(60001, codec::DictionaryCheck(before)), nullptr);
+  const std::string line = Lines(1, 11)[0];
+  auto decoded = DecodeFrame(Compress(line, after), new_ddict->get());
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, line);
+  const DdictCacheStats stats = cache.stats();
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.replaced, 1u);
+  EXPECT_EQ(stats.bytes, (*new_ddict)->memory_bytes());
+  // Inserting the same content again keeps the one cached.
+  auto again = cache.Insert(60001, after);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *new_ddict);
+  EXPECT_EQ(cache.stats().replaced, 1u);
 }
 
 TEST(FrameDecoderTest, NotADictionaryIsRefused) {

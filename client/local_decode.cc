@@ -1,6 +1,7 @@
 // Client::MultiGet and Scan with ReadOptions::decode_locally, and MultiGetFrames: the
-// server sends stored frames, the client fetches each dictionary once by id into its
-// DdictCache and decodes on the calling thread (frame_decoder.h). Errors read as the
+// server sends stored frames, the client fetches each dictionary once by id (and
+// again if a frame names the id with another content check) into its DdictCache and
+// decodes on the calling thread (frame_decoder.h). Errors read as the
 // server's would ("record <id>: ...").
 #include "absl/strings/str_cat.h"
 #include "client/ask_again.h"
@@ -34,9 +35,9 @@ absl::StatusOr<v1::Record> Decoded(v1::RecordFrame frame, const Ddicts& ddicts) 
     auto it = ddicts.find(frame.dictionary_id());
     ddict = it == ddicts.end() ? nullptr : it->second.get();
     if (ddict == nullptr) {
-      return absl::DataLossError(absl::StrCat("record ", record.id(),
-                                              ": stored frame names unknown dictionary id ",
-                                              frame.dictionary_id()));
+      return absl::DataLossError(absl::StrCat(
+          "record ", record.id(), ": stored frame names unknown dictionary id ",
+          frame.dictionary_id(), " (or one the server now has with other content)"));
     }
   }
   absl::StatusOr<std::string> payload = DecodeFrame(frame.frame(), ddict);
@@ -67,7 +68,8 @@ absl::StatusOr<Ddicts> Client::DdictsOf(
   for (const absl::StatusOr<v1::RecordFrame>& frame : frames) {
     if (!NeedsDictionary(frame) || ddicts.contains(frame->dictionary_id())) continue;
     const uint32_t id = frame->dictionary_id();
-    std::shared_ptr<const Ddict> ddict = ddicts_->Find(id);
+    const uint32_t check = frame->dictionary_check();
+    std::shared_ptr<const Ddict> ddict = ddicts_->Find(id, check);
     if (ddict == nullptr) {
       v1::GetDictionaryRequest request;
       request.set_id(id);
@@ -83,6 +85,13 @@ absl::StatusOr<Ddicts> Client::DdictsOf(
             absl::StrCat("dictionary ", id, " from the server: ", built.status().message()));
       }
       ddict = *std::move(built);
+      if (check != 0 && ddict->check() != check) {
+        // The server's dictionary `id` is no longer the one the frame was read with
+        // (the store was restored meanwhile, or the reads went to another store):
+        // read the records again, as for a deleted one.
+        ddicts[id] = nullptr;
+        continue;
+      }
     }
     ddicts[id] = std::move(ddict);
   }

@@ -59,6 +59,7 @@ v1::RecordFrame RecordOf(const std::string& id, const v1::PackedSource& source,
   } else {
     record.set_frame(absl::StrCat(kZstdMagic, bytes));
     record.set_dictionary_id(source.dictionary_id());
+    record.set_dictionary_check(source.dictionary_check());
   }
   return record;
 }

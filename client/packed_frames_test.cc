@@ -64,6 +64,21 @@ v1::PackedFrames Packed() {
   return packed;
 }
 
+TEST(PackedFramesTest, AFrameCarriesItsSourcesDictionaryAndCheck) {
+  v1::PackedFrames packed;
+  v1::PackedSource* web = packed.add_sources();
+  web->set_category("web");
+  web->set_dictionary_id(40000);
+  web->set_dictionary_check(0x9e3779b9);
+  AddRecord(&packed, 0, "frame body");
+  const std::vector<std::string> ids = {"web/1"};
+  auto results = UnpackFrames(ids, packed);
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_TRUE((*results)[0].ok());
+  EXPECT_EQ((*results)[0]->dictionary_id(), 40000u);
+  EXPECT_EQ((*results)[0]->dictionary_check(), 0x9e3779b9u);
+}
+
 TEST(PackedFramesTest, ResultsAreThePerResultFormsInRequestOrder) {
   auto results = UnpackFrames(kIds, Packed());
   ASSERT_TRUE(results.ok()) << results.status();

@@ -56,6 +56,14 @@ class PackedFramesTest(unittest.TestCase):
         self.assertEqual(results[5], DictlogError(grpc.StatusCode.NOT_FOUND, "no record db/9"))
         self.assertEqual(unpack([], dictlog_pb2.PackedFrames()), [])
 
+    def test_a_frame_carries_its_sources_dictionary_and_check(self):
+        p = dictlog_pb2.PackedFrames()
+        p.sources.add(category="web", dictionary_id=40000, dictionary_check=0x9E3779B9)
+        p.data, p.sizes[:], p.source_indexes[:] = b"frame body", [10], [0]
+        [result] = unpack(["web/1"], p)
+        self.assertEqual(result.dictionary_id, 40000)
+        self.assertEqual(result.dictionary_check, 0x9E3779B9)
+
     def test_counts_indexes_and_sizes_that_do_not_add_up_are_data_loss(self):
         def size_plus(p): p.sizes[0] += 1
         def byte_more(p): p.data += b"x"

@@ -9,6 +9,7 @@
 #include "training/compact.h"
 #include "training/trainer.h"
 #include "server/block/block_reader.h"
+#include "codec/dictionary_check.h"
 #include "codec/record_codec.h"
 #include "server/dictionary/dictionary_sizing.h"
 #include "server/pool/pool_options.h"
@@ -98,6 +99,7 @@ absl::Status DictionaryManager::LoadAll() {
     if (record.retired()) continue;
     record.set_size_bytes(static_cast<uint32_t>(record.content().size()));
     record.set_compact(codec::IsCompactDictionary(record.content()));
+    record.set_content_check(codec::DictionaryCheck(record.content()));
     record.clear_content();  // Decoded on demand by the cache.
     records_[record.id()] = std::move(record);
   }
@@ -230,6 +232,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::Add(
   record.set_compact(dict->compact());
   RETURN_IF_ERROR(store_->PutDictionary(record));
   dictionaries_->Insert(std::move(dict));
+  record.set_content_check(codec::DictionaryCheck(record.content()));
   record.clear_content();
   if (after_store_for_test_) after_store_for_test_(record.id());
   // A gc from here on finds the dictionary listed; `then` runs before it can.
@@ -491,6 +494,7 @@ absl::StatusOr<v1::DictionaryInfo> DictionaryManager::InfoLocked(
   info.set_id(record.id());
   info.set_pool(record.pool());
   info.set_size_bytes(record.size_bytes());
+  info.set_content_check(record.content_check());
   info.set_created_unix_ms(record.created_unix_ms());
   std::shared_ptr<pool::Pool> pool = pools_->FindById(record.pool_id());
   info.set_active(pool && pool->record().active_dictionary_id() == record.id());
@@ -530,6 +534,12 @@ absl::StatusOr<std::vector<v1::DictionaryInfo>> DictionaryManager::List(
     infos.push_back(std::move(info));
   }
   return infos;
+}
+
+uint32_t DictionaryManager::ContentCheck(uint32_t id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = records_.find(id);
+  return it == records_.end() ? 0 : it->second.content_check();
 }
 
 absl::StatusOr<v1::GetDictionaryResponse> DictionaryManager::Get(uint32_t id) const {

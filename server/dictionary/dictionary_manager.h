@@ -144,6 +144,9 @@ class DictionaryManager {
   absl::StatusOr<std::vector<v1::DictionaryInfo>> List(absl::string_view pool) const
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::GetDictionaryResponse> Get(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // The content check (codec::DictionaryCheck) of dictionary `id`, which frames carry
+  // beside its id; 0 if the id is unknown or retired.
+  uint32_t ContentCheck(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
   // Cluster mode's materializer: stores a dictionary applied from the log under the
   // id its record names (the log decided it), not activated.
   absl::Status AddLogged(storage::DictionaryRecord record) ABSL_LOCKS_EXCLUDED(mu_);

@@ -767,10 +767,12 @@ class LogEngine {
                           absl::Span<const uint64_t> indexed_from, uint64_t read_at,
                           PoolFramePolicy& allowed, block::ByteBudget* budget,
                           FrameSink& out) const;
-  // The result of a record stored as a frame: id, category name, standard frame.
+  // The result of a record stored as a frame: id, category name, standard frame, its
+  // dictionary's id and `dictionary_check` (DictionaryManager::ContentCheck).
   absl::StatusOr<v1::RecordFrame> FrameOf(const pool::Pool& pool, uint64_t seq,
                                           const codec::RecordView& view,
-                                          absl::string_view value) const;
+                                          absl::string_view value,
+                                          uint32_t dictionary_check) const;
   // Every category `pool` may hold (PoolCategoriesOf).
   std::vector<std::string> CategoriesOfPool(const pool::Pool& pool) const;
   // MultiGet's work on ids (at most kReadChunkIds); appends one result per id.

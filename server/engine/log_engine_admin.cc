@@ -74,6 +74,9 @@ absl::StatusOr<v1::GetFrameResponse> LogEngine::GetFrame(absl::string_view id) c
   }
   ASSIGN_OR_RETURN(*response.mutable_frame(), codec::StandardFrame(stored.value));
   response.set_dictionary_id(view.dictionary_id);
+  if (view.dictionary_id != 0) {
+    response.set_dictionary_check(manager_->ContentCheck(view.dictionary_id));
+  }
   return response;
 }
 

@@ -36,7 +36,7 @@ class LogEngine::RecordFrameSink : public FrameSink {
       : engine_(engine), out_(out) {}
   void Frame(size_t k, const pool::Pool& pool, uint64_t seq, const codec::RecordView& view,
              absl::string_view value) override {
-    out_[k] = engine_.FrameOf(pool, seq, view, value);
+    out_[k] = engine_.FrameOf(pool, seq, view, value, Check(view.dictionary_id));
   }
   void Payload(size_t k, const pool::Pool& pool, uint64_t seq,
                codec::DecodedRecord decoded) override {
@@ -45,8 +45,21 @@ class LogEngine::RecordFrameSink : public FrameSink {
   void Error(size_t k, absl::Status error) override { out_[k] = std::move(error); }
 
  private:
+  // The content check of dictionary `id` (0: none), remembered for the next frame:
+  // a call's frames mostly name few dictionaries.
+  uint32_t Check(uint32_t id) {
+    if (id == 0) return 0;
+    if (id != checked_id_) {
+      checked_id_ = id;
+      check_ = engine_.manager_->ContentCheck(id);
+    }
+    return check_;
+  }
+
   const LogEngine& engine_;
   absl::Span<absl::StatusOr<v1::RecordFrame>> out_;
+  uint32_t checked_id_ = 0;
+  uint32_t check_ = 0;
 };
 
 // FramesOrPayloads' results packed into one v1::PackedFrames, chunk by chunk: each
@@ -55,7 +68,7 @@ class LogEngine::RecordFrameSink : public FrameSink {
 // category index, dictionary and kind: a category's name is copied once per call.
 class LogEngine::PackedSink : public FrameSink {
  public:
-  explicit PackedSink(v1::PackedFrames* out) : out_(out) {}
+  PackedSink(const LogEngine& engine, v1::PackedFrames* out) : engine_(engine), out_(out) {}
 
   // Prepares for a chunk of `n` stored values.
   void StartChunk(size_t n) {
@@ -115,12 +128,16 @@ class LogEngine::PackedSink : public FrameSink {
       v1::PackedSource* source = out_->add_sources();
       source->set_category(*std::move(category));
       source->set_dictionary_id(dictionary_id);
+      if (dictionary_id != 0) {
+        source->set_dictionary_check(engine_.manager_->ContentCheck(dictionary_id));
+      }
       source->set_payload(payload);
       it = sources_.emplace(key, out_->sources_size() - 1).first;
     }
     held_[k].source = it->second;
   }
 
+  const LogEngine& engine_;
   v1::PackedFrames* const out_;
   size_t base_ = 0;
   std::vector<Held> held_;
@@ -169,7 +186,7 @@ absl::Status LogEngine::MultiGetFramesPacked(absl::Span<const std::string> ids,
                                              const Interrupt& interrupt,
                                              v1::PackedFrames* out) const {
   PoolFramePolicy allowed(this, frames_for);
-  PackedSink sink(out);
+  PackedSink sink(*this, out);
   return ReadInChunks(
       ids, interrupt, [&](absl::Span<const std::string> chunk, block::ByteBudget* budget) {
         MultiGetFramesPackedChunk(chunk, allowed, budget, sink);
@@ -298,12 +315,14 @@ size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
 
 absl::StatusOr<v1::RecordFrame> LogEngine::FrameOf(const pool::Pool& pool, uint64_t seq,
                                                    const codec::RecordView& view,
-                                                   absl::string_view value) const {
+                                                   absl::string_view value,
+                                                   uint32_t dictionary_check) const {
   v1::RecordFrame frame;
   ASSIGN_OR_RETURN(*frame.mutable_category(), pool.CategoryName(view.category_index));
   frame.set_id(pool::FormatRecordId(pool.name(), seq));
   ASSIGN_OR_RETURN(*frame.mutable_frame(), codec::StandardFrame(value));
   frame.set_dictionary_id(view.dictionary_id);
+  frame.set_dictionary_check(dictionary_check);
   return frame;
 }
 

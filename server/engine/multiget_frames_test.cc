@@ -10,6 +10,7 @@
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
+#include "codec/dictionary_check.h"
 #include "codec/test_dictionary.h"
 #include "server/engine/log_engine.h"
 
@@ -63,6 +64,11 @@ class MultiGetFramesTest : public ::testing::Test {
       auto dictionary = engine_->GetDictionary(request);
       if (!dictionary.ok()) return dictionary.status();
       content = dictionary->content();
+      // The frame carries the check of the content GetDictionary returns.
+      EXPECT_EQ(frame.dictionary_check(), codec::DictionaryCheck(content)) << frame.id();
+      EXPECT_EQ(dictionary->dictionary().content_check(), codec::DictionaryCheck(content));
+    } else {
+      EXPECT_EQ(frame.dictionary_check(), 0u) << frame.id();
     }
     const unsigned long long size =
         ZSTD_getFrameContentSize(frame.frame().data(), frame.frame().size());
@@ -130,6 +136,7 @@ class MultiGetFramesTest : public ::testing::Test {
         EXPECT_EQ(bytes, frame->payload()) << ids[i];
       } else {
         EXPECT_EQ(source.dictionary_id(), frame->dictionary_id()) << ids[i];
+        EXPECT_EQ(source.dictionary_check(), frame->dictionary_check()) << ids[i];
         EXPECT_EQ(std::string("\x28\xb5\x2f\xfd", 4) + bytes, frame->frame()) << ids[i];
       }
     }
@@ -207,6 +214,19 @@ TEST_F(MultiGetFramesTest, FramesDecodeToMultiGetsRecordsAcrossDictionaries) {
   ASSERT_TRUE((*frames)[0].ok());
   EXPECT_EQ((*frames)[0]->content_case(), v1::RecordFrame::kFrame);
   EXPECT_NE((*frames)[0]->dictionary_id(), 0u);  // Compressed with the new dictionary.
+  EXPECT_NE((*frames)[0]->dictionary_check(), 0u);
+  // GetFrame names the same dictionary and check.
+  auto single = engine_->GetFrame(later[0]);
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_EQ(single->dictionary_id(), (*frames)[0]->dictionary_id());
+  EXPECT_EQ(single->dictionary_check(), (*frames)[0]->dictionary_check());
+  // After a restart the checks come from the dictionaries loaded from the store.
+  engine_.reset();
+  Open();
+  ExpectSameAsMultiGet(ids);
+  auto reopened = engine_->MultiGetFrames({later[0]});
+  ASSERT_TRUE(reopened.ok() && (*reopened)[0].ok());
+  EXPECT_EQ((*reopened)[0]->dictionary_check(), single->dictionary_check());
 }
 
 TEST_F(MultiGetFramesTest, BlockEntriesAndRawRecordsComeBackDecoded) {

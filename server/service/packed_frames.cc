@@ -27,6 +27,7 @@ class Sources {
       v1::PackedSource* source = out_->add_sources();
       source->set_category(record.category());
       source->set_dictionary_id(dictionary_id);
+      source->set_dictionary_check(payload ? 0 : record.dictionary_check());
       source->set_payload(payload);
     }
     return it->second;

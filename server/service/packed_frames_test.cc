@@ -17,6 +17,7 @@ v1::RecordFrame FrameRecord(const std::string& category, const std::string& body
   record.set_category(category);
   record.set_frame(kMagic + body);
   record.set_dictionary_id(dictionary_id);
+  if (dictionary_id != 0) record.set_dictionary_check(dictionary_id + 7);
   return record;
 }
 
@@ -53,6 +54,10 @@ TEST(PackedFramesTest, PacksRecordsInOrderWithASourceTableAndErrorsApart) {
   EXPECT_TRUE(packed.sources(1).payload());
   EXPECT_EQ(packed.sources(1).dictionary_id(), 0u);
   EXPECT_EQ(packed.sources(2).dictionary_id(), 40001u);
+  // Each source carries its dictionary's content check.
+  EXPECT_EQ(packed.sources(0).dictionary_check(), 40007u);
+  EXPECT_EQ(packed.sources(1).dictionary_check(), 0u);
+  EXPECT_EQ(packed.sources(2).dictionary_check(), 40008u);
   EXPECT_EQ(packed.sources(3).category(), "db");
   ASSERT_EQ(packed.errors_size(), 2);
   EXPECT_EQ(packed.errors(0).index(), 1u);

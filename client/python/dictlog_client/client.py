@@ -4,8 +4,9 @@ A Client wraps one grpc channel to one dictlogd. Reads return records decoded by
 server, or, with get(id, decode_locally=True) and multiget(ids, decode_locally=True),
 fetch the stored zstd frames (GetFrame, MultiGetFrames) and decode them here with the
 python `zstandard` package and the dictionary each frame names (GetDictionary, cached
-by id within dictionary_cache_bytes, least recently used evicted first; a few
-decompressors per thread, one per recently used id).
+by id within dictionary_cache_bytes, least recently used evicted first, and fetched
+again when a frame names the id with another content check; a few decompressors per
+thread, one per recently used id and check).
 
 Retries live in one place (_call): idempotent reads (Get, MultiGet, GetFrame,
 GetDictionary, ListPools) are retried on UNAVAILABLE with exponential backoff; appends
@@ -46,6 +47,7 @@ import random
 import threading
 import time
 import uuid
+import zlib
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 from typing import Tuple
 from typing import TypeVar, Union
@@ -101,11 +103,13 @@ class Record:
 
 @dataclasses.dataclass(frozen=True)
 class Frame:
-    """A record as a standard zstd frame and the id of the dictionary it needs (0: none)."""
+    """A record as a standard zstd frame, the id of the dictionary it needs (0: none)
+    and that dictionary's content check (0: not sent; dictionary_check())."""
 
     id: str
     frame: bytes
     dictionary_id: int
+    dictionary_check: int = 0
 
 
 #: One result of multiget(): the record, or the error of that id alone.
@@ -113,6 +117,12 @@ MultiGetResult = Union[Record, DictlogError]
 # _call's timeout when not given: the Client's.
 _CLIENT_TIMEOUT = object()
 _FrameResult = Union["dictlog_pb2.RecordFrame", DictlogError]
+
+
+def dictionary_check(content: bytes) -> int:
+    """A dictionary's content check, as the server computes it (codec/dictionary_check.h):
+    the CRC-32 of its bytes, 0 given as 1."""
+    return zlib.crc32(content) or 1
 
 
 def _set_target(request, category: Optional[str], pool: Optional[str], verb: str) -> None:
@@ -302,7 +312,8 @@ class Client:
         request = dictlog_pb2.GetRequest(id=record_id)
         partition = self._table().partition_of(pool_of_id(record_id))
         response = self._read("GetFrame", request, partition)
-        return Frame(response.id, bytes(response.frame), response.dictionary_id)
+        return Frame(response.id, bytes(response.frame), response.dictionary_id,
+                     response.dictionary_check)
 
     def decode_frame(self, frame: Frame) -> bytes:
         """Decodes a Frame to its payload with zstandard, fetching (once) the dictionary
@@ -322,7 +333,7 @@ class Client:
             decompressor = zstandard.ZstdDecompressor()
         else:
             decompressor = zstandard.ZstdDecompressor(
-                dict_data=self._dictionary(frame.dictionary_id))
+                dict_data=self._dictionary(frame.dictionary_id, frame.dictionary_check))
         return _decompress_one_frame(decompressor, frame)
 
     def shard_map(self) -> dictlog_pb2.ShardMap:
@@ -342,9 +353,10 @@ class Client:
         request = dictlog_pb2.ListPoolsRequest()
         return list(self._call(self._admin.ListPools, request, self._read_retry).pools)
 
-    def get_dictionary(self, dictionary_id: int) -> bytes:
-        """The dictionary's bytes in the standard zstd format (cached per id)."""
-        return self._dictionary(dictionary_id).as_bytes()
+    def get_dictionary(self, dictionary_id: int, check: int = 0) -> bytes:
+        """The dictionary's bytes in the standard zstd format (cached per id; fetched
+        again if check, a frame's dictionary_check, is not the cached one's)."""
+        return self._dictionary(dictionary_id, check).as_bytes()
 
     def dictionary_cache_stats(self) -> CacheStats:
         """Hits, misses, evictions, bytes and entries of the local-decoding cache."""
@@ -506,7 +518,7 @@ class Client:
         if result.WhichOneof("content") == "payload":
             return Record(result.id, result.category, bytes(result.payload))
         try:
-            decompressor = self._decompressor(result.dictionary_id)
+            decompressor = self._decompressor(result.dictionary_id, result.dictionary_check)
         except DictlogError as e:
             if e.code != grpc.StatusCode.NOT_FOUND:
                 raise
@@ -514,7 +526,8 @@ class Client:
                 return _STALE
             return DictlogError(grpc.StatusCode.DATA_LOSS,
                                 f"record {result.id}: stored frame names unknown "
-                                f"dictionary id {result.dictionary_id}")
+                                f"dictionary id {result.dictionary_id} (or one the "
+                                "server now has with other content)")
         try:
             size = zstandard.get_frame_parameters(result.frame).content_size
             if size > _MAX_RECORD_BYTES:
@@ -526,22 +539,24 @@ class Client:
                                 f"record {result.id}: stored frame does not decode: {e}")
         return Record(result.id, result.category, payload)
 
-    def _decompressor(self, dictionary_id: int) -> zstandard.ZstdDecompressor:
-        """This thread's decompressor for dictionary_id (0: none); zstandard's are not
-        thread-safe, so each thread keeps its own for the few ids it used last (they
-        hold their dictionary: a larger number would outlive the cache's budget)."""
+    def _decompressor(self, dictionary_id: int, check: int) -> zstandard.ZstdDecompressor:
+        """This thread's decompressor for dictionary_id (0: none) with content check
+        `check`; zstandard's are not thread-safe, so each thread keeps its own for the
+        few (id, check) it used last (they hold their dictionary: a larger number would
+        outlive the cache's budget)."""
         per_thread = self._decompressors.__dict__.setdefault(
             "by_id", collections.OrderedDict())
-        decompressor = per_thread.get(dictionary_id)
+        key = (dictionary_id, check)
+        decompressor = per_thread.get(key)
         if decompressor is not None:
-            per_thread.move_to_end(dictionary_id)
+            per_thread.move_to_end(key)
             return decompressor
         if dictionary_id == 0:
             decompressor = zstandard.ZstdDecompressor()
         else:
             decompressor = zstandard.ZstdDecompressor(
-                dict_data=self._dictionary(dictionary_id))
-        per_thread[dictionary_id] = decompressor
+                dict_data=self._dictionary(dictionary_id, check))
+        per_thread[key] = decompressor
         if len(per_thread) > _DECOMPRESSORS_PER_THREAD:
             per_thread.popitem(last=False)
         return decompressor
@@ -616,10 +631,13 @@ class Client:
             finally:
                 call.cancel()  # No-op once the stream has ended.
 
-    def _dictionary(self, dictionary_id: int) -> zstandard.ZstdCompressionDict:
-        """The ZstdCompressionDict of dictionary_id from the cache, fetched by
-        GetDictionary if it is not there."""
-        def fetch() -> Tuple[zstandard.ZstdCompressionDict, int]:
+    def _dictionary(self, dictionary_id: int, check: int = 0
+                    ) -> zstandard.ZstdCompressionDict:
+        """The ZstdCompressionDict of dictionary_id from the cache if its content check
+        is `check` (0: any), else fetched by GetDictionary. NOT_FOUND if the server's
+        dictionary of that id has another check than `check` (the store was restored
+        since the frame was read, or the reads went to another store)."""
+        def fetch() -> Tuple[zstandard.ZstdCompressionDict, int, int]:
             request = dictlog_pb2.GetDictionaryRequest(id=dictionary_id)
             response = self._call(self._admin.GetDictionary, request, self._read_retry)
             content = bytes(response.content)
@@ -630,8 +648,15 @@ class Client:
                     grpc.StatusCode.DATA_LOSS,
                     f"GetDictionary({dictionary_id}) returned dictionary "
                     f"{dictionary.dict_id()}")
-            return dictionary, len(content) + _DICTIONARY_TABLE_BYTES
-        return self._dictionaries.get(dictionary_id, fetch)
+            fetched_check = dictionary_check(content)
+            if check not in (0, fetched_check):
+                raise DictlogError(
+                    grpc.StatusCode.NOT_FOUND,
+                    f"dictionary {dictionary_id} on the server has content check "
+                    f"{fetched_check}, not the frame's {check} (the store was restored "
+                    "since the frame was read, or the reads went to another store)")
+            return dictionary, len(content) + _DICTIONARY_TABLE_BYTES, fetched_check
+        return self._dictionaries.get(dictionary_id, check, fetch)
 
 
 class _NothingReceived(Exception):

@@ -72,5 +72,6 @@ def unpack(ids: Sequence[str], packed: "dictlog_pb2.PackedFrames") -> List[Frame
         else:
             results.append(dictlog_pb2.RecordFrame(
                 id=record_id, category=source.category, frame=_ZSTD_MAGIC + body,
-                dictionary_id=source.dictionary_id))
+                dictionary_id=source.dictionary_id,
+                dictionary_check=source.dictionary_check))
     return results
