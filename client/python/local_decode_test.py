@@ -5,6 +5,9 @@ read in multiget calls of 64 ids with server-side and with client-side decoding
 (MultiGetFrames packed and per result, dictionaries fetched once by id): the results
 are identical (records, error codes; the packed and per-result frames too), before and after a retrain of HDFS, a re-compression and a dictionary gc;
 a frame naming a dictionary gc deleted is read again and decodes as the server's.
+A client that spans a restore (here: another store at the same address, which gives
+its first dictionary the id the first store gave its own) decodes the new store's
+frames with the new store's dictionary, not the one it cached under the same id.
 
 Environment as roundtrip_test.py (DICTLOGD, LOGHUB, TEST_TMPDIR; python_test.sh).
 """
@@ -132,6 +135,54 @@ class LocalDecodeTest(unittest.TestCase):
             late._multiget_frames_once = frames_then_real
             self.assertEqual([comparable(r) for r in late.multiget(hdfs, decode_locally=True)],
                              [comparable(r) for r in self.client.multiget(hdfs)])
+
+
+    def test_a_client_spanning_a_restore_does_not_decode_with_a_stale_dictionary(self):
+        files = loghub()
+        hdfs = [line for line in files["HDFS"][:1500] if line]
+        self.append("HDFS", hdfs)
+        first = self.client.train_dictionary("HDFS", activate=True).dictionary
+        before = self.client.append_batch([("HDFS", line) for line in hdfs[:100]])
+        self.assertEqual([r.payload for r in self.client.multiget(before, decode_locally=True)],
+                         hdfs[:100])
+        stale = self.client._multiget_frames_once(before)  # Read from the first store.
+        self.assertEqual({f.dictionary_check for f in stale}, {first.content_check})
+
+        # The "restored" store: another one at the same address, whose first dictionary
+        # gets the same id.
+        port = self.server.address.rsplit(":", 1)[1]
+        self.assertEqual(self.server.stop(), 0)
+        work = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.server = Server(work, "--auto_train=false", "--listen=127.0.0.1:" + port)
+        self.assertEqual(self.server.address, "127.0.0.1:" + port)
+        linux = [line for line in files["Linux"][:1500] if line]
+        self.client.append_batch([("Linux", line) for line in linux])  # Retried until up.
+        second = self.client.train_dictionary("Linux", activate=True).dictionary
+        self.assertEqual(second.id, first.id, "the scenario needs the id given again")
+        self.assertNotEqual(second.content_check, first.content_check)
+        after = self.client.append_batch([("Linux", line) for line in linux[:100]])
+        for packed in (True, False):
+            frames = self.client._multiget_frames_once(after, packed)
+            self.assertEqual({f.dictionary_check for f in frames}, {second.content_check})
+        self.assertEqual([r.payload for r in self.client.multiget(after, decode_locally=True)],
+                         linux[:100])
+        self.assertEqual(self.client.dictionary_cache_stats().replaced, 1)
+
+        # Frames read from the first store reach a client after the switch: the
+        # dictionary it fetches has another check, so it reads the ids again and answers
+        # what the new store holds under them, as the server would.
+        with Client(self.server.address) as late:
+            answers = [stale, None]
+            real = late._multiget_frames_once
+
+            def frames_then_real(ids, packed=True, partition=-1):
+                frames = answers.pop(0)
+                return frames if frames is not None else real(ids, packed, partition)
+            late._multiget_frames_once = frames_then_real
+            self.assertEqual(
+                [comparable(r) for r in late.multiget(before, decode_locally=True)],
+                [comparable(r) for r in self.client.multiget(before)])
+            self.assertEqual(answers, [])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 // files (two pools in block mode, three with trained dictionaries, one of them in
 // block mode); `Backup` runs while a writer keeps appending. A second dictlogd started
 // on the copy returns every record acknowledged before the backup began byte-identical
-// (and any later one it holds, too), and Verify finds nothing corrupt.
+// (and any later one it holds, too), and Verify finds nothing corrupt. A client that
+// decodes locally and spans a restore decodes what the restored store holds, though
+// that store gives again the dictionary id the live one gave after the backup.
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +15,7 @@
 
 #include "absl/time/clock.h"
 #include "client/client.h"
+#include "common/status_macros.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/server_process.h"
 #include "training/files.h"
@@ -304,6 +307,115 @@ TEST_F(BackupE2eTest, RefusesDirectoriesOutsideTheBackupRoot) {
       << refused.status();
   EXPECT_FALSE(std::filesystem::exists(root + "/tomorrow"));
   EXPECT_EQ(off.Stop().value_or(-1), 0);
+}
+
+}  // namespace
+}  // namespace dictlog
+
+namespace dictlog {
+namespace {
+
+// Appends every line of `category` to `client` and trains and activates a dictionary
+// on them, then appends the first 300 lines again (frames naming that dictionary).
+// Returns the dictionary's id; the second appends go to `framed`.
+absl::StatusOr<uint32_t> TrainedAndFramed(const client::Client& client,
+                                          const Category& category,
+                                          std::vector<IdPayload>* framed) {
+  std::vector<IdPayload> first;
+  for (size_t start = 0; start < category.lines.size(); start += 500) {
+    RETURN_IF_ERROR(AppendLines(client, category, start, 500, &first));
+  }
+  v1::TrainDictionaryRequest train;
+  train.set_pool(category.name);
+  train.set_activate(true);
+  absl::StatusOr<v1::TrainDictionaryResponse> trained = client.TrainDictionary(train);
+  if (!trained.ok()) return trained.status();
+  if (!trained->activated()) return absl::InternalError("the dictionary was not activated");
+  RETURN_IF_ERROR(AppendLines(client, category, 0, 300, framed));
+  return trained->dictionary().id();
+}
+
+// `records` read by `reader` decoding locally, packed and per result, byte-identical.
+void ExpectDecodedLocally(const client::Client& reader, const std::vector<IdPayload>& records) {
+  std::vector<std::string> ids;
+  for (const IdPayload& record : records) ids.push_back(record.first);
+  for (bool packed : {true, false}) {
+    client::ReadOptions options;
+    options.decode_locally = true;
+    options.packed = packed;
+    auto results = reader.MultiGet(ids, options);
+    ASSERT_TRUE(results.ok()) << results.status();
+    ASSERT_EQ(results->size(), ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_TRUE((*results)[i].ok()) << ids[i] << ": " << (*results)[i].status();
+      EXPECT_EQ((*results)[i]->payload(), records[i].second) << ids[i];
+    }
+  }
+}
+
+TEST_F(BackupE2eTest, ALocallyDecodingClientSpanningARestoreUsesTheRestoredDictionaries) {
+  const auto by_name = [this](const std::string& name) {
+    for (const Category& category : categories_) {
+      if (category.name == name) return category;
+    }
+    return Category();
+  };
+  testing::ServerProcess live(testing::RunfilePath("server/daemon/dictlogd"),
+                              work_ + "/live", {"--auto_train=false", root_flag_});
+  absl::StatusOr<std::string> address = live.Start();
+  ASSERT_TRUE(address.ok()) << address.status();
+  // One client throughout, as an application that reads on while its operators
+  // restore the server: it caches the dictionaries it decodes with.
+  const client::Client reader = ClientFor(*address);
+  std::vector<IdPayload> hdfs, spark, linux_lines;
+  absl::StatusOr<uint32_t> hdfs_dictionary = TrainedAndFramed(reader, by_name("HDFS"), &hdfs);
+  ASSERT_TRUE(hdfs_dictionary.ok()) << hdfs_dictionary.status();
+  v1::BackupRequest request;
+  request.set_dir(work_ + "/copy");
+  ASSERT_TRUE(reader.Backup(request).ok());
+  // After the backup, the live store gives the next dictionary id to Spark's.
+  absl::StatusOr<uint32_t> spark_dictionary =
+      TrainedAndFramed(reader, by_name("Spark"), &spark);
+  ASSERT_TRUE(spark_dictionary.ok()) << spark_dictionary.status();
+  ExpectDecodedLocally(reader, spark);  // Caches Spark's dictionary under its id.
+  ExpectDecodedLocally(reader, hdfs);
+  ASSERT_FALSE(HasFatalFailure());
+  const uint64_t entries_before = reader.DictionaryCacheStats().entries;
+  EXPECT_EQ(entries_before, 2u);
+  ASSERT_EQ(live.Stop().value_or(-1), 0);
+
+  // The restore, at the same address (operations.md "Backups").
+  const std::string port = address->substr(address->rfind(':') + 1);
+  testing::ServerProcess restored(testing::RunfilePath("server/daemon/dictlogd"),
+                                  work_ + "/copy",
+                                  {"--auto_train=false", "--listen=127.0.0.1:" + port});
+  absl::StatusOr<std::string> restored_address = restored.Start();
+  ASSERT_TRUE(restored_address.ok()) << restored_address.status();
+  ASSERT_EQ(*restored_address, *address);
+  // The reader's connection comes back (gRPC reconnects with backoff): wait for it.
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  absl::Status reached = reader.Get(hdfs.front().first).status();
+  while (absl::IsUnavailable(reached) && absl::Now() < deadline) {
+    reached = reader.Get(hdfs.front().first).status();
+  }
+  ASSERT_TRUE(reached.ok()) << reached;
+  // The restored store gives Linux's dictionary the id the live one gave Spark's.
+  absl::StatusOr<uint32_t> linux_dict_id =
+      TrainedAndFramed(reader, by_name("Linux"), &linux_lines);
+  ASSERT_TRUE(linux_dict_id.ok()) << linux_dict_id.status();
+  ASSERT_EQ(*linux_dict_id, *spark_dictionary) << "the scenario needs the id given again";
+  // The frames name that id with the content check of Linux's dictionary: the cached
+  // Spark one is replaced, not used (which decoded them wrong or failed before checks).
+  ExpectDecodedLocally(reader, linux_lines);
+  ExpectDecodedLocally(reader, hdfs);  // Its dictionary, from the backup, still cached.
+  const client::DdictCacheStats stats = reader.DictionaryCacheStats();
+  EXPECT_EQ(stats.replaced, 1u);
+  EXPECT_EQ(stats.entries, 2u);
+  // Spark's records were appended after the backup: the restored store has none.
+  auto gone = reader.MultiGet({spark.front().first});
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_TRUE(absl::IsNotFound((*gone)[0].status())) << (*gone)[0].status();
+  EXPECT_EQ(restored.Stop().value_or(-1), 0);
 }
 
 }  // namespace
