@@ -9,9 +9,9 @@ Client is safe to share between threads; see dictlog_client.client for the contr
 Every error is a DictlogError with a grpc.StatusCode `code` and a `message`.
 """
 
-from .client import Client, Frame, MultiGetResult, Record
+from .client import Client, Frame, MultiGetResult, Record, dictionary_check
 from .errors import DictlogError
 
 __version__ = "0.1.0"
 
-__all__ = ["Client", "DictlogError", "Frame", "MultiGetResult", "Record"]
+__all__ = ["Client", "DictlogError", "Frame", "MultiGetResult", "Record", "dictionary_check"]
