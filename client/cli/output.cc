@@ -199,14 +199,14 @@ std::string DictionaryJson(const v1::DictionaryInfo& info) {
                              JsonString(info.import_note()));
   }
   return absl::StrFormat(
-      "{\"id\":%d,\"pool\":%s,\"mode\":%s,\"size_bytes\":%d,\"created_unix_ms\":%d,"
-      "\"active\":%s,"
+      "{\"id\":%d,\"pool\":%s,\"mode\":%s,\"size_bytes\":%d,\"content_check\":%d,"
+      "\"created_unix_ms\":%d,\"active\":%s,"
       "\"records\":%d,\"source\":%s,\"evaluated_ratio\":%.4f,\"baseline_ratio\":%.4f,"
       "\"gain\":%.4f,\"samples_used\":%d,\"samples_excluded\":%d,"
       "\"train_seconds\":%.3f,\"recent_ratio\":%.4f,\"recent_raw_bytes\":%d,"
       "\"degraded_percent\":%.2f,\"recent_window_full\":%s%s}",
       info.id(), JsonString(info.pool()), JsonString(ModeName(info.mode())),
-      info.size_bytes(), info.created_unix_ms(),
+      info.size_bytes(), info.content_check(), info.created_unix_ms(),
       info.active() ? "true" : "false", info.records(), JsonString(info.source()),
       e.ratio(), e.baseline_ratio(), e.gain(), e.samples_used(), e.samples_excluded(),
       e.train_seconds(), info.recent_ratio(), info.recent_raw_bytes(),

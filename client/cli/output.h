@@ -37,7 +37,8 @@ std::string PoolJson(const v1::PoolInfo& pool);
 // warning line for each pool found damaged at open (PoolInfo.damaged_at_open).
 std::string PoolsTable(const std::vector<v1::PoolInfo>& pools);
 
-// {"id":..,"pool":..,"size_bytes":..,"created_unix_ms":..,"active":..,"records":..,
+// {"id":..,"pool":..,"mode":..,"size_bytes":..,"content_check":..,"created_unix_ms":..,
+//  "active":..,"records":..,
 //  "source":..,"evaluated_ratio":..,"baseline_ratio":..,"gain":..,"samples_used":..,
 //  "samples_excluded":..,"train_seconds":..,"recent_ratio":..,"recent_raw_bytes":..,
 //  "degraded_percent":..,"recent_window_full":..} (the last four: the active

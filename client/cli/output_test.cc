@@ -145,6 +145,8 @@ TEST(OutputTest, PoolsAndDictionariesShowTheDriftSignal) {
   EXPECT_NE(DictionariesTable({dict}).find("  2.500  +20.0%"), std::string::npos)
       << DictionariesTable({dict});
   EXPECT_NE(DictionaryJson(dict).find("\"recent_ratio\":2.5000"), std::string::npos);
+  dict.set_content_check(4027213185u);  // Printed unsigned: above 2^31.
+  EXPECT_NE(DictionaryJson(dict).find("\"content_check\":4027213185,"), std::string::npos);
   EXPECT_NE(DictionaryJson(dict).find("\"recent_window_full\":true"), std::string::npos);
 }
 
