@@ -155,8 +155,16 @@ class LocalDecodeTest(unittest.TestCase):
         work = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         self.server = Server(work, "--auto_train=false", "--listen=127.0.0.1:" + port)
         self.assertEqual(self.server.address, "127.0.0.1:" + port)
+        deadline = time.monotonic() + 30
+        while True:  # The client's connection comes back (gRPC reconnects).
+            try:
+                self.client.pools()
+                break
+            except DictlogError as e:
+                if e.code != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                    raise
         linux = [line for line in files["Linux"][:1500] if line]
-        self.client.append_batch([("Linux", line) for line in linux])  # Retried until up.
+        self.client.append_batch([("Linux", line) for line in linux])
         second = self.client.train_dictionary("Linux", activate=True).dictionary
         self.assertEqual(second.id, first.id, "the scenario needs the id given again")
         self.assertNotEqual(second.content_check, first.content_check)

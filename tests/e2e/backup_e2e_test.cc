@@ -392,12 +392,11 @@ TEST_F(BackupE2eTest, ALocallyDecodingClientSpanningARestoreUsesTheRestoredDicti
   absl::StatusOr<std::string> restored_address = restored.Start();
   ASSERT_TRUE(restored_address.ok()) << restored_address.status();
   ASSERT_EQ(*restored_address, *address);
-  // The reader's connection comes back (gRPC reconnects with backoff): wait for it.
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
-  absl::Status reached = reader.Get(hdfs.front().first).status();
-  while (absl::IsUnavailable(reached) && absl::Now() < deadline) {
-    reached = reader.Get(hdfs.front().first).status();
-  }
+  // The reader's connection comes back (gRPC reconnects, with backoff if a first
+  // attempt fails): wait for it.
+  const absl::Status connected = reader.WaitForConnected(absl::Seconds(30));
+  ASSERT_TRUE(connected.ok()) << connected;
+  const absl::Status reached = reader.Get(hdfs.front().first).status();
   ASSERT_TRUE(reached.ok()) << reached;
   // The restored store gives Linux's dictionary the id the live one gave Spark's.
   absl::StatusOr<uint32_t> linux_dict_id =
