@@ -359,7 +359,8 @@ class Client:
         return self._dictionary(dictionary_id, check).as_bytes()
 
     def dictionary_cache_stats(self) -> CacheStats:
-        """Hits, misses, evictions, bytes and entries of the local-decoding cache."""
+        """Hits, misses, evictions, bytes, entries and replaced (fetched again: a frame
+        named the id with another content check) of the local-decoding cache."""
         return self._dictionaries.stats()
 
     def train_dictionary(self, pool: str, *, activate: bool = False,
