@@ -115,6 +115,7 @@ charts:
 	python3 benchmarks/plot_dict_bench.py benchmarks/results/dict_bench_quick.csv benchmarks/results/dict_bench_quick
 	python3 benchmarks/plot_dict_bench.py benchmarks/results/dict_bench_modes.csv benchmarks/results/dict_bench_modes
 	python3 benchmarks/plot_storage_bench.py benchmarks/results/storage_bench.csv benchmarks/results/storage_bench
+	python3 benchmarks/plot_frames_check.py benchmarks/results/frames_check
 
 # libFuzzer targets (tests/fuzz/README.md); `make test` replays their corpus with gcc.
 fuzz: deps
