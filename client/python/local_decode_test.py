@@ -41,6 +41,20 @@ def comparable(result):
     return ("record", result.id, result.category, result.payload)
 
 
+def first_frames_given(client, frames):
+    """Makes client's next MultiGetFrames call answer `frames` (read earlier, e.g.
+    before a gc or from another store) and the calls after it ask the server. Returns
+    the list of answers still to give: empty once the client asked twice."""
+    answers = [frames, None]
+    real = client._multiget_frames_once
+
+    def frames_then_real(ids, packed=True, partition=-1):
+        given = answers.pop(0)
+        return given if given is not None else real(ids, packed, partition)
+    client._multiget_frames_once = frames_then_real
+    return answers
+
+
 class LocalDecodeTest(unittest.TestCase):
 
     def setUp(self):
@@ -126,13 +140,7 @@ class LocalDecodeTest(unittest.TestCase):
 
         # A client that read the frames before the gc reads them again.
         with Client(self.server.address) as late:
-            answers = [before, None]
-            real = late._multiget_frames_once
-
-            def frames_then_real(ids, packed=True, partition=-1):
-                stale = answers.pop(0)
-                return stale if stale is not None else real(ids, packed, partition)
-            late._multiget_frames_once = frames_then_real
+            answers = first_frames_given(late, before)
             self.assertEqual([comparable(r) for r in late.multiget(hdfs, decode_locally=True)],
                              [comparable(r) for r in self.client.multiget(hdfs)])
 
@@ -180,13 +188,7 @@ class LocalDecodeTest(unittest.TestCase):
         # dictionary it fetches has another check, so it reads the ids again and answers
         # what the new store holds under them, as the server would.
         with Client(self.server.address) as late:
-            answers = [stale, None]
-            real = late._multiget_frames_once
-
-            def frames_then_real(ids, packed=True, partition=-1):
-                frames = answers.pop(0)
-                return frames if frames is not None else real(ids, packed, partition)
-            late._multiget_frames_once = frames_then_real
+            answers = first_frames_given(late, stale)
             self.assertEqual(
                 [comparable(r) for r in late.multiget(before, decode_locally=True)],
                 [comparable(r) for r in self.client.multiget(before)])
