@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "server/cluster/dictionary_ids.h"
 #include "server/cluster/topics.h"
+#include "common/thread_name.h"
 
 namespace dictlog::cluster {
 
@@ -166,6 +167,7 @@ absl::StatusOr<DroppedPartition> ClusterNode::DropUnheld(int32_t partition) {
 }
 
 void ClusterNode::RunDropper() {
+  NameThisThread("dl-drop");
   do {
     dropper_->Check();
   } while (!stop_dropper_.WaitForNotificationWithTimeout(options_.drop_check_interval));

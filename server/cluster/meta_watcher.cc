@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "server/cluster/cluster.pb.h"
 #include "server/cluster/topics.h"
+#include "common/thread_name.h"
 
 namespace dictlog::cluster {
 namespace {
@@ -153,6 +154,7 @@ absl::Status MetaWatcher::Announce(bool stopping) {
 }
 
 void MetaWatcher::Run() {
+  NameThisThread("dl-meta");
   absl::Time next_announcement = absl::Now() + interval_;
   while (!stop_.HasBeenNotified()) {
     const absl::Duration wait =

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "server/pool/pool_options.h"
+#include "common/thread_name.h"
 
 namespace dictlog::dictionary {
 
@@ -201,6 +202,7 @@ std::deque<AutoTrainer::Queued>::iterator AutoTrainer::NextRunnable() {
 }
 
 void AutoTrainer::Run() {
+  NameThisThread("dl-train");
   if (options_.nice != 0 &&
       setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), options_.nice) != 0) {
     std::fprintf(stderr, "dictlogd: automatic training: cannot set nice %d: %s\n",

@@ -10,6 +10,7 @@
 #include "codec/block_format.h"
 #include "codec/record_codec.h"
 #include "server/store/catalog_convert.h"
+#include "common/thread_name.h"
 
 namespace dictlog::dictionary {
 
@@ -49,6 +50,7 @@ void Recompressor::FinishJobLocked(uint32_t pool_id) {
 }
 
 void Recompressor::Reap() {
+  NameThisThread("dl-reaper");
   while (true) {
     std::vector<std::thread> ended;
     {
@@ -156,6 +158,7 @@ bool Recompressor::WaitForThreadsJoinedForTest(absl::Duration timeout) {
 }
 
 void Recompressor::RunJob(uint32_t pool_id) {
+  NameThisThread("dl-recompress");
   std::shared_ptr<pool::Pool> pool = pools_->FindById(pool_id);
   storage::RecompressState state;
   {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/thread_name.h"
+
 namespace dictlog::engine {
 
 // One ParallelFor call: its indexes and the helpers working on it. Lives on the
@@ -53,6 +55,7 @@ size_t EncodeWorkers::Work(Loop& loop) {
 }
 
 void EncodeWorkers::HelperMain() {
+  NameThisThread("dl-encode");
   absl::MutexLock lock(&mu_);
   while (true) {
     mu_.Await(absl::Condition(

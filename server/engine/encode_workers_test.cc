@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "common/thread_name.h"
 #include "gtest/gtest.h"
 
 namespace dictlog::engine {
@@ -43,6 +45,23 @@ TEST(EncodeWorkersTest, AHelperWorksBesideTheCaller) {
   EXPECT_TRUE(helped.HasBeenNotified());
   EXPECT_LE(by_caller.load(), 1);
   EXPECT_EQ(workers.HelperTasksForTest(), 2u - by_caller.load());
+}
+
+// Helpers carry a name of their own (top -H, perf, /proc/PID/task/*/comm).
+TEST(EncodeWorkersTest, HelpersAreNamed) {
+  EncodeWorkers workers(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  absl::Notification helped;
+  std::string helper_name;
+  workers.ParallelFor(2, [&](size_t) {
+    if (std::this_thread::get_id() == caller) {
+      helped.WaitForNotification();
+    } else if (!helped.HasBeenNotified()) {
+      helper_name = ThisThreadName();
+      helped.Notify();
+    }
+  });
+  EXPECT_EQ(helper_name, "dl-encode");
 }
 
 TEST(EncodeWorkersTest, OneThreadIsTheCallerAlone) {

@@ -10,6 +10,7 @@
 #include "codec/record_codec.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
+#include "common/thread_name.h"
 
 namespace dictlog::engine {
 namespace {
@@ -271,6 +272,7 @@ Retention::~Retention() {
 }
 
 void Retention::Loop() {
+  NameThisThread("dl-retention");
   absl::MutexLock lock(&mu_);
   bool behind = false;  // The last pass expired records: more may be due at once.
   while (!stopping_) {

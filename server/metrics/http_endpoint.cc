@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/thread_name.h"
 
 namespace dictlog::metrics {
 namespace {
@@ -201,6 +202,7 @@ void HttpEndpoint::Stop() {
 }
 
 void HttpEndpoint::Accept() {
+  NameThisThread("dl-http-accept");
   while (!stop_) {
     pollfd p{fd_, POLLIN, 0};
     if (poll(&p, 1, 200) <= 0) continue;
@@ -222,6 +224,7 @@ void HttpEndpoint::Accept() {
 }
 
 void HttpEndpoint::Work() {
+  NameThisThread("dl-http");
   for (;;) {
     Connection connection;
     {
