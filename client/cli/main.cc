@@ -141,10 +141,10 @@ Commands:
                                  [--dictionary_mode=full|compact|auto] [--compact_level=N]
                                  [--storage_mode=record|block] [--block_bytes=N]
                                  [--max_age=7d] [--max_bytes=10GiB] (retention)
-  pool delete NAME               delete the pool with its records and dictionaries
-                                 (asks nothing); prints what went
                                  [--drift_threshold=10] [--auto_upkeep=true|false]
                                  [--upkeep_min_gain=10] (drift, upkeep)
+  pool delete NAME               delete the pool with its records and dictionaries
+                                 (asks nothing); prints what went
   get --frame ID [--out=FILE]    the stored record as a standard zstd frame
   dict train --pool=P [--size=N] [--activate]
                                  train a candidate, print its evaluation

@@ -4,7 +4,9 @@
 # every pool, `dictlog flush`) with BIN_A's and BIN_B's dictlogd (each dir holds dictlogd,
 # dictlog and dictlog-bench, bazel -c opt), alternating which runs first (A B, then B A);
 # prints per run: load, final form and ingest seconds, dictlogd's CPU seconds (from
-# /proc), stored bytes. 127.0.0.1 port 0; each server stopped by its pid. Used by
+# /proc), stored bytes, and the CPU seconds of its live threads by name (dictlogd names
+# its own: operations.md "Where the CPU goes"; an ended re-encode job's are in the total
+# only). 127.0.0.1 port 0; each server stopped by its pid. Used by
 # RESULTS.md "RocksDB's memtable insert hint, measured again".
 set -euo pipefail
 a=$1 b=$2 rounds=$3; shift 3
@@ -35,8 +37,12 @@ for l in sys.stdin:
   local cpu; cpu=$(awk '{printf "%.2f", ($14+$15)/100}' /proc/$pid/stat)
   local stored; stored=$(cli --format=json pools | python3 -c 'import json,sys
 print(sum(json.loads(l).get("stored_bytes",0) for l in sys.stdin))')
+  local threads; threads=$(for t in /proc/$pid/task/*; do
+      echo "$(cat "$t/comm") $(awk '{print $14+$15}' "$t/stat")"; done |
+    awk '{c[$1]+=$2} END {for (k in c) if (c[k] >= 1) printf "%s=%.2f\n", k, c[k]/100}' |
+    sort -t= -k2 -rn | tr '\n' ' ')
   kill -TERM "$pid"; wait "$pid" || true; pid=
-  printf "%s load %.2f final %.2f ingest %.2f cpu %s stored %s\n" "$tag" "$(echo "$m - $s" | bc)" "$(echo "$e - $m" | bc)" "$(echo "$e - $s" | bc)" "$cpu" "$stored"
+  printf "%s load %.2f final %.2f ingest %.2f cpu %s stored %s threads %s\n" "$tag" "$(echo "$m - $s" | bc)" "$(echo "$e - $m" | bc)" "$(echo "$e - $s" | bc)" "$cpu" "$stored" "$threads"
 }
 for r in $(seq "$rounds"); do
   if (( r % 2 == 1 )); then one "$a" A "$@"; one "$b" B "$@"; else one "$b" B "$@"; one "$a" A "$@"; fi
