@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "common/thread_name.h"
 #include "server/cluster/dictionary_ids.h"
 #include "server/cluster/topics.h"
-#include "common/thread_name.h"
 
 namespace dictlog::cluster {
 

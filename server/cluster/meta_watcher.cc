@@ -10,9 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "common/thread_name.h"
 #include "server/cluster/cluster.pb.h"
 #include "server/cluster/topics.h"
-#include "common/thread_name.h"
 
 namespace dictlog::cluster {
 namespace {

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "server/pool/pool_options.h"
 #include "common/thread_name.h"
+#include "server/pool/pool_options.h"
 
 namespace dictlog::dictionary {
 

@@ -6,11 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/status_macros.h"
 #include "codec/block_format.h"
 #include "codec/record_codec.h"
-#include "server/store/catalog_convert.h"
+#include "common/status_macros.h"
 #include "common/thread_name.h"
+#include "server/store/catalog_convert.h"
 
 namespace dictlog::dictionary {
 

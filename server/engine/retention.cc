@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "codec/record_codec.h"
 #include "common/status_macros.h"
-#include "server/block/block_reader.h"
 #include "common/thread_name.h"
+#include "server/block/block_reader.h"
 
 namespace dictlog::engine {
 namespace {
