@@ -13,7 +13,7 @@ a=$1 b=$2 rounds=$3; shift 3
 work=$(mktemp -d /tmp/ab_ingest.XXXX)
 pid=
 trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-now() { date +%s.%N; }
+source "$(dirname "$0")/server_lib.sh"  # now, cli (of one()'s $bin and $port), final_form
 one() {
   local bin=$1 tag=$2 dir=$work/run
   rm -rf "$dir"; mkdir -p "$dir"
@@ -22,17 +22,11 @@ one() {
   pid=$!
   for _ in $(seq 400); do [[ -s "$dir/port" ]] && break; sleep 0.05; done
   local port; port=$(cat "$dir/port")
-  cli() { "$bin/dictlog" --server=127.0.0.1:$port "$@"; }
   local s m e
   s=$(now)
   "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=/work/shared/data/loghub --copies=100 --ids_out="$dir/ids" >/dev/null 2>&1
   m=$(now)
-  while cli --format=json pools | grep -q '"active_dictionary_id":0'; do sleep 0.2; done
-  for p in $(cli --format=json pools | python3 -c 'import json,sys
-for l in sys.stdin:
-  d=json.loads(l)
-  if "pool" in d: print(d["pool"])'); do cli recompress --pool="$p" >/dev/null; done
-  cli flush >/dev/null
+  final_form
   e=$(now)
   local cpu; cpu=$(awk '{printf "%.2f", ($14+$15)/100}' /proc/$pid/stat)
   local stored; stored=$(cli --format=json pools | python3 -c 'import json,sys

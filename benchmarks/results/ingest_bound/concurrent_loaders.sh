@@ -38,12 +38,7 @@ record() {
   start "$dir" "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$dir/db" \
     --recompress_records_per_second=10000000 --block_cache_mb=31 --shutdown_notice_seconds=0
   local c0 s m e c1; c0=$(cpu); s=$(now); load "$dir"; m=$(now)
-  while cli --format=json pools | grep -q '"active_dictionary_id":0'; do sleep 0.2; done
-  for p in $(cli --format=json pools | python3 -c 'import json,sys
-for l in sys.stdin:
-  d = json.loads(l)
-  if "pool" in d: print(d["pool"])'); do cli recompress --pool="$p" >/dev/null; done
-  cli flush >/dev/null; e=$(now); c1=$(cpu)
+  final_form; e=$(now); c1=$(cpu)
   stop
   report "record+dict" "$s" "$m" "$e" "$c0" "$c1"
 }

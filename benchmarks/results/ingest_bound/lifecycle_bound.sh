@@ -26,9 +26,7 @@ for round in $(seq "$rounds"); do
   dir=$work/record; start "$dir" "$bin/dictlogd" --listen=127.0.0.1:0 --data_dir="$dir/db" \
     --recompress_records_per_second=10000000 --block_cache_mb=31 --shutdown_notice_seconds=0
   s=$(now); load "$dir"; m=$(now)
-  while cli --format=json pools | grep -q '"active_dictionary_id":0'; do sleep 0.2; done
-  for p in $(pools | cut -d' ' -f1); do cli recompress --pool="$p" >/dev/null; done
-  cli flush >/dev/null; e=$(now)
+  final_form; e=$(now)
   mkdir -p "$work/dicts"; pools >"$work/active"
   while read -r p id; do cli dict export --id="$id" --out="$work/dicts/$p.dict" >/dev/null 2>&1; done <"$work/active"
   stop

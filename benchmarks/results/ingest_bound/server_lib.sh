@@ -13,6 +13,16 @@ start() {  # start DIR BINARY ARGS...: the server's port in $port, its pid in $p
 }
 stop() { kill -TERM "$pid"; wait "$pid" || true; pid=; }
 cli() { "$bin/dictlog" --server=127.0.0.1:$port "$@"; }
+# final_form: record+dict's stored form as compare's scale mode leaves it: waits until
+# every pool has a dictionary, then `recompress` of every pool, then `dictlog flush`.
+final_form() {
+  while cli --format=json pools | grep -q '"active_dictionary_id":0'; do sleep 0.2; done
+  for p in $(cli --format=json pools | python3 -c 'import json,sys
+for l in sys.stdin:
+  d = json.loads(l)
+  if "pool" in d: print(d["pool"])'); do cli recompress --pool="$p" >/dev/null; done
+  cli flush >/dev/null
+}
 # start_record_dict OUT [ENV=VALUE...]: `start` of a record+dict dictlogd ($bin) with
 # automatic training, a 31 MB block cache and its data in OUT/server/db (the
 # environment given, if any); the ingest A/B scripts' server.

@@ -19,12 +19,7 @@ one() {
     --recompress_records_per_second=10000000 --block_cache_mb=32 --shutdown_notice_seconds=0
   "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=$logs --copies=100 \
     --ids_out="$dir/ids" >/dev/null 2>&1
-  while cli --format=json pools | grep -q '"active_dictionary_id":0'; do sleep 0.2; done
-  for p in $(cli --format=json pools | python3 -c 'import json,sys
-for l in sys.stdin:
-  d = json.loads(l)
-  if "pool" in d: print(d["pool"])'); do cli recompress --pool="$p" >/dev/null; done
-  cli flush >/dev/null
+  final_form
   local read=("$bin/dictlog-bench" read --server=127.0.0.1:$port --ids="$dir/ids"
               --dist=uniform --concurrency=32 --connections=4)
   "${read[@]}" --op=multiget --batch=64 --duration=5s >/dev/null 2>&1
