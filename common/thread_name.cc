@@ -2,14 +2,13 @@
 
 #include <pthread.h>
 
-#include <algorithm>
+#include <string>
 
 namespace dictlog {
 
 void NameThisThread(absl::string_view name) {
-  std::string cut(name.substr(0, std::min(name.size(), kMaxThreadNameBytes)));
 #if defined(__linux__)
-  pthread_setname_np(pthread_self(), cut.c_str());
+  pthread_setname_np(pthread_self(), std::string(name.substr(0, kMaxThreadNameBytes)).c_str());
 #endif
 }
 
