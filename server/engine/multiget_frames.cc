@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/engine/log_engine.h"
+#include "server/engine/packed_writer.h"
 #include "server/pool/names.h"
 
 namespace dictlog::engine {
@@ -95,16 +96,9 @@ class LogEngine::PackedSink : public FrameSink {
   void Pack(size_t index, size_t k) {
     Held& held = held_[k];
     if (!held.error.ok()) return PackError(index, held.error);
-    out_->add_sizes(static_cast<uint32_t>(held.bytes.size()));
-    out_->add_source_indexes(held.source);
-    out_->mutable_data()->append(held.bytes.data(), held.bytes.size());
+    out_.AddResult(held.source, held.bytes);
   }
-  void PackError(size_t index, const absl::Status& status) {
-    v1::PackedError* error = out_->add_errors();
-    error->set_index(static_cast<uint32_t>(index));
-    error->mutable_error()->set_code(static_cast<int>(status.code()));
-    error->mutable_error()->set_message(std::string(status.message()));
-  }
+  void PackError(size_t index, const absl::Status& status) { out_.AddError(index, status); }
 
  private:
   struct Held {
@@ -125,20 +119,17 @@ class LogEngine::PackedSink : public FrameSink {
         held_[k].error = category.status();  // As MultiGetFrames' result.
         return;
       }
-      v1::PackedSource* source = out_->add_sources();
-      source->set_category(*std::move(category));
-      source->set_dictionary_id(dictionary_id);
-      if (dictionary_id != 0) {
-        source->set_dictionary_check(engine_.manager_->ContentCheck(dictionary_id));
-      }
-      source->set_payload(payload);
-      it = sources_.emplace(key, out_->sources_size() - 1).first;
+      const uint32_t check =
+          dictionary_id == 0 ? 0 : engine_.manager_->ContentCheck(dictionary_id);
+      it = sources_.emplace(key, out_.AddSource(*std::move(category), dictionary_id, check,
+                                                payload))
+               .first;
     }
     held_[k].source = it->second;
   }
 
   const LogEngine& engine_;
-  v1::PackedFrames* const out_;
+  PackedWriter out_;
   size_t base_ = 0;
   std::vector<Held> held_;
   absl::flat_hash_map<Key, uint32_t> sources_;
