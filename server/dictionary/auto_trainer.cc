@@ -18,12 +18,13 @@ namespace dictlog::dictionary {
 
 AutoTrainer::AutoTrainer(DictionaryManager* manager, const DriftTracker* drift,
                          AutoTrainerOptions options, ActivationCallback on_activated,
-                         FirstMissedCallback on_first_missed)
+                         FirstMissedCallback on_first_missed, PoolLookup find_pool)
     : manager_(manager),
       drift_(drift),
       options_(options),
       on_activated_(std::move(on_activated)),
-      on_first_missed_(std::move(on_first_missed)) {
+      on_first_missed_(std::move(on_first_missed)),
+      find_pool_(std::move(find_pool)) {
   for (size_t i = 0; i < std::max<size_t>(1, options_.threads); ++i) {
     threads_.emplace_back([this] { Run(); });
   }
@@ -82,7 +83,10 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
                                                                          : 2 * raw;
   }
   state.raw_seen = raw;  // What a training queued for the pool would sample now.
-  if (in_flight_.contains(pool.name())) return;
+  if (in_flight_.contains(pool.name())) {
+    state.notified_in_flight = true;
+    return;
+  }
   // A reactivation attempt goes first; a training due now is queued by a later
   // Notify, once the attempt's outcome is known (it may end a drift: ReactivateOne).
   if (has_dictionary && Degraded(pool, raw, &state)) return;
@@ -138,6 +142,9 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
     MarkDrift(pool, raw, back, signal, state);
   }
   if (raw < state->reactivate_not_before) return false;  // Backed off.
+  // Nothing to reactivate: the training due, if any, is not kept waiting for an
+  // attempt that cannot activate anything.
+  if (!manager_->HasEarlierDictionaries(pool.id(), active)) return false;
   Queued queued{pool.name(), pool.id()};
   queued.reactivate = true;
   queued.raw_bytes = raw;
@@ -226,7 +233,20 @@ void AutoTrainer::Run() {
       if (SamplesFullBudget(queued, state)) queued.search = CandidateSearch::kLargest;
     }
     TrainOne(queued);
+    NotifyAgain(queued);
+    absl::MutexLock lock(&mu_);
+    running_.erase(queued.pool);  // After NotifyAgain's queueing: WaitIdle sees no gap.
   }
+}
+
+void AutoTrainer::NotifyAgain(const Queued& queued) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stop_ || !std::exchange(pools_[queued.pool_id].notified_in_flight, false)) return;
+  }
+  if (!find_pool_) return;
+  std::shared_ptr<const pool::Pool> pool = find_pool_(queued.pool);
+  if (pool != nullptr && pool->id() == queued.pool_id) Notify(*pool);
 }
 
 void AutoTrainer::ReactivateOne(const Queued& queued) {
@@ -269,9 +289,9 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
         state.reactivate_backoff == 0 ? drift_->window_bytes() : 2 * state.reactivate_backoff;
     state.reactivate_not_before = queued.raw_bytes + state.reactivate_backoff;
   }
-  // Nothing was queued behind it (Notify queues no training for a pool in flight).
+  // Nothing was queued behind it (Notify queues no training for a pool in flight; it
+  // is notified again: NotifyAgain).
   in_flight_.erase(queued.pool);
-  running_.erase(queued.pool);
 }
 
 void AutoTrainer::TrainOne(const Queued& queued) {
@@ -337,7 +357,6 @@ void AutoTrainer::Record(const Queued& queued,
     ++done_.not_activated;
   }
   in_flight_.erase(queued.pool);
-  running_.erase(queued.pool);
 }
 
 }  // namespace dictlog::dictionary

@@ -50,7 +50,8 @@
 // training per pool at a time, as for all.
 //
 // Drift back: whenever a pool with a dictionary is degraded past its threshold (during
-// growth too, and before a drift retraining is due), the trainer first measures the
+// growth too, and before a drift retraining is due) and has an earlier dictionary, the
+// trainer first measures the
 // pool's earlier dictionaries (DictionaryManager::ReactivateBest, at most
 // kMaxReactivationCandidates) on the degraded part of the window and activates the
 // best if it beats the active one by the activation gain: data that returns to an
@@ -65,6 +66,10 @@
 // with the return. A training due when an attempt is queued waits for the next Notify
 // after it. An attempt that finds nothing better waits for a window's bytes of appends
 // before the next, twice as long after each further one (reset by any activation).
+//
+// Appends during a pool's training or attempt queue nothing for it (one at a time per
+// pool); when it ends, a pool that had such appends is notified again (through
+// `find_pool`), so a training point they reached is not missed when no append follows.
 //
 // When a dictionary is activated, the trainer calls `on_activated` (the engine
 // re-encodes the records stored before a first or grown dictionary; after drift, its
@@ -156,13 +161,17 @@ class AutoTrainer {
   using ActivationCallback = std::function<void(const AutoActivation& activation)>;
   // Called on the trainer's thread after a first training ended without a dictionary.
   using FirstMissedCallback = std::function<void(const std::string& pool)>;
+  // The pool named `pool` as Notify takes it, or null if it is gone or not trained here:
+  // called on the trainer's thread to notify again a pool whose appends arrived while
+  // it was queued or training (their Notify queued nothing then).
+  using PoolLookup = std::function<std::shared_ptr<const pool::Pool>(const std::string& pool)>;
 
   // `manager` and `drift` are borrowed and must outlive the trainer; `drift` may be
   // null (no drift retraining). The callbacks may be empty, and what they use must
   // outlive the trainer too.
   AutoTrainer(DictionaryManager* manager, const DriftTracker* drift,
               AutoTrainerOptions options, ActivationCallback on_activated = nullptr,
-              FirstMissedCallback on_first_missed = nullptr);
+              FirstMissedCallback on_first_missed = nullptr, PoolLookup find_pool = nullptr);
   AutoTrainer(const AutoTrainer&) = delete;
   AutoTrainer& operator=(const AutoTrainer&) = delete;
   ~AutoTrainer();
@@ -222,6 +231,10 @@ class AutoTrainer {
     bool drifted = false;        // Trained on the data since `origin` only.
     bool drift_pending = false;  // The next training is the one drift starts.
     uint64_t raw_seen = 0;       // The pool's raw bytes at its latest Notify.
+    // Notify found the pool in flight since it was queued: it is notified again
+    // when that ends, so that a training point reached meanwhile is not missed when
+    // no append follows (the end of a bulk load).
+    bool notified_in_flight = false;
     // The size of the last dictionary automatic training activated (0: none).
     uint64_t trained_bytes = 0;
   };
@@ -229,13 +242,16 @@ class AutoTrainer {
   void Run();
   // The oldest queued entry whose pool is not training now; queue_.end() if none.
   std::deque<Queued>::iterator NextRunnable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The training (or reactivation) of `queued`, and what it did to the pool's state.
+  // The training (or reactivation) of `queued`, and what it did to the pool's state;
+  // the pool stays in running_ (Run takes it out after NotifyAgain).
   void TrainOne(const Queued& queued);
+  // Notifies the pool of `queued` again if its appends came while it was in flight.
+  void NotifyAgain(const Queued& queued) ABSL_LOCKS_EXCLUDED(mu_);
   void ReactivateOne(const Queued& queued) ABSL_LOCKS_EXCLUDED(mu_);
   void Record(const Queued& queued, const absl::StatusOr<v1::TrainDictionaryResponse>& result)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Whether `pool` (with a dictionary) is degraded past its threshold and due for a
-  // reactivation attempt; if so, queues it. Degraded, grown and not backed off, the
+  // reactivation attempt (it has an earlier dictionary to try); if so, queues it. Degraded, grown and not backed off, the
   // pool also gets its new origin and next (drift) training, attempt or not (the
   // caller queues that training behind the attempt when it is due).
   bool Degraded(const pool::Pool& pool, uint64_t raw_bytes, PoolState* state)
@@ -260,6 +276,7 @@ class AutoTrainer {
   const AutoTrainerOptions options_;
   const ActivationCallback on_activated_;
   const FirstMissedCallback on_first_missed_;
+  const PoolLookup find_pool_;
 
   mutable absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);

@@ -120,6 +120,12 @@ class DictionaryManager {
   // earlier dictionary: not activated.
   absl::StatusOr<Reactivation> ReactivateBest(absl::string_view pool, size_t sample_bytes)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether the pool has an earlier dictionary than `active` that ReactivateBest would
+  // try (else an attempt can only end without one).
+  bool HasEarlierDictionaries(uint32_t pool_id, uint32_t active) const
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    return !EarlierDictionaries(pool_id, active).empty();
+  }
   // The ratio drift compares dictionary `id`'s recent appends with: the ratio it was
   // activated with. That is the ratio ReactivateBest measured on the records that
   // brought it back, if it was last activated there (memory only); else the held-out

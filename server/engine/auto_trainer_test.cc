@@ -169,7 +169,9 @@ class BulkPolicyTest : public AutoTrainerTest {
 
   // Queues pool "beta" early (~24 KB) while the only training thread is held in
   // alpha's training, lets beta grow to ~264 KB (past the sample budget) before its
-  // training starts, then appends ~240 KB more to beta.
+  // training starts, then appends ~240 KB more to beta. Beta is notified again when
+  // its first training ends (appends came while it was queued): without the policy
+  // its growth is due then already.
   void TrainOnAFullSampleThenGrow() {
     absl::Notification release;
     bool first = true;  // Only the training thread calls the hook.
@@ -181,8 +183,7 @@ class BulkPolicyTest : public AutoTrainerTest {
     AppendBatch("beta", 2000, 13);  // Still queued: its sample will be the budget.
     release.Notify();
     ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
-    ASSERT_EQ(Dictionaries("beta").size(), 1u);
-    ASSERT_TRUE(Dictionaries("beta")[0].active());
+    ASSERT_FALSE(Dictionaries("beta").empty());
     AppendBatch("beta", 2000, 14);  // Past twice the ~24 KB beta was queued at.
     ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
     engine_->DictionaryManagerForTest().SetAfterStoreHookForTest(nullptr);
@@ -227,6 +228,42 @@ TEST_F(AutoTrainerTest, GrowthAfterAConfiguredSizeWinnerTriesThatSizeOnly) {
   ASSERT_EQ(Dictionaries("alpha").size(), 2u);
   EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 1u);
   EXPECT_EQ(Dictionaries("alpha")[1].size_bytes(), 16384u);
+}
+
+// Appends that take a pool past its next training point while its training runs
+// queue nothing then (one training per pool at a time); the pool is notified again
+// when that training ends, so it is grown though no append follows (the end of a bulk
+// load). The hook holds the first training until the second append is done.
+TEST_F(AutoTrainerTest, AppendsDuringATrainingAreNotifiedAgain) {
+  Open();
+  absl::Notification appended;
+  bool first = true;  // Only the training thread calls the hook.
+  engine_->DictionaryManagerForTest().SetAfterStoreHookForTest([&](uint32_t) {
+    if (std::exchange(first, false)) appended.WaitForNotification();
+  });
+  AppendBatch("alpha", 200, 41);  // ~24 KB: queued for its first training.
+  AppendBatch("alpha", 400, 42);  // ~72 KB, past twice that, while it trains.
+  appended.Notify();
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
+  engine_->DictionaryManagerForTest().SetAfterStoreHookForTest(nullptr);
+  const AutoTrainerStats stats = engine_->AutoTrainingStats();
+  EXPECT_EQ(stats.activated + stats.not_activated, 2u);
+  EXPECT_EQ(stats.failed, 0u);
+}
+
+// A pool degraded past its drift threshold with no earlier dictionary gets no
+// reactivation attempt (it could activate nothing): the growth due at the same append
+// is queued at once, not left for a later append.
+TEST_F(AutoTrainerTest, NoReactivationAttemptWithoutAnEarlierDictionary) {
+  Open();
+  AppendBatch("alpha", 200, 51);  // ~24 KB: the first training.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
+  ASSERT_EQ(Dictionaries("alpha").size(), 1u);
+  AppendVaried("alpha", 600, 52);  // ~66 KB of other lines in one append: degraded.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(180)));
+  const AutoTrainerStats stats = engine_->AutoTrainingStats();
+  EXPECT_EQ(stats.activated + stats.not_activated, 2u);
+  EXPECT_EQ(stats.drift_reactivations, 0u);
 }
 
 // The training threads run at the configured nice value (dictlogd's --auto_train_nice),

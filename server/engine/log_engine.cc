@@ -152,7 +152,12 @@ absl::Status LogEngine::OpenDictionaries() {
   auto_trainer_ = std::make_unique<dictionary::AutoTrainer>(
       manager_.get(), &drift_, options_.auto_trainer,
       [this](const dictionary::AutoActivation& activation) { OnAutoActivated(activation); },
-      [this](const std::string& pool) { OnFirstNotActivated(pool); });
+      [this](const std::string& pool) { OnFirstNotActivated(pool); },
+      [this](const std::string& name) -> std::shared_ptr<const pool::Pool> {
+        std::shared_ptr<pool::Pool> pool = registry_->Find(name);
+        if (pool == nullptr || !TrainsHere(*pool)) return nullptr;
+        return pool;
+      });
   return absl::OkStatus();
 }
 
