@@ -104,8 +104,11 @@ struct AutoTrainerOptions {
   // Train when a pool holds this many times its dictionary size. Default 8 (128 KiB
   // for the default 16 KiB dictionary).
   uint64_t min_bytes_multiple = 8;
-  // ... and at least this many records. Default 100.
-  uint64_t min_records = 100;
+  // ... and at least this many records. Default 20: zstd's trainers need 5 training
+  // records, and the evaluation holds out every 10th record, so 20 is the least that
+  // leaves it two (a pool of long records, 1-2 KiB each, reaches the first training
+  // point with 8 to 16: it waits for 20, not for 100 as before, storing raw meanwhile).
+  uint64_t min_records = 20;
   // First training at this many raw bytes, then again at each doubling below
   // min_bytes_multiple x the dictionary size. 0 (the default here; dictlogd's
   // --auto_train_first_bytes is 16384): only at min_bytes_multiple x.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "codec/test_dictionary.h"
@@ -97,6 +98,31 @@ TEST_F(SmallPoolTest, TwoHundredRecordPoolIsDictionaryCompressed) {
   EXPECT_EQ(dicts.front().evaluation().baseline_dictionary_id(), 0u);
   // Records stored before the first dictionary were re-encoded with it.
   EXPECT_EQ(FrameDictionary(first_id), dicts.front().id());
+}
+
+// A pool of long records reaches the first training point with few of them: 30
+// records of ~600 bytes (~18 KB) get a dictionary, and the ones stored before it are
+// re-encoded with it (with at least 100 records required, they stayed uncompressed).
+TEST_F(SmallPoolTest, ThirtyLongRecordsGetADictionary) {
+  const std::vector<std::string> short_lines = codec::SyntheticLogLines(150, 21);
+  std::vector<std::string> lines;
+  for (size_t i = 0; i + 5 <= short_lines.size(); i += 5) {
+    lines.push_back(absl::StrJoin(short_lines.begin() + i, short_lines.begin() + i + 5, " | "));
+  }
+  ASSERT_EQ(lines.size(), 30u);
+  std::string first_id;
+  uint64_t raw = 0;
+  for (const std::string& line : lines) {
+    const std::string id = AppendOne("long", line);
+    if (first_id.empty()) first_id = id;
+    raw += line.size();
+  }
+  ASSERT_GE(raw, 16384u);
+  auto pool = engine_->GetPool("long");
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  ASSERT_NE(pool->active_dictionary_id(), 0u);
+  EXPECT_EQ(FrameDictionary(first_id), pool->active_dictionary_id());
+  EXPECT_LT(pool->stats().stored_bytes(), pool->stats().raw_bytes() / 2);
 }
 
 // The dictionary grows: trainings at 16, 32, 64 and 128 KiB, each against the active
