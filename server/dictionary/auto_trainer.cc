@@ -84,12 +84,11 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   }
   state.raw_seen = raw;  // What a training queued for the pool would sample now.
   if (in_flight_.contains(pool.name())) {
-    state.notify_again = true;
+    state.notified_in_flight = true;
     return;
   }
-  // A reactivation attempt goes first; a training due now is queued by the Notify
-  // that follows the attempt (NotifyAgain), once its outcome is known (it may end a
-  // drift: ReactivateOne).
+  // A reactivation attempt goes first; a training due now is queued by a later
+  // Notify, once the attempt's outcome is known (it may end a drift: ReactivateOne).
   if (has_dictionary && Degraded(pool, raw, &state)) return;
   if (state.next == UINT64_MAX || raw < state.next) return;
   // Failed, unactivated and growth attempts all wait for 2x data (since the origin);
@@ -154,7 +153,6 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
   queued.restart_next = queued.restart_origin + FirstPoint(pool);
   in_flight_.insert(pool.name());
   queue_.push_back(std::move(queued));
-  state->notify_again = true;  // For the training this Notify may have found due.
   return true;
 }
 
@@ -244,7 +242,7 @@ void AutoTrainer::Run() {
 void AutoTrainer::NotifyAgain(const Queued& queued) {
   {
     absl::MutexLock lock(&mu_);
-    if (stop_ || !std::exchange(pools_[queued.pool_id].notify_again, false)) return;
+    if (stop_ || !std::exchange(pools_[queued.pool_id].notified_in_flight, false)) return;
   }
   if (!find_pool_) return;
   std::shared_ptr<const pool::Pool> pool = find_pool_(queued.pool);

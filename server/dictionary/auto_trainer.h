@@ -63,8 +63,8 @@
 // pending is dropped and a growth on drifted data stops (ADR 0036). Otherwise a drift
 // retraining pending goes on, gated against it, and a growth on drifted data restarts
 // from where the data changed back (the degraded part), so it never mixes the burst
-// with the return. A training due when an attempt is queued is queued when the attempt
-// ends. An attempt that finds nothing better waits for a window's bytes of appends
+// with the return. A training due when an attempt is queued waits for the next Notify
+// after it. An attempt that finds nothing better waits for a window's bytes of appends
 // before the next, twice as long after each further one (reset by any activation).
 //
 // Appends during a pool's training or attempt queue nothing for it (one at a time per
@@ -234,11 +234,10 @@ class AutoTrainer {
     bool drifted = false;        // Trained on the data since `origin` only.
     bool drift_pending = false;  // The next training is the one drift starts.
     uint64_t raw_seen = 0;       // The pool's raw bytes at its latest Notify.
-    // Notify it again when what is in flight for it ends: appends came meanwhile
-    // (their Notify queued nothing), or a reactivation attempt went before a training
-    // that may be due. So a training point is not missed when no append follows (the
-    // end of a bulk load).
-    bool notify_again = false;
+    // Notify found the pool in flight since it was queued: it is notified again
+    // when that ends, so that a training point reached meanwhile is not missed when
+    // no append follows (the end of a bulk load).
+    bool notified_in_flight = false;
     // The size of the last dictionary automatic training activated (0: none).
     uint64_t trained_bytes = 0;
   };
@@ -249,7 +248,7 @@ class AutoTrainer {
   // The training (or reactivation) of `queued`, and what it did to the pool's state;
   // the pool stays in running_ (Run takes it out after NotifyAgain).
   void TrainOne(const Queued& queued);
-  // Notifies the pool of `queued` again if it is due (PoolState::notify_again).
+  // Notifies the pool of `queued` again if its appends came while it was in flight.
   void NotifyAgain(const Queued& queued) ABSL_LOCKS_EXCLUDED(mu_);
   void ReactivateOne(const Queued& queued) ABSL_LOCKS_EXCLUDED(mu_);
   void Record(const Queued& queued, const absl::StatusOr<v1::TrainDictionaryResponse>& result)

@@ -180,9 +180,9 @@ TEST_F(DriftTest, DriftRetrainsOnNewDataAndRecovers) {
 // A pool filled in one large batch (its dictionary trained after it, so no appends
 // with it yet) that then gets B: the window's first half of B is already degraded, so
 // the drift counts from the switch and the retraining comes after a first training's
-// worth (16 KiB) of B, not after a window and a first training's worth (the append
-// that finds the drift queues a reactivation attempt first, and the training follows
-// when the attempt ends).
+// worth (16 KiB) of B, not after a window and a first training's worth (one append
+// later: the append that finds the drift queues a reactivation attempt first, and the
+// next one the training).
 TEST_F(DriftTest, DriftCountsFromTheSwitchAfterALargeBatch) {
   const std::vector<std::string> lines = codec::SyntheticLogLines(1500, 42);
   std::vector<AppendInput> batch;  // Views into `lines`, which outlives the call.
@@ -201,22 +201,6 @@ TEST_F(DriftTest, DriftCountsFromTheSwitchAfterALargeBatch) {
   EXPECT_EQ(Info("lb").drift_retrains(), 1u);
   EXPECT_LE(b_bytes, 16384u + 2 * 200);  // Two records past the first training point.
   EXPECT_EQ(Active("lb").source(), "drift");
-}
-
-// A grown pool (earlier dictionaries to try) that drifts within one large append: the
-// append's Notify queues a reactivation attempt, which finds nothing better, and the
-// drift retraining due at the same point is queued when the attempt ends, with no
-// append after it (before, it waited for the next append).
-TEST_F(DriftTest, TrainingDueBehindAReactivationAttemptIsQueuedWhenItEnds) {
-  Feed("one", TemplateLines(2000, 80));  // Grown: 16, 32, 64 and 128 KiB.
-  ASSERT_GE(Dictionaries("one").size(), 2u);
-  const std::vector<std::string> lines = JsonAccessLines(400, 81);  // ~80 KB of B.
-  std::vector<AppendInput> batch;
-  for (const std::string& line : lines) batch.push_back({"one", line});
-  ASSERT_TRUE(engine_->Append(batch).ok());
-  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(60)));
-  EXPECT_EQ(Info("one").drift_retrains(), 1u);
-  EXPECT_EQ(Active("one").source(), "drift");
 }
 
 // The same switch with drift_threshold_percent 0: the signal shows the degradation,
