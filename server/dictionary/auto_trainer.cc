@@ -143,8 +143,12 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
   }
   if (raw < state->reactivate_not_before) return false;  // Backed off.
   // Nothing to reactivate: the training due, if any, is not kept waiting for an
-  // attempt that cannot activate anything.
-  if (!manager_->HasEarlierDictionaries(pool.id(), active)) return false;
+  // attempt that cannot activate anything; backed off as such an attempt would be, so
+  // the appends that follow do not look for earlier dictionaries again each time.
+  if (!manager_->HasEarlierDictionaries(pool.id(), active)) {
+    BackOffReactivation(raw, state);
+    return false;
+  }
   Queued queued{pool.name(), pool.id()};
   queued.reactivate = true;
   queued.raw_bytes = raw;
@@ -154,6 +158,12 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
   in_flight_.insert(pool.name());
   queue_.push_back(std::move(queued));
   return true;
+}
+
+void AutoTrainer::BackOffReactivation(uint64_t raw_bytes, PoolState* state) const {
+  state->reactivate_backoff =
+      state->reactivate_backoff == 0 ? drift_->window_bytes() : 2 * state->reactivate_backoff;
+  state->reactivate_not_before = raw_bytes + state->reactivate_backoff;
 }
 
 void AutoTrainer::MarkDrift(const pool::Pool& pool, uint64_t raw, uint64_t back,
@@ -285,9 +295,7 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
     ++state.drift_reactivations;
     ++done_.drift_reactivations;
   } else {
-    state.reactivate_backoff =
-        state.reactivate_backoff == 0 ? drift_->window_bytes() : 2 * state.reactivate_backoff;
-    state.reactivate_not_before = queued.raw_bytes + state.reactivate_backoff;
+    BackOffReactivation(queued.raw_bytes, &state);
   }
   // Nothing was queued behind it (Notify queues no training for a pool in flight; it
   // is notified again: NotifyAgain).

@@ -254,11 +254,16 @@ class AutoTrainer {
   void Record(const Queued& queued, const absl::StatusOr<v1::TrainDictionaryResponse>& result)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Whether `pool` (with a dictionary) is degraded past its threshold and due for a
-  // reactivation attempt (it has an earlier dictionary to try); if so, queues it. Degraded, grown and not backed off, the
-  // pool also gets its new origin and next (drift) training, attempt or not (the
-  // caller queues that training behind the attempt when it is due).
+  // reactivation attempt; if so, queues it. A pool with no earlier dictionary to try
+  // gets no attempt, and is backed off as after one that found nothing better.
+  // Degraded, grown and not backed off, the pool also gets its new origin and next
+  // (drift) training, attempt or not (the caller queues that training behind the
+  // attempt when it is due).
   bool Degraded(const pool::Pool& pool, uint64_t raw_bytes, PoolState* state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // An attempt at `raw_bytes` found nothing better (or had nothing to try): the next
+  // waits for a window's bytes of appends, twice as long after each further one.
+  void BackOffReactivation(uint64_t raw_bytes, PoolState* state) const;
   // bulk_policy: whether `queued`, starting now (raw_at_start set), samples the pool's
   // whole sample budget since its origin (not a drift retraining, quick first or
   // reactivation).
