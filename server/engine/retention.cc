@@ -5,12 +5,11 @@
 #include <optional>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "codec/record_codec.h"
 #include "common/status_macros.h"
 #include "common/thread_name.h"
-#include "server/block/block_reader.h"
+#include "server/engine/pool_accounting.h"
 
 namespace dictlog::engine {
 namespace {
@@ -19,143 +18,20 @@ namespace {
 // it (as many as the tail recovery walks: concurrent appends seal out of order only
 // that far).
 constexpr size_t kBlockLookahead = 1024;
-// Indexed blocks read per store seek while loading candidates.
-constexpr size_t kIndexedBlocksPerRead = 16;
 // Full passes of one pool after which its expired range is compacted even though its
 // backlog is not drained yet (so space comes back during a very long backlog too).
 constexpr int kCompactAfterPasses = 64;
 
-// One of a pool's oldest records, as a pass sees it.
-struct Candidate {
-  uint64_t seq = 0;
-  std::optional<int64_t> unix_ms;
-  uint64_t stored_bytes = 0;
-  uint64_t raw_bytes = 0;
-  uint32_t dictionary_id = 0;  // Its frame's (single values).
-  std::optional<uint64_t> block;  // Block entries and indexed blocks: the first seq.
-};
-
-// A block that candidates are packed in (found through entry values, or indexed: its
-// key gives its first seq): its stored size and dictionary.
-struct BlockInfo {
-  uint64_t stored_bytes = 0;
-  uint32_t dictionary_id = 0;
-};
-
-struct Candidates {
-  std::vector<Candidate> records;  // In seq order.
-  absl::flat_hash_map<uint64_t, BlockInfo> blocks;
-};
-
-// Sizes and dictionaries of the blocks the candidates are packed in, and the raw size
-// of each packed record (decoded through its block).
-absl::Status LoadBlocks(const store::Store& store, const codec::DictionaryLookup& lookup,
-                        uint32_t pool_id, const std::vector<store::ScannedRecord>& scanned,
-                        Candidates* out) {
-  std::vector<store::RecordRef> refs, block_refs;
-  std::vector<absl::string_view> values;
-  std::vector<size_t> positions;
-  for (size_t i = 0; i < out->records.size(); ++i) {
-    const Candidate& c = out->records[i];
-    if (!c.block.has_value()) continue;
-    refs.push_back({pool_id, c.seq});
-    values.push_back(scanned[i].value);
-    positions.push_back(i);
-    if (out->blocks.try_emplace(*c.block).second) block_refs.push_back({pool_id, *c.block});
-  }
-  std::vector<absl::StatusOr<std::string>> blocks = store.MultiGetBlocks(block_refs);
-  for (size_t k = 0; k < block_refs.size(); ++k) {
-    RETURN_IF_ERROR(blocks[k].status());
-    ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(*blocks[k]));
-    out->blocks[block_refs[k].seq] = {blocks[k]->size(), view.dictionary_id};
-  }
-  std::vector<absl::StatusOr<codec::DecodedRecord>> decoded =
-      block::DecodeStored(store, lookup, refs, values);
-  for (size_t k = 0; k < positions.size(); ++k) {
-    RETURN_IF_ERROR(decoded[k].status());
-    out->records[positions[k]].raw_bytes = decoded[k]->payload.size();
-  }
-  return absl::OkStatus();
-}
-
-// The records family's part of the candidates: the pool's oldest (at most `max`)
-// records there from seq `from` (single values, entries of blocks found through them,
-// the open tail), with their sizes and dictionaries.
-absl::StatusOr<Candidates> LoadRecordCandidates(const store::Store& store,
-                                                const codec::DictionaryLookup& lookup,
-                                                uint32_t pool_id, uint64_t from, size_t max) {
-  ASSIGN_OR_RETURN(std::vector<store::ScannedRecord> scanned,
-                   store.ScanRecords(pool_id, from, max));
-  Candidates out;
-  for (size_t i = 0; i < scanned.size(); ++i) {
-    ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(scanned[i].value));
-    Candidate c;
-    c.seq = scanned[i].seq;
-    c.stored_bytes = scanned[i].value.size();
-    if (view.encoding == codec::Encoding::kBlockEntry) {
-      c.block = c.seq - view.block_back;
-    } else {
-      c.raw_bytes = view.content_size;
-      c.dictionary_id = view.dictionary_id;
-    }
-    out.records.push_back(c);
-  }
-  RETURN_IF_ERROR(LoadBlocks(store, lookup, pool_id, scanned, &out));
-  return out;
-}
-
-// Block mode with indexed blocks (keyed at or after `indexed_from`): the records of
-// the oldest whole blocks holding seqs from `from` on, until at least `max` records,
-// each decoded for its records' seqs and raw sizes. A record of an indexed block has
-// no stored value of its own: the block's stored size goes with its first record.
-absl::Status LoadIndexedCandidates(const store::Store& store,
-                                   const codec::DictionaryLookup& lookup, uint32_t pool_id,
-                                   uint64_t indexed_from, uint64_t from, size_t max,
-                                   Candidates* out) {
-  size_t loaded = 0;
-  while (loaded < max) {
-    ASSIGN_OR_RETURN(std::vector<store::IndexedBlock> blocks,
-                     store.ScanIndexedBlocks(pool_id, indexed_from, from,
-                                             kIndexedBlocksPerRead));
-    for (const store::IndexedBlock& block : blocks) {
-      ASSIGN_OR_RETURN(codec::RecordView view, codec::ParseRecord(block.value));
-      ASSIGN_OR_RETURN(block::IndexedContent content,
-                       block::DecodeIndexedBlock(lookup, block));
-      out->blocks[block.first_seq] = {block.value.size(), view.dictionary_id};
-      for (const codec::IndexedEntry& entry : content.entries) {
-        Candidate c;
-        c.seq = entry.seq;
-        c.raw_bytes = entry.payload.size();
-        c.block = block.first_seq;
-        out->records.push_back(c);
-      }
-      loaded += content.entries.size();
-      from = block.last_seq + 1;
-    }
-    if (blocks.size() < kIndexedBlocksPerRead) break;
-  }
-  return absl::OkStatus();
-}
-
 // The oldest (at most `max`) records of the pool from seq `from`, with their times,
 // sizes and dictionaries: from the records family and (block mode) from the indexed
 // blocks, in seq order. DATA_LOSS for a record or block that does not parse or decode.
-absl::StatusOr<Candidates> LoadCandidates(const store::Store& store,
-                                          const codec::DictionaryLookup& lookup,
-                                          const pool::Pool& pool, uint64_t from,
-                                          size_t max) {
-  ASSIGN_OR_RETURN(Candidates out, LoadRecordCandidates(store, lookup, pool.id(), from, max));
-  if (pool.indexed_from_seq() != 0) {
-    // A seq is in the records family or in an indexed block, never both (sealing
-    // deletes the values): the first `max` of both lists are the pool's oldest.
-    RETURN_IF_ERROR(LoadIndexedCandidates(store, lookup, pool.id(), pool.indexed_from_seq(),
-                                          from, max, &out));
-    std::sort(out.records.begin(), out.records.end(),
-              [](const Candidate& a, const Candidate& b) { return a.seq < b.seq; });
-    if (out.records.size() > max) out.records.resize(max);
-  }
+absl::StatusOr<AccountedRecords> LoadCandidates(const store::Store& store,
+                                                const codec::DictionaryLookup& lookup,
+                                                const pool::Pool& pool, uint64_t from,
+                                                size_t max) {
+  ASSIGN_OR_RETURN(AccountedRecords out, LoadAccountedRecords(store, lookup, pool, from, max));
   std::vector<store::RecordRef> refs;
-  for (const Candidate& c : out.records) refs.push_back({pool.id(), c.seq});
+  for (const AccountedRecord& c : out.records) refs.push_back({pool.id(), c.seq});
   ASSIGN_OR_RETURN(std::vector<std::optional<int64_t>> times, store.AppendTimes(refs));
   for (size_t i = 0; i < out.records.size(); ++i) out.records[i].unix_ms = times[i];
   return out;
@@ -164,7 +40,7 @@ absl::StatusOr<Candidates> LoadCandidates(const store::Store& store,
 // How many of the candidates are older than `cutoff_ms`: up to the last one whose
 // time is, stopping at the first whose time is not (records without a time, stored
 // before append times, are older than any record with one).
-size_t AgedOut(const std::vector<Candidate>& records, int64_t cutoff_ms) {
+size_t AgedOut(const std::vector<AccountedRecord>& records, int64_t cutoff_ms) {
   size_t end = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     if (!records[i].unix_ms.has_value()) continue;
@@ -176,11 +52,11 @@ size_t AgedOut(const std::vector<Candidate>& records, int64_t cutoff_ms) {
 
 // How many of the oldest candidates must go for `excess` stored bytes to go (a block
 // counts when its first record goes).
-size_t SizedOut(const Candidates& c, uint64_t excess) {
+size_t SizedOut(const AccountedRecords& c, uint64_t excess) {
   uint64_t removed = 0;
   size_t end = 0;
   for (; end < c.records.size() && removed < excess; ++end) {
-    const Candidate& r = c.records[end];
+    const AccountedRecord& r = c.records[end];
     removed += r.stored_bytes;
     if (r.block.has_value() && *r.block == r.seq) {
       removed += c.blocks.at(*r.block).stored_bytes;
@@ -225,27 +101,13 @@ absl::StatusOr<uint64_t> BlockAlignedEnd(const store::Store& store, pool::Pool& 
 
 // The batch that expires the candidates below `end`: what goes from the pool's and
 // each dictionary's counters.
-store::Expiry ExpiryOf(const Candidates& c, uint32_t pool_id, uint64_t end) {
+store::Expiry ExpiryOf(const AccountedRecords& c, uint32_t pool_id, uint64_t end) {
   store::Expiry expiry;
   expiry.pool_id = pool_id;
   expiry.end_seq = end;
-  for (const Candidate& r : c.records) {
-    if (r.seq >= end) break;
-    expiry.pool_counters += {1, r.raw_bytes, r.stored_bytes};
-    if (!r.block.has_value()) {
-      if (r.dictionary_id != 0) {
-        expiry.dictionary_counters[r.dictionary_id] += {1, r.raw_bytes, r.stored_bytes};
-      }
-      continue;
-    }
-    const BlockInfo& block = c.blocks.at(*r.block);
-    store::PoolCounters d{1, r.raw_bytes, 0};
-    if (*r.block == r.seq) {  // The block goes with its first record.
-      expiry.pool_counters.stored_bytes += block.stored_bytes;
-      d.stored_bytes = block.stored_bytes;
-    }
-    if (block.dictionary_id != 0) expiry.dictionary_counters[block.dictionary_id] += d;
-  }
+  Counted counted = CountRange(c, 0, end);
+  expiry.pool_counters = counted.pool;
+  expiry.dictionary_counters = std::move(counted.dictionaries);
   return expiry;
 }
 
@@ -355,7 +217,7 @@ absl::StatusOr<Retention::Expired> Retention::ExpirePool(pool::Pool& pool, absl:
     absl::MutexLock gate(write_gate_);  // No write of any pool meanwhile.
     if (pool.deleted()) return Expired();  // Deleted since the pass listed it.
     absl::MutexLock seal(&pool.tail().seal_mutex());
-    ASSIGN_OR_RETURN(Candidates c,
+    ASSIGN_OR_RETURN(AccountedRecords c,
                      LoadCandidates(*store_, *dictionaries_, pool, pool.retained_from(),
                                     options_.max_records_per_pass));
     size_t n = 0;

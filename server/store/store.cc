@@ -690,6 +690,14 @@ absl::Status Store::PutLostSeqs(absl::Span<const LostSeqs> lost) {
   return Write(&batch, "writing lost seqs", /*sync=*/true);
 }
 
+absl::Status Store::PutPoolCounters(uint32_t pool_id, const PoolCounters& counters) {
+  rocksdb::WriteBatch batch;
+  RETURN_IF_ERROR(FromRocks(
+      batch.Put(counters_, CounterKey(pool_id), EncodePoolCounters(counters)),
+      "batching pool counters"));
+  return Write(&batch, "writing pool counters", /*sync=*/true);
+}
+
 absl::StatusOr<uint64_t> Store::SeqFloor() const {
   std::string value;
   const rocksdb::Status s =

@@ -365,6 +365,9 @@ class Store {
     uint64_t last = 0;
   };
   absl::Status PutLostSeqs(absl::Span<const LostSeqs> lost);
+  // Replaces pool `pool_id`'s counters (not merged: a salvage's recount of what the
+  // pool holds, written before any server opens the store). Synced.
+  absl::Status PutPoolCounters(uint32_t pool_id, const PoolCounters& counters);
   // The seq floor (single-node mode): no pool created from now on starts below it
   // (pool::PoolRegistry). Raised when ids a lost pool gave out may come back: after
   // the write-ahead log's replay dropped writes, and in a backup's copy. 0 if none.
