@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "server/dictionary/dictionary_cache.h"
+#include "server/engine/pool_accounting.h"
 #include "server/pool/pool.h"
 #include "server/pool/pool_registry.h"
 #include "server/store/keys.h"
@@ -70,6 +72,53 @@ absl::Status ForgetLostActiveDictionaries(store::Store& store,
     RETURN_IF_ERROR(store.PutPool(record));
     std::fprintf(out, "pool '%s' lost its active dictionary %u: it goes on without one\n",
                  record.name().c_str(), active);
+  }
+  return absl::OkStatus();
+}
+
+// Whether a lost range may have taken records (records, blocks) or counters: then the
+// copied counters may count records that are gone, or lack some.
+bool CountersMayBeWrong(const store::SalvageReport& report) {
+  for (const store::SalvagedFamily& family : report.families) {
+    if (family.lost.empty()) continue;
+    if (family.name == "records" || family.name == "blocks" || family.name == "counters") {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string CountersText(const store::PoolCounters& c) {
+  return absl::StrFormat("%d records, %d raw bytes, %d stored bytes", c.records, c.raw_bytes,
+                         c.stored_bytes);
+}
+
+// Every pool's counters recounted from what the salvaged store holds, in every storage
+// form (engine::CountPool, the accounting appends and retention keep), and written in
+// place of the copied ones where they differ. A pool with a value that does not parse
+// or a block that does not decode (its dictionary lost with the damage, or a value
+// copied corrupt) keeps the copied counters, and the report says so; single values
+// count by their frame headers, so those naming a lost dictionary stay counted (they
+// are stored, and read DATA_LOSS). Dictionaries' reference counts stay as copied:
+// high if records naming them were lost, which only keeps a dictionary from gc.
+absl::Status RecountPools(store::Store& store, const pool::PoolRegistry& registry,
+                          std::FILE* out) {
+  dictionary::DictionaryCache lookup(
+      [&store](uint32_t id) { return store.DictionaryContent(id); },
+      dictionary::DictionaryCacheOptions());
+  for (const std::shared_ptr<pool::Pool>& pool : registry.List()) {
+    const store::PoolCounters copied = pool->counters();
+    absl::StatusOr<engine::Counted> counted = engine::CountPool(store, lookup, *pool);
+    if (!counted.ok()) {
+      std::fprintf(out, "pool '%s': counters kept as copied (%s; they may count lost "
+                   "records): recount failed: %s\n", pool->name().c_str(),
+                   CountersText(copied).c_str(), counted.status().ToString().c_str());
+      continue;
+    }
+    if (counted->pool == copied) continue;
+    RETURN_IF_ERROR(store.PutPoolCounters(pool->id(), counted->pool));
+    std::fprintf(out, "pool '%s': counters recounted: %s, were %s\n", pool->name().c_str(),
+                 CountersText(counted->pool).c_str(), CountersText(copied).c_str());
   }
   return absl::OkStatus();
 }
@@ -185,9 +234,14 @@ absl::Status SalvageStore(const std::string& from, const store::Store::Options& 
   RETURN_IF_ERROR(salvaged->PutLostSeqs(LostSeqsOf(report, copied)));
   RETURN_IF_ERROR(ForgetLostActiveDictionaries(*salvaged, copied, out));
   // Every pool past every id the damaged store may have given (ADR 0044's skip).
-  RETURN_IF_ERROR(pool::PoolRegistry::Load(salvaged.get(), v1::PoolOptions(),
-                                           pool::Pool::kRestoreLease)
-                      .status());
+  ASSIGN_OR_RETURN(std::unique_ptr<pool::PoolRegistry> registry,
+                   pool::PoolRegistry::Load(salvaged.get(), v1::PoolOptions(),
+                                            pool::Pool::kRestoreLease));
+  if (CountersMayBeWrong(report)) {
+    std::fprintf(progress, "dictlogd: salvage: recounting every pool's records\n");
+    std::fflush(progress);
+    RETURN_IF_ERROR(RecountPools(*salvaged, *registry, out));
+  }
   std::fprintf(out, "%s", SalvageReportText(report, copied).c_str());
   std::fprintf(out, "dictlogd: salvaged into %s: %zu pools; start dictlogd with "
                "--data_dir=%s\n", to.path.c_str(), copied.size(), to.path.c_str());

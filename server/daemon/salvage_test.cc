@@ -98,6 +98,18 @@ TEST(SalvageTest, ADamagedStoreIsSalvagedIntoOneThatReadsAndAppends) {
   }
   EXPECT_GT(right, ids.size() - 200);  // One table block's records at most.
   EXPECT_LT(right, ids.size());
+  // The counters count what is left: web's recounted, db's as they were.
+  uint64_t web_raw = 0;
+  for (size_t i = 0; i < 3000; ++i) web_raw += (*results)[i].ok() ? lines[i].size() : 0;
+  const v1::PoolStats web = (*engine)->GetPool("web")->stats();
+  EXPECT_EQ(web.records(), right - 500);
+  EXPECT_EQ(web.raw_bytes(), web_raw);
+  EXPECT_TRUE(absl::StrContains(report, absl::StrCat("pool 'web': counters recounted: ",
+                                                     right - 500, " records, ", web_raw,
+                                                     " raw bytes")))
+      << report;
+  EXPECT_FALSE(absl::StrContains(report, "pool 'db'")) << report;
+  EXPECT_EQ((*engine)->GetPool("db")->stats().records(), 500u);
   // A scan answers the records before the lost run, then ends there with DATA_LOSS;
   // one from past the run reads the rest.
   engine::ScanSpec scan;
@@ -196,6 +208,15 @@ TEST(SalvageTest, RecordsOfALostBlockReadAsDataLoss) {
   }
   EXPECT_GT(lost, 0u);
   EXPECT_GT(right, ids.size() - 200);
+  // The counters count what is left, the lost blocks' stored bytes no longer.
+  uint64_t raw = 0;
+  for (size_t i = 0; i < ids.size(); ++i) raw += (*results)[i].ok() ? lines[i].size() : 0;
+  const v1::PoolStats stats = (*engine)->GetPool("blk")->stats();
+  EXPECT_EQ(stats.records(), right);
+  EXPECT_EQ(stats.raw_bytes(), raw);
+  EXPECT_TRUE(absl::StrContains(report, absl::StrCat("pool 'blk': counters recounted: ", right,
+                                                     " records")))
+      << report;
   // A scan reads every record before the lost blocks, then ends with DATA_LOSS.
   engine::ScanSpec scan;
   scan.pool = "blk";

@@ -440,16 +440,20 @@ struct TargetStats {
   // RocksDB refused (a damaged index or properties block: the read-only open fails as
   // the normal one does) are counted, not failed. The salvaged store must open, read
   // every record right or DATA_LOSS (salvage_tally: never NOT_FOUND, never a wrong
-  // payload, no scan that ends OK short) and give no id again (salvage_reissued).
+  // payload, no scan that ends OK short) and give no id again (salvage_reissued). A
+  // salvaged pool whose records all read right or DATA_LOSS in a salvage's lost range
+  // must count exactly those that read right (the salvage's recount): checked in
+  // salvaged_pools_counted pools, salvage_counters_wrong of them failed.
   uint64_t salvaged = 0, salvage_refused = 0, salvaged_open_errors = 0;
-  uint64_t salvage_reissued = 0;
+  uint64_t salvage_reissued = 0, salvaged_pools_counted = 0, salvage_counters_wrong = 0;
   Tally salvage_tally;
 
   uint64_t Violations(const std::string& target) const {
     const uint64_t refusals =
         refused_after_log_damage + refused_not_data_loss + opened_after_refusal;
     const auto salvaged_absent = salvage_tally.errors.find("NOT_FOUND");
-    const uint64_t salvage = salvaged_open_errors + salvage_reissued + salvage_tally.wrong +
+    const uint64_t salvage = salvaged_open_errors + salvage_reissued + salvage_counters_wrong +
+                             salvage_tally.wrong +
                              salvage_tally.scan_skipped +
                              (salvaged_absent == salvage_tally.errors.end()
                                   ? 0 : salvaged_absent->second);
@@ -484,7 +488,9 @@ std::string Summary(const std::string& target, const TargetStats& s) {
                     " salvaged_reads=", s.salvage_tally.reads, " salvaged_right=",
                     s.salvage_tally.right, " salvaged_wrong=", s.salvage_tally.wrong,
                     " salvaged_scans_short=", s.salvage_tally.scan_skipped,
-                    " salvaged_reissued=", s.salvage_reissued, " salvaged_errors{",
+                    " salvaged_reissued=", s.salvage_reissued,
+                    " salvaged_pools_counted=", s.salvaged_pools_counted,
+                    " salvage_counters_wrong=", s.salvage_counters_wrong, " salvaged_errors{",
                     absl::StrJoin(salvage_errors, ","), "}");
   }
   if (OnLoggedStore(target)) {
@@ -560,6 +566,51 @@ absl::StatusOr<Damage> Damaged(const std::string& dir, const std::string& target
   return Damage{*std::move(where), target == "wal"};
 }
 
+// Each pool of a salvaged store whose records all read right or DATA_LOSS in a lost
+// range: its counters must count exactly the records that read right (TargetStats).
+// Other pools (a record unreadable for another reason, e.g. its dictionary was lost
+// with the damage, still counts as stored) are not checked.
+void CheckSalvagedCounters(const engine::LogEngine& engine, const Records& records,
+                           TargetStats* stats) {
+  std::map<std::string, std::vector<std::string>> by_pool;
+  for (const auto& [id, e] : records) by_pool[id.substr(0, id.rfind('/'))].push_back(id);
+  for (const auto& [pool, ids] : by_pool) {
+    auto info = engine.GetPool(pool);
+    if (!info.ok()) continue;
+    uint64_t right = 0, raw = 0;
+    bool checkable = true;
+    for (size_t start = 0; checkable && start < ids.size(); start += 1000) {
+      std::vector<std::string> chunk(ids.begin() + start,
+                                     ids.begin() + std::min(ids.size(), start + 1000));
+      auto results = engine.MultiGet(chunk);
+      if (!results.ok()) {
+        checkable = false;
+        break;
+      }
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        const absl::StatusOr<v1::Record>& got = (*results)[i];
+        if (got.ok() && got->payload() == records.at(chunk[i]).payload) {
+          ++right;
+          raw += got->payload().size();
+        } else if (got.ok() || !absl::IsDataLoss(got.status()) ||
+                   !absl::StrContains(got.status().message(), "salvaged")) {
+          checkable = false;
+          break;
+        }
+      }
+    }
+    if (!checkable) continue;
+    ++stats->salvaged_pools_counted;
+    if (info->stats().records() == right && info->stats().raw_bytes() == raw) continue;
+    ++stats->salvage_counters_wrong;
+    std::printf("  salvaged pool %s counts %llu records (%llu raw bytes); %llu read back "
+                "(%llu raw bytes)\n", pool.c_str(),
+                static_cast<unsigned long long>(info->stats().records()),
+                static_cast<unsigned long long>(info->stats().raw_bytes()),
+                static_cast<unsigned long long>(right), static_cast<unsigned long long>(raw));
+  }
+}
+
 // An `sst` trial's damaged store (`before_open`: as damaged, before the trial's engine
 // wrote to it) salvaged into a new one, opened and read through (TargetStats).
 void CheckSalvage(const std::string& before_open, const Golden& golden, TargetStats* stats) {
@@ -596,6 +647,7 @@ void CheckSalvage(const std::string& before_open, const Golden& golden, TargetSt
                 static_cast<unsigned long long>(stats->salvage_tally.scan_skipped - short_before),
                 static_cast<unsigned long long>(absent() - absent_before));
   }
+  CheckSalvagedCounters(**engine, golden.records, stats);
   TargetStats appended;
   CheckNextIds(**engine, golden.records, &appended);
   stats->salvage_reissued += appended.reissued;
