@@ -6,6 +6,7 @@
 #include <set>
 #include <memory>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -123,6 +124,26 @@ absl::Status RecountPools(store::Store& store, const pool::PoolRegistry& registr
   return absl::OkStatus();
 }
 
+// Each pool's ranges merged where they overlap or touch, in (pool, first) order: the
+// catalog keys a range by its pool and first seq, so two ranges from one first seq
+// (a pool lost whole from the records family, and its first blocks) must be one, or
+// the second written would replace the first.
+std::vector<store::Store::LostSeqs> Coalesced(std::vector<store::Store::LostSeqs> lost) {
+  std::sort(lost.begin(), lost.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.pool_id, a.first, a.last) < std::tie(b.pool_id, b.first, b.last);
+  });
+  std::vector<store::Store::LostSeqs> merged;
+  for (const store::Store::LostSeqs& range : lost) {
+    if (!merged.empty() && merged.back().pool_id == range.pool_id &&
+        range.first <= merged.back().last + 1) {
+      merged.back().last = std::max(merged.back().last, range.last);
+      continue;
+    }
+    merged.push_back(range);
+  }
+  return merged;
+}
+
 absl::Status CheckNewDir(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return absl::OkStatus();
@@ -171,7 +192,7 @@ std::vector<store::Store::LostSeqs> LostSeqsOf(const store::SalvageReport& repor
       }
     }
   }
-  return lost;
+  return Coalesced(std::move(lost));
 }
 
 std::string SalvageReportText(const store::SalvageReport& report,

@@ -27,8 +27,9 @@ absl::Status SalvageStore(const std::string& from, const store::Store::Options& 
 // The seqs of each pool the lost key ranges of the records and blocks families may
 // have held: from the seq after the range's lower key (a block's: its last seq) to
 // the one before its upper key (a block's first), through every pool between (to
-// each one's next seq, `store::StoredPool`s of the new store, before its skip). The
-// salvage stores them (Store::PutLostSeqs) so that reads of them are DATA_LOSS.
+// each one's next seq, `store::StoredPool`s of the new store, before its skip), each
+// pool's merged where they overlap or touch, in (pool, first) order. The salvage
+// stores them (Store::PutLostSeqs) so that reads of them are DATA_LOSS.
 std::vector<store::Store::LostSeqs> LostSeqsOf(const store::SalvageReport& report,
                                                const std::vector<store::StoredPool>& pools);
 
