@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "codec/dictionary_check.h"
 #include "codec/test_dictionary.h"
+#include "server/engine/engine_test_util.h"
 #include "server/engine/log_engine.h"
 
 namespace dictlog::engine {
@@ -183,15 +184,8 @@ class MultiGetFramesTest : public ::testing::Test {
   }
 
   void TrainAndActivate(const std::string& pool) {
-    v1::TrainDictionaryRequest request;
-    request.set_pool(pool);
-    request.set_activate(true);
-    auto trained = engine_->TrainDictionary(request);
-    ASSERT_TRUE(trained.ok()) << trained.status();
-    v1::ActivateDictionaryRequest activate;
-    activate.set_pool(pool);
-    activate.set_id(trained->dictionary().id());
-    ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+    const absl::Status activated = engine::TrainAndActivate(*engine_, pool);
+    ASSERT_TRUE(activated.ok()) << activated;
   }
 
   EngineOptions options_;

@@ -123,10 +123,9 @@ absl::StatusOr<AccountedRecords> LoadAccountedRecords(const store::Store& store,
   return out;
 }
 
-Counted CountRange(const AccountedRecords& loaded, uint64_t from, uint64_t end) {
+Counted CountBelow(const AccountedRecords& loaded, uint64_t end) {
   Counted counted;
   for (const AccountedRecord& r : loaded.records) {
-    if (r.seq < from) continue;
     if (r.seq >= end) break;
     counted.pool += {1, r.raw_bytes, r.stored_bytes};
     if (!r.block.has_value()) {
@@ -155,7 +154,7 @@ absl::StatusOr<Counted> CountPool(const store::Store& store,
     ASSIGN_OR_RETURN(AccountedRecords loaded,
                      LoadAccountedRecords(store, lookup, pool, from, std::max<size_t>(chunk, 1)));
     if (loaded.records.empty()) return total;
-    const Counted counted = CountRange(loaded, from, UINT64_MAX);
+    const Counted counted = CountBelow(loaded, UINT64_MAX);
     total.pool += counted.pool;
     for (const auto& [id, counters] : counted.dictionaries) total.dictionaries[id] += counters;
     from = loaded.records.back().seq + 1;

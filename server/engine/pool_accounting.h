@@ -66,8 +66,8 @@ absl::StatusOr<AccountedRecords> LoadAccountedRecords(const store::Store& store,
                                                       const pool::Pool& pool, uint64_t from,
                                                       size_t max);
 
-// What the records with from <= seq < end count for (a block with its first record).
-Counted CountRange(const AccountedRecords& loaded, uint64_t from, uint64_t end);
+// What the loaded records with seq < end count for (a block with its first record).
+Counted CountBelow(const AccountedRecords& loaded, uint64_t end);
 
 // What every record the pool holds counts for, read `chunk` records at a time.
 absl::StatusOr<Counted> CountPool(const store::Store& store,

@@ -12,6 +12,7 @@
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
 #include "server/dictionary/dictionary_cache.h"
+#include "server/engine/engine_test_util.h"
 #include "server/engine/log_engine.h"
 #include "server/engine/pool_accounting.h"
 #include "server/pool/pool_registry.h"
@@ -54,15 +55,8 @@ class PoolAccountingTest : public ::testing::TestWithParam<Layout> {
   void SetIndexedFrom(uint64_t seq) {
     ASSERT_TRUE(engine_->CreatePool("web", v1::PoolOptions()).ok());
     engine_.reset();
-    {
-      auto store = store::Store::Open(options_.store);
-      ASSERT_TRUE(store.ok()) << store.status();
-      auto pools = (*store)->LoadPools();
-      ASSERT_TRUE(pools.ok() && pools->size() == 1);
-      storage::PoolRecord record = (*pools)[0].record;
-      record.set_indexed_blocks_from_seq(seq);
-      ASSERT_TRUE((*store)->PutPool(record).ok());
-    }
+    const absl::Status set = SetIndexedBlocksFrom(options_.store, "web", seq);
+    ASSERT_TRUE(set.ok()) << set;
     Reopen();
   }
 
@@ -80,14 +74,8 @@ class PoolAccountingTest : public ::testing::TestWithParam<Layout> {
   }
 
   void TrainAndActivate() {
-    v1::TrainDictionaryRequest train;
-    train.set_pool("web");
-    auto trained = engine_->TrainDictionary(train);
-    ASSERT_TRUE(trained.ok()) << trained.status();
-    v1::ActivateDictionaryRequest activate;
-    activate.set_pool("web");
-    activate.set_id(trained->dictionary().id());
-    ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+    const absl::Status activated = engine::TrainAndActivate(*engine_, "web");
+    ASSERT_TRUE(activated.ok()) << activated;
   }
 
   // Closes the engine and recounts "web" from the store `chunk` records at a time:

@@ -15,6 +15,7 @@
 #include "codec/test_dictionary.h"
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
+#include "server/engine/engine_test_util.h"
 #include "server/engine/log_engine.h"
 #include "server/store/store.h"
 
@@ -39,13 +40,8 @@ class PoolDeleteTest : public ::testing::TestWithParam<Layout> {
       // Pool "web" as a store from before indexed blocks holds it.
       ASSERT_TRUE(engine_->CreatePool("web", v1::PoolOptions()).ok());
       engine_.reset();
-      WithStore([](store::Store& store) {
-        auto pools = store.LoadPools();
-        ASSERT_TRUE(pools.ok() && pools->size() == 1);
-        storage::PoolRecord record = (*pools)[0].record;
-        record.set_indexed_blocks_from_seq(1000000);
-        ASSERT_TRUE(store.PutPool(record).ok());
-      });
+      const absl::Status set = SetIndexedBlocksFrom(options_.store, "web", 1000000);
+      ASSERT_TRUE(set.ok()) << set;
       Reopen();
     }
   }
@@ -85,14 +81,8 @@ class PoolDeleteTest : public ::testing::TestWithParam<Layout> {
   }
 
   void TrainAndActivate(const std::string& pool) {
-    v1::TrainDictionaryRequest train;
-    train.set_pool(pool);
-    auto trained = engine_->TrainDictionary(train);
-    ASSERT_TRUE(trained.ok()) << trained.status();
-    v1::ActivateDictionaryRequest activate;
-    activate.set_pool(pool);
-    activate.set_id(trained->dictionary().id());
-    ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+    const absl::Status activated = engine::TrainAndActivate(*engine_, pool);
+    ASSERT_TRUE(activated.ok()) << activated;
   }
 
   uint32_t PoolId(const std::string& name) {

@@ -105,7 +105,7 @@ store::Expiry ExpiryOf(const AccountedRecords& c, uint32_t pool_id, uint64_t end
   store::Expiry expiry;
   expiry.pool_id = pool_id;
   expiry.end_seq = end;
-  Counted counted = CountRange(c, 0, end);
+  Counted counted = CountBelow(c, end);
   expiry.pool_counters = counted.pool;
   expiry.dictionary_counters = std::move(counted.dictionaries);
   return expiry;
