@@ -55,7 +55,9 @@ uint64_t AutoTrainer::FirstPoint(const pool::Pool& pool) const {
 
 CandidateSearch AutoTrainer::SearchFor(const pool::Pool& pool, const PoolState& state,
                                        const Queued& queued) const {
-  if (queued.quick) return CandidateSearch::kQuick;
+  if (queued.quick || (queued.drift_trigger && state.drift_futile)) {
+    return CandidateSearch::kQuick;
+  }
   // A growth whose last winner was the configured size: more data leaves no smaller
   // size to prefer (the largest supported size is the configured one again).
   const uint64_t configured = pool.options().dictionary_bytes();
@@ -104,7 +106,10 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   queued.first = !has_dictionary;
   queued.search = SearchFor(pool, state, queued);
   queued.sample_budget = manager_->SampleBudgetBytes(pool.options().dictionary_bytes());
-  state.next = has_dictionary && queued.full ? UINT64_MAX : state.origin + 2 * since;
+  // One candidate at full size (quick): the full search follows at the next doubling.
+  state.next = has_dictionary && queued.full && queued.search != CandidateSearch::kQuick
+                   ? UINT64_MAX
+                   : state.origin + 2 * since;
   if (state.drift_pending) {
     state.drift_pending = false;
     // The least wait for a first drift, or one long after the last retraining (its
@@ -292,6 +297,7 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
     }
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;  // The new window has to fill first anyway.
+    state.drift_futile = false;       // Judged against another dictionary now.
     ++state.drift_reactivations;
     ++done_.drift_reactivations;
   } else {
@@ -333,14 +339,17 @@ void AutoTrainer::Record(const Queued& queued,
   // Trained at full size: grown; a quick first one keeps the next doubling (Notify set
   // it) for the full search. bulk_policy: so is one that sampled the whole budget.
   const bool full_sample = SamplesFullBudget(queued, state);
-  if (activated && (queued.full || full_sample) && !queued.quick) state.next = UINT64_MAX;
+  const bool one_candidate = queued.search == CandidateSearch::kQuick;
+  if (activated && (queued.full || full_sample) && !one_candidate) state.next = UINT64_MAX;
   if (activated && full_sample && !queued.full) ++done_.full_sample;
   if (activated) state.trained_bytes = result->dictionary().size_bytes();
   if (queued.search == CandidateSearch::kLargest) ++done_.narrowed;
   if (activated) {  // New data, new dictionary: a drift back may be tried at once.
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;
+    state.drift_futile = false;
   }
+  if (queued.drift_trigger && one_candidate) ++done_.quick_drift;
   if (queued.drift_trigger) {
     if (activated) {
       // A gain on the drifted data, yet the next drift may come soon (data that
@@ -348,10 +357,12 @@ void AutoTrainer::Record(const Queued& queued,
       // kDriftSettledMultiple x this wait (Notify).
       state.drift_backoff *= 2;
     } else {
-      // Nothing better for the drifted data: stop growing on it and wait twice as
-      // long before the next drift retraining.
+      // Nothing better for the drifted data: stop growing on it, wait twice as long
+      // before the next drift retraining, and try one candidate then (a training
+      // that failed proves nothing).
       state.next = UINT64_MAX;
       state.drifted = false;
+      if (result.ok()) state.drift_futile = true;
       state.drift_not_before = queued.raw_bytes + state.drift_backoff;
       state.drift_backoff *= 2;
     }

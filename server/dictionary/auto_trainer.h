@@ -46,8 +46,13 @@
 // x the dictionary size of new appends, twice as much after each further one, activated
 // or not (back-off: data that alternates between formats drifts at every switch, and a
 // retraining on the newest burst always gains on it), back to the least for a drift
-// that comes kDriftSettledMultiple x the wait or more after the last retraining. One
-// training per pool at a time, as for all.
+// that comes kDriftSettledMultiple x the wait or more after the last retraining. After
+// a drift retraining that activated nothing, the pool's next ones try one candidate
+// (CandidateSearch::kQuick) until any dictionary of it is activated again: the full
+// search found nothing better for such data already, and a change of format that
+// needs a new dictionary gains far more than the activation gain with any candidate
+// (if one is activated, the growth on the new data searches in full). One training
+// per pool at a time, as for all.
 //
 // Drift back: whenever a pool with a dictionary is degraded past its threshold (during
 // growth too, and before a drift retraining is due) and has an earlier dictionary, the
@@ -140,6 +145,8 @@ struct AutoTrainerStats {
   uint64_t drift_retrains = 0;  // Trainings that drift started (all pools).
   uint64_t drift_reactivations = 0;  // Earlier dictionaries activated again (all pools).
   uint64_t quick_first = 0;    // Quick first dictionaries trained (quick_first).
+  // Drift retrainings that tried one candidate (the pool's last one activated nothing).
+  uint64_t quick_drift = 0;
   // bulk_policy: activated trainings whose full sample ended the pool's growth, and
   // growth trainings that tried the configured size only.
   uint64_t full_sample = 0;
@@ -232,6 +239,9 @@ class AutoTrainer {
     uint64_t reactivate_backoff = 0;
     uint64_t drift_reactivations = 0;
     bool drifted = false;        // Trained on the data since `origin` only.
+    // The last drift retraining activated nothing (and nothing was activated since):
+    // the next one tries one candidate.
+    bool drift_futile = false;
     bool drift_pending = false;  // The next training is the one drift starts.
     uint64_t raw_seen = 0;       // The pool's raw bytes at its latest Notify.
     // Notify found the pool in flight since it was queued: it is notified again

@@ -232,7 +232,31 @@ TEST_F(DriftTest, RetrainingWithoutGainBacksOff) {
   EXPECT_EQ(after.activated, before.activated);  // None gained.
   EXPECT_EQ(after.not_activated + after.failed,
             before.not_activated + before.failed + 3);
+  // The first searched in full and found nothing better; the next two tried one
+  // candidate each.
+  EXPECT_EQ(after.quick_drift - before.quick_drift, 2u);
   EXPECT_NE(Active("r").source(), "drift");
+}
+
+// After a drift retraining without gain (random payloads) the next ones try one
+// candidate, yet a change to data a new dictionary fits (B) is still caught by such a
+// retraining, and the growth on B that follows searches in full: B is then stored
+// within 10% of what a pool fed B alone stores it at.
+TEST_F(DriftTest, AfterARetrainingWithoutGainOneCandidateStillCatchesANewFormat) {
+  Feed("q", codec::SyntheticLogLines(2500, 34));
+  Feed("q", RandomLines(3000, 35));  // 360,000 bytes: two retrainings, no gain.
+  ASSERT_EQ(Info("q").drift_retrains(), 2u);
+  const dictionary::AutoTrainerStats futile = engine_->AutoTrainingStats();
+  EXPECT_EQ(futile.quick_drift, 1u);
+  EXPECT_NE(Active("q").source(), "drift");
+  Feed("q", JsonAccessLines(2500, 36));
+  EXPECT_EQ(Info("q").drift_retrains(), 3u);
+  EXPECT_EQ(engine_->AutoTrainingStats().quick_drift, 2u);
+  EXPECT_EQ(Active("q").source(), "drift");
+  const double drifted = StoredRatioOf("q", JsonAccessLines(500, 37));
+  Feed("fresh", JsonAccessLines(2500, 36));
+  const double fresh = StoredRatioOf("fresh", JsonAccessLines(500, 37));
+  EXPECT_GT(drifted, 0.9 * fresh) << drifted << " vs " << fresh;
 }
 
 // Data that keeps alternating between two formats (as a bulk load of a file whose

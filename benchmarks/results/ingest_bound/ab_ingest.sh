@@ -6,8 +6,10 @@
 # prints per run: load, final form and ingest seconds, dictlogd's CPU seconds (from
 # /proc), stored bytes, and the CPU seconds of its live threads by name (dictlogd names
 # its own: operations.md "Where the CPU goes"; an ended re-encode job's are in the total
-# only). 127.0.0.1 port 0; each server stopped by its pid. Used by
-# RESULTS.md "RocksDB's memtable insert hint, measured again".
+# only), and the automatic trainings the server logged (count, and their seconds).
+# LOGS=DIR and COPIES=N load another corpus (default: loghub, 100 copies). 127.0.0.1
+# port 0; each server stopped by its pid. Used by RESULTS.md "RocksDB's memtable insert
+# hint, measured again" and "Scale mode on logs loghub does not have".
 set -euo pipefail
 a=$1 b=$2 rounds=$3; shift 3
 work=$(mktemp -d /tmp/ab_ingest.XXXX)
@@ -24,7 +26,7 @@ one() {
   local port; port=$(cat "$dir/port")
   local s m e
   s=$(now)
-  "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir=/work/shared/data/loghub --copies=100 --ids_out="$dir/ids" >/dev/null 2>&1
+  "$bin/dictlog-bench" load --server=127.0.0.1:$port --dir="${LOGS:-/work/shared/data/loghub}" --copies="${COPIES:-100}" --ids_out="$dir/ids" >/dev/null 2>&1
   m=$(now)
   final_form
   e=$(now)
@@ -36,7 +38,9 @@ print(sum(json.loads(l).get("stored_bytes",0) for l in sys.stdin))')
     awk '{c[$1]+=$2} END {for (k in c) if (c[k] >= 1) printf "%s=%.2f\n", k, c[k]/100}' |
     sort -t= -k2 -rn | tr '\n' ' ')
   kill -TERM "$pid"; wait "$pid" || true; pid=
-  printf "%s load %.2f final %.2f ingest %.2f cpu %s stored %s threads %s\n" "$tag" "$(echo "$m - $s" | bc)" "$(echo "$e - $m" | bc)" "$(echo "$e - $s" | bc)" "$cpu" "$stored" "$threads"
+  local trainings; trainings=$(grep "trained .*dictionary" "$dir/log" |
+    sed -nE 's/.*; ([0-9.]+) s\)$/\1/p' | awk '{n++; s+=$1} END {printf "%d %.2f", n, s}')
+  printf "%s load %.2f final %.2f ingest %.2f cpu %s stored %s trainings %s threads %s\n" "$tag" "$(echo "$m - $s" | bc)" "$(echo "$e - $m" | bc)" "$(echo "$e - $s" | bc)" "$cpu" "$stored" "$trainings" "$threads"
 }
 for r in $(seq "$rounds"); do
   if (( r % 2 == 1 )); then one "$a" A "$@"; one "$b" B "$@"; else one "$b" B "$@"; one "$a" A "$@"; fi
