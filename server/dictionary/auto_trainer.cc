@@ -336,8 +336,9 @@ void AutoTrainer::Record(const Queued& queued,
   const bool activated = result.ok() && result->activated();
   absl::MutexLock lock(&mu_);
   PoolState& state = pools_[queued.pool_id];
-  // Trained at full size: grown; a quick first one keeps the next doubling (Notify set
-  // it) for the full search. bulk_policy: so is one that sampled the whole budget.
+  // Trained at full size: grown; a one-candidate one (a quick first dictionary, or a
+  // drift retraining after one without gain) keeps the next doubling (Notify set it)
+  // for the full search. bulk_policy: so is one that sampled the whole budget.
   const bool full_sample = SamplesFullBudget(queued, state);
   const bool one_candidate = queued.search == CandidateSearch::kQuick;
   if (activated && (queued.full || full_sample) && !one_candidate) state.next = UINT64_MAX;
