@@ -281,6 +281,8 @@ class Bench {
       options.dictionary = dict;
       options.compression_level = s_.level;
       options.compress_literals = compress_literals;
+      // Whole magicless frames: SetFrameDictId and PlainDecode read them in place.
+      options.short_frame = false;
       if (!codec::EncodeRecord(raws[i], options, &units[i].stored).ok()) std::abort();
     }
     return units;

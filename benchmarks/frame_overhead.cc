@@ -32,16 +32,19 @@ struct Variant {
   bool magicless;
   bool checksum;
   bool dictlog_value;  // codec::EncodeRecord: header byte + magicless + raw fallback.
+  bool short_frame;    // dictlog value: short frames (ADR 0049) where they apply.
 };
 
 const Variant kVariants[] = {
-    {"zstd frame", false, false, false, false},
-    {"magicless", false, true, false, false},
-    {"dictlog value", false, true, false, true},
-    {"zstd frame + dict", true, false, false, false},
-    {"magicless + dict", true, true, false, false},
-    {"magicless + checksum + dict", true, true, true, false},
-    {"dictlog value + dict", true, true, false, true},
+    {"zstd frame", false, false, false, false, false},
+    {"magicless", false, true, false, false, false},
+    {"dictlog value, whole frame", false, true, false, true, false},
+    {"dictlog value", false, true, false, true, true},
+    {"zstd frame + dict", true, false, false, false, false},
+    {"magicless + dict", true, true, false, false, false},
+    {"magicless + checksum + dict", true, true, true, false, false},
+    {"dictlog value + dict, whole frame", true, true, false, true, false},
+    {"dictlog value + dict", true, true, false, true, true},
 };
 
 size_t ZstdSize(const std::string& record, const Variant& v, int level,
@@ -93,6 +96,7 @@ int Run() {
         if (v.dictlog_value) {
           codec::EncodeOptions options;
           options.compression_level = level;
+          options.short_frame = v.short_frame;
           if (v.dictionary) options.dictionary = encoder->get();
           std::string value;
           if (!codec::EncodeRecord(lines[i], options, &value).ok()) return 1;
@@ -108,11 +112,11 @@ int Run() {
                                "level %d, %d-byte dictionaries\n\n",
                                files->size(), records, double(raw) / records, level,
                                absl::GetFlag(FLAGS_dict_bytes));
-  std::cout << absl::StrFormat("%-30s %14s %12s %8s\n", "variant", "stored_bytes",
+  std::cout << absl::StrFormat("%-34s %14s %12s %8s\n", "variant", "stored_bytes",
                                "bytes/rec", "ratio");
   for (const Variant& v : kVariants) {
     const size_t s = stored[v.name];
-    std::cout << absl::StrFormat("%-30s %14d %12.2f %8.3f\n", v.name, s,
+    std::cout << absl::StrFormat("%-34s %14d %12.2f %8.3f\n", v.name, s,
                                  double(s) / records, double(raw) / s);
     csv += absl::StrFormat("%s,%d,%d,%d,%.3f,%.4f\n", v.name, records, raw, s,
                            double(s) / records, double(raw) / s);

@@ -64,7 +64,7 @@ void DecodeChunk(absl::Span<const Item> items, const DictionaryLookup& dictionar
                  std::vector<absl::StatusOr<DecodedRecord>>* results) {
   std::vector<uint32_t> ids(items.size(), 0);
   for (size_t i = 0; i < items.size(); ++i) {
-    if (items[i].view.encoding == Encoding::kZstdFrame) ids[i] = items[i].view.dictionary_id;
+    if (items[i].view.framed()) ids[i] = items[i].view.dictionary_id;
   }
   dictionaries.FindMany(ids, [&](DictionaryLookup::Dictionaries dicts) {
     if (options.prefetch_next) {

@@ -14,6 +14,14 @@ namespace dictlog::codec {
 namespace {
 
 constexpr uint8_t kEncodingMask = 0x03;
+// A short frame stores its dictionary id minus this (0: no dictionary); ids below it
+// (which the zstd format reserves; no server gives them) keep the whole frame.
+constexpr uint32_t kShortDictionaryBase = 32767;
+// zstd's largest block (ZSTD_BLOCKSIZE_MAX): a short frame's one block is no larger.
+constexpr size_t kMaxBlockBytes = 128 << 10;
+// Frame header (RFC 8878 3.1.1.1) of a short frame: descriptor, dictionary id, content
+// size; then the block header. At most 1 + 4 + 4 + 3 bytes for kMaxRecordBytes.
+constexpr size_t kMaxShortHeaderBytes = FrameParts::kMaxHeaderBytes;
 constexpr uint8_t kHasCategoryIndex = 0x04;
 // A first byte at or above this is not a flags byte: the value is a bare raw payload.
 constexpr uint8_t kFirstBareByte = 0x08;
@@ -76,6 +84,41 @@ absl::Status ParseFrame(absl::string_view frame, RecordView* view) {
   return absl::OkStatus();
 }
 
+// Writes the frame and block headers a short frame stands for (the ones zstd writes
+// for a single-segment frame of one last compressed block, no checksum) to `out`
+// (kMaxShortHeaderBytes) and returns their size.
+size_t ShortFrameHeader(uint32_t dictionary_id, uint64_t content_size, size_t block_size,
+                        char* out) {
+  const int dict_code = (dictionary_id > 0) + (dictionary_id >= 256) + (dictionary_id >= 65536);
+  const int size_code = (content_size >= 256) + (content_size >= 65536 + 256);
+  size_t n = 0;
+  out[n++] = static_cast<char>((size_code << 6) | 0x20 | dict_code);  // 0x20: single segment.
+  const int dict_bytes = dict_code == 3 ? 4 : dict_code;
+  for (int i = 0; i < dict_bytes; ++i) out[n++] = static_cast<char>(dictionary_id >> (8 * i));
+  const uint64_t size_field = size_code == 1 ? content_size - 256 : content_size;
+  const int size_bytes = size_code == 0 ? 1 : size_code == 1 ? 2 : 4;
+  for (int i = 0; i < size_bytes; ++i) out[n++] = static_cast<char>(size_field >> (8 * i));
+  const uint32_t block_header = static_cast<uint32_t>(block_size << 3) | 0x05;  // Last, compressed.
+  for (int i = 0; i < 3; ++i) out[n++] = static_cast<char>(block_header >> (8 * i));
+  return n;
+}
+
+absl::Status ParseShortFrame(absl::string_view body, RecordView* view) {
+  uint32_t dictionary = 0;
+  if (!GetVarint32(&body, &dictionary) || !GetVarint64(&body, &view->content_size) ||
+      dictionary > UINT32_MAX - kShortDictionaryBase) {
+    return absl::DataLossError("stored short frame has a malformed header");
+  }
+  if (view->content_size > kMaxRecordBytes || body.empty() || body.size() > kMaxBlockBytes) {
+    return absl::DataLossError(absl::StrCat(
+        "stored short frame declares an oversized content size (limit ", kMaxRecordBytes,
+        " bytes) or has an empty or oversized block"));
+  }
+  view->dictionary_id = dictionary == 0 ? 0 : dictionary + kShortDictionaryBase;
+  view->body = body;
+  return absl::OkStatus();
+}
+
 // Where a frame of at most `bound` bytes is compressed: this thread's buffer when it
 // fits (64 KiB, kept for the thread's life: handler and encode threads are pooled, so
 // a few MiB in all), else a new one in *large.
@@ -109,17 +152,48 @@ absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& option
   const size_t frame_size =
       ZSTD_compress2(cctx, frame, bound, payload.data(), payload.size());
   RETURN_IF_ERROR(ZstdStatus(frame_size, "compress"));
-  std::string header;  // At most 6 bytes: no allocation.
-  AppendHeader(Encoding::kZstdFrame, options.category_index, &header);
-  const bool bare = CanStoreBare(payload, options.category_index);
-  const size_t raw_size = payload.size() + (bare ? 0 : header.size());
+  const absl::string_view framed(frame, frame_size);
+  const size_t start = out->size();
+  if (options.short_frame) {
+    RETURN_IF_ERROR(AppendFrameValue(framed, options.category_index, out));
+  } else {
+    AppendHeader(Encoding::kZstdFrame, options.category_index, out);
+    out->append(framed.data(), framed.size());
+  }
   // A checksummed value (a block, ADR 0007) keeps its frame even when it does not
   // shrink: stored raw, a flipped byte would read back as a wrong payload.
-  if (options.checksum || header.size() + frame_size < raw_size) {
-    out->append(header).append(frame, frame_size);
+  std::string raw_header;  // At most 6 bytes: no allocation.
+  if (!CanStoreBare(payload, options.category_index)) {
+    AppendHeader(Encoding::kRaw, options.category_index, &raw_header);
+  }
+  const size_t raw_size = payload.size() + raw_header.size();
+  if (options.checksum || out->size() - start < raw_size) return absl::OkStatus();
+  out->resize(start);
+  EncodeRaw(payload, options.category_index, out);  // The frame does not shrink it.
+  return absl::OkStatus();
+}
+
+absl::Status AppendFrameValue(absl::string_view frame, uint32_t category_index,
+                              std::string* out) {
+  RecordView view;
+  RETURN_IF_ERROR(ParseFrame(frame, &view));
+  ZSTD_frameHeader header;
+  ZSTD_getFrameHeader_advanced(&header, frame.data(), frame.size(), ZSTD_f_zstd1_magicless);
+  const size_t prefix = header.headerSize + 3;  // Frame header and first block header.
+  char rebuilt[kMaxShortHeaderBytes];
+  if (frame.size() > prefix && frame.size() - prefix <= kMaxBlockBytes &&
+      (view.dictionary_id == 0 || view.dictionary_id > kShortDictionaryBase) &&
+      ShortFrameHeader(view.dictionary_id, view.content_size, frame.size() - prefix,
+                       rebuilt) == prefix &&
+      frame.substr(0, prefix) == absl::string_view(rebuilt, prefix)) {
+    AppendHeader(Encoding::kShortFrame, category_index, out);
+    PutVarint32(view.dictionary_id == 0 ? 0 : view.dictionary_id - kShortDictionaryBase, out);
+    PutVarint64(view.content_size, out);
+    out->append(frame.data() + prefix, frame.size() - prefix);
     return absl::OkStatus();
   }
-  EncodeRaw(payload, options.category_index, out);  // The frame does not shrink it.
+  AppendHeader(Encoding::kZstdFrame, category_index, out);
+  out->append(frame.data(), frame.size());
   return absl::OkStatus();
 }
 
@@ -139,11 +213,6 @@ absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {
   }
   const uint8_t flags = static_cast<uint8_t>(value.front());
   value.remove_prefix(1);
-  if ((flags & kEncodingMask) > 2) {
-    return absl::DataLossError(
-        absl::StrCat("stored record has unknown format flags 0x",
-                     absl::Hex(flags, absl::kZeroPad2)));
-  }
   view.encoding = static_cast<Encoding>(flags & kEncodingMask);
   if ((flags & kHasCategoryIndex) != 0 &&
       (!GetVarint32(&value, &view.category_index) || view.category_index == 0)) {
@@ -161,8 +230,32 @@ absl::StatusOr<RecordView> ParseRecord(absl::string_view value) {
     }
     return view;
   }
+  if (view.encoding == Encoding::kShortFrame) {
+    RETURN_IF_ERROR(ParseShortFrame(value, &view));
+    return view;
+  }
   RETURN_IF_ERROR(ParseFrame(value, &view));
   return view;
+}
+
+absl::StatusOr<FrameParts> SplitFrame(const RecordView& view) {
+  if (!view.framed()) return absl::FailedPreconditionError("stored record is not a zstd frame");
+  FrameParts parts;
+  parts.body = view.body;
+  if (view.encoding == Encoding::kShortFrame) {
+    parts.header_size = ShortFrameHeader(view.dictionary_id, view.content_size,
+                                         view.body.size(), parts.header);
+  }
+  return parts;
+}
+
+absl::StatusOr<absl::string_view> MagiclessFrame(const RecordView& view,
+                                                 std::string* scratch) {
+  if (view.encoding == Encoding::kZstdFrame) return view.body;
+  ASSIGN_OR_RETURN(const FrameParts parts, SplitFrame(view));
+  scratch->assign(parts.header, parts.header_size);
+  scratch->append(parts.body.data(), parts.body.size());
+  return absl::string_view(*scratch);
 }
 
 absl::Status EncodeBlockEntry(uint32_t category_index, uint64_t back, uint32_t entry,
@@ -177,10 +270,12 @@ absl::StatusOr<std::string> StandardFrame(absl::string_view value) {
   ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));
   if (view.encoding == Encoding::kBlockEntry) return BlockEntryError();
   std::string frame;
-  if (view.encoding == Encoding::kZstdFrame) {
+  if (view.framed()) {
+    std::string scratch;
+    ASSIGN_OR_RETURN(const absl::string_view magicless, MagiclessFrame(view, &scratch));
     const uint32_t magic = ZSTD_MAGICNUMBER;
     for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((magic >> (8 * i)) & 0xff));
-    frame.append(view.body.data(), view.body.size());
+    frame.append(magicless.data(), magicless.size());
     return frame;
   }
   frame.resize(ZSTD_compressBound(view.body.size()));
@@ -195,7 +290,7 @@ absl::StatusOr<DecodedRecord> DecodeRecord(absl::string_view value,
                                            const DictionaryLookup& dictionaries) {
   ASSIGN_OR_RETURN(const RecordView view, ParseRecord(value));
   std::shared_ptr<const DecoderDictionary> dictionary;
-  if (view.encoding == Encoding::kZstdFrame && view.dictionary_id != 0) {
+  if (view.framed() && view.dictionary_id != 0) {
     dictionary = dictionaries.Find(view.dictionary_id);
   }
   return DecodeParsed(view, dictionary.get());
@@ -217,12 +312,15 @@ absl::StatusOr<DecodedRecord> DecodeParsed(const RecordView& view,
   if (view.content_size > kMaxRecordBytes) {  // ParseRecord never makes such a view.
     return absl::DataLossError("stored frame declares an oversized content size");
   }
+  // A short frame's header is put back in this thread's buffer (at most a block and
+  // its headers: 128 KiB and 12 bytes, kept for the thread's life).
+  thread_local std::string scratch;
+  ASSIGN_OR_RETURN(const absl::string_view frame, MagiclessFrame(view, &scratch));
   ZSTD_DCtx* dctx = ThreadDecompressionContext();
   ZSTD_DCtx_refDDict(dctx, dictionary ? dictionary->ddict() : nullptr);
   record.payload.resize(view.content_size);
   const size_t n = ZSTD_decompressDCtx(dctx, record.payload.data(),
-                                       record.payload.size(), view.body.data(),
-                                       view.body.size());
+                                       record.payload.size(), frame.data(), frame.size());
   if (ZSTD_isError(n) || n != view.content_size) {
     return absl::DataLossError(absl::StrCat(
         "stored frame does not decode: ",

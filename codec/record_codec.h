@@ -3,10 +3,14 @@
 //   record_value  := bare_raw | flags:u8 [category_index:varint] body
 //   bare_raw      := the payload itself, empty or starting with a byte >= 0x08
 //   flags         := a byte < 0x08: bits 0-1 encoding (0 raw, 1 zstd magicless frame,
-//                    2 block entry; 3 reserved), bit 2 category index present
+//                    2 block entry, 3 zstd short frame), bit 2 category index present
 //   body          := payload (raw) | zstd frame without its 4-byte magic number
 //                  | back:varint entry:varint (block entry: the record is entry
 //                    `entry` of the block keyed by seq - back; see block_format.h)
+//                  | dictionary:varint content_size:varint block (short frame: the
+//                    one compressed block of a frame whose header and block header
+//                    say nothing but these two numbers; dictionary is the id minus
+//                    32767, 0 for none; docs/adr/0049-short-frames.md)
 //
 // A frame always carries its content size; it carries the id of the dictionary it was
 // compressed with (no id field when compressed without one), and a content checksum
@@ -35,7 +39,9 @@ namespace dictlog::codec {
 // decompression bombs in corrupt or hostile frames).
 inline constexpr size_t kMaxRecordBytes = 64 << 20;
 
-enum class Encoding : uint8_t { kRaw = 0, kZstdFrame = 1, kBlockEntry = 2 };
+// kZstdFrame and kShortFrame are both zstd frames (RecordView::framed()): a short frame
+// is a magicless frame with its header rebuilt from the dictionary id and content size.
+enum class Encoding : uint8_t { kRaw = 0, kZstdFrame = 1, kBlockEntry = 2, kShortFrame = 3 };
 
 struct EncodeOptions {
   // zstd level; ignored when `dictionary` is set (it carries its own level).
@@ -55,11 +61,23 @@ struct EncodeOptions {
   // a frame, also when the frame is not smaller than the payload (a one-record block of
   // an incompressible line); without it such a record is stored raw, unchecked.
   bool checksum = false;
+  // Stores a frame whose header rebuilds from its dictionary id and content size (one
+  // compressed block, no checksum, a dictionary id of 32768 or more, or none) as a
+  // short frame, 5 bytes smaller for a log line. Off: always the magicless frame (the
+  // form cluster mode logs; benchmarks measure the alternative).
+  bool short_frame = true;
 };
 
 // Appends the stored form of `payload` to *out. INTERNAL only if zstd fails.
 absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& options,
                           std::string* out);
+
+// Appends the stored form of a record whose magicless zstd frame is `frame` (as
+// EncodeRecord would with a frame it compressed): a short frame when the frame's
+// header rebuilds exactly from its dictionary id and content size, else the frame.
+// `frame` is not checked beyond its header; DATA_LOSS if that does not parse.
+absl::Status AppendFrameValue(absl::string_view frame, uint32_t category_index,
+                              std::string* out);
 
 // Appends the raw stored form of `payload` (no frame): the bare payload when it can
 // be, otherwise a flags byte, the category index if not 0, and the payload.
@@ -74,6 +92,8 @@ absl::Status EncodeBlockEntry(uint32_t category_index, uint64_t back, uint32_t e
 struct RecordView {
   Encoding encoding = Encoding::kRaw;
   uint32_t category_index = 0;
+  // The payload (raw), the magicless frame (kZstdFrame), the frame's one block's
+  // content (kShortFrame: MagiclessFrame puts its header back) or the entry's numbers.
   absl::string_view body;
   uint32_t dictionary_id = 0;  // 0: raw, or a frame without dictionary.
   uint64_t content_size = 0;   // Payload size the record decodes to (0: block entry).
@@ -81,10 +101,33 @@ struct RecordView {
   // record is its entry number block_entry.
   uint64_t block_back = 0;
   uint32_t block_entry = 0;
+
+  // Whether the record is a zstd frame (kZstdFrame or kShortFrame).
+  bool framed() const {
+    return encoding == Encoding::kZstdFrame || encoding == Encoding::kShortFrame;
+  }
 };
 
 // Parses the header of a stored record (and of its frame). DATA_LOSS if malformed.
 absl::StatusOr<RecordView> ParseRecord(absl::string_view value);
+
+// A framed view's magicless zstd frame as two parts: the frame and block headers a
+// short frame leaves out (none for kZstdFrame), then view.body.
+struct FrameParts {
+  static constexpr size_t kMaxHeaderBytes = 12;
+  char header[kMaxHeaderBytes];
+  size_t header_size = 0;
+  absl::string_view body;
+  absl::string_view header_view() const { return absl::string_view(header, header_size); }
+};
+// FAILED_PRECONDITION if the view is not framed.
+absl::StatusOr<FrameParts> SplitFrame(const RecordView& view);
+
+// The magicless zstd frame of a framed view: view.body for kZstdFrame; for kShortFrame
+// the rebuilt frame, written to *scratch (which must outlive the result's use).
+// FAILED_PRECONDITION if the view is not framed.
+absl::StatusOr<absl::string_view> MagiclessFrame(const RecordView& view,
+                                                 std::string* scratch);
 
 struct DecodedRecord {
   uint32_t category_index = 0;

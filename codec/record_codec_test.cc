@@ -29,7 +29,7 @@ TEST(RecordCodecTest, CompressibleRecordRoundTripsAsFrameWithoutDictionary) {
   ASSERT_LT(value.size(), payload.size());
   absl::StatusOr<RecordView> view = ParseRecord(value);
   ASSERT_TRUE(view.ok()) << view.status();
-  EXPECT_EQ(view->encoding, Encoding::kZstdFrame);
+  EXPECT_EQ(view->encoding, Encoding::kShortFrame);
   EXPECT_EQ(view->dictionary_id, 0u);
   EXPECT_EQ(view->content_size, payload.size());
   MapLookup none;
@@ -108,7 +108,10 @@ TEST(RecordCodecTest, FramesOfEverySizeAppendAfterWhatOutHolds) {
     const std::string value = out.substr(6);
     absl::StatusOr<RecordView> view = ParseRecord(value);
     ASSERT_TRUE(view.ok()) << view.status();
-    EXPECT_EQ(view->encoding, Encoding::kZstdFrame) << payload.size();
+    // One block rebuilds from the short form; 200 KiB take two blocks and stay whole.
+    EXPECT_EQ(view->encoding,
+              payload.size() > (128 << 10) ? Encoding::kZstdFrame : Encoding::kShortFrame)
+        << payload.size();
     EXPECT_LT(value.size(), payload.size());
     absl::StatusOr<DecodedRecord> decoded = DecodeRecord(value, none);
     ASSERT_TRUE(decoded.ok()) << decoded.status();
@@ -136,7 +139,7 @@ TEST(RecordCodecTest, FrameCarriesDictionaryIdAndDecodesWithIt) {
     without_dict += Encode(line).size();
     absl::StatusOr<RecordView> view = ParseRecord(value);
     ASSERT_TRUE(view.ok());
-    ASSERT_EQ(view->encoding, Encoding::kZstdFrame);
+    ASSERT_EQ(view->encoding, Encoding::kShortFrame);
     EXPECT_EQ(view->dictionary_id, 40001u);
     absl::StatusOr<DecodedRecord> decoded = DecodeRecord(value, lookup);
     ASSERT_TRUE(decoded.ok()) << decoded.status();
@@ -163,8 +166,8 @@ TEST(RecordCodecTest, MalformedValuesAreDataLoss) {
   MapLookup none;
   const std::string good = Encode(std::string(300, 'z'));
   const std::string cases[] = {
-      std::string(1, '\x02') + "abc",      // reserved encoding
-      std::string(1, '\x07') + "abc",      // reserved encoding with category
+      std::string(1, '\x02') + "abc",      // block entry with bytes left over
+      std::string(1, '\x07') + "abc",      // short frame with category, empty block
       std::string(1, '\x05'),              // category index missing
       good.substr(0, 3),                   // truncated frame header
       good.substr(0, good.size() - 2),     // truncated frame body
@@ -284,7 +287,9 @@ TEST(RecordCodecTest, ChecksummedFrameTurnsEveryFlippedByteIntoDataLoss) {
   EncodeOptions with;
   with.checksum = true;
   const std::string checked = Encode(payload, with);
-  const std::string plain = Encode(payload);
+  EncodeOptions whole;
+  whole.short_frame = false;
+  const std::string plain = Encode(payload, whole);
   ASSERT_EQ(ParseRecord(checked)->encoding, Encoding::kZstdFrame);
   EXPECT_EQ(checked.size(), plain.size() + 4);
   MapLookup none;
@@ -329,6 +334,124 @@ TEST(RecordCodecTest, StandardFrameDecodesWithStockZstd) {
     ZSTD_freeDCtx(dctx);
     ASSERT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
     EXPECT_EQ(out.substr(0, n), payload);
+  }
+}
+
+// Short frames (ADR 0049): a frame whose header rebuilds from its dictionary id and
+// content size is stored without that header.
+class ShortFrameTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string content = TrainDictionaryForTest(SyntheticLogLines(2000, 21), 8192,
+                                                       32800);
+    encoder_ = *EncoderDictionary::Create(content, 3);
+    lookup_.Add(*DecoderDictionary::Create(content));
+  }
+  std::string Value(absl::string_view payload, bool short_frame, uint32_t category = 0) {
+    EncodeOptions options;
+    options.dictionary = encoder_.get();
+    options.short_frame = short_frame;
+    options.category_index = category;
+    return Encode(payload, options);
+  }
+  std::shared_ptr<const EncoderDictionary> encoder_;
+  MapLookup lookup_;
+};
+
+TEST_F(ShortFrameTest, RebuildsExactlyTheFrameZstdWroteAndSavesItsHeader) {
+  size_t short_bytes = 0, whole_bytes = 0;
+  for (const std::string& line : SyntheticLogLines(300, 22)) {
+    for (uint32_t category : {0u, 3u}) {
+      const std::string short_value = Value(line, true, category);
+      const std::string whole_value = Value(line, false, category);
+      short_bytes += short_value.size();
+      whole_bytes += whole_value.size();
+      absl::StatusOr<RecordView> view = ParseRecord(short_value);
+      ASSERT_TRUE(view.ok()) << view.status();
+      ASSERT_EQ(view->encoding, Encoding::kShortFrame);
+      EXPECT_TRUE(view->framed());
+      EXPECT_EQ(view->dictionary_id, 32800u);
+      EXPECT_EQ(view->content_size, line.size());
+      EXPECT_EQ(view->category_index, category);
+      // The frame put back is byte for byte the one the whole form stores.
+      std::string scratch;
+      EXPECT_EQ(*MagiclessFrame(*view, &scratch), ParseRecord(whole_value)->body);
+      EXPECT_EQ(*StandardFrame(short_value), *StandardFrame(whole_value));
+      absl::StatusOr<DecodedRecord> decoded = DecodeRecord(short_value, lookup_);
+      ASSERT_TRUE(decoded.ok()) << decoded.status();
+      EXPECT_EQ(decoded->payload, line);
+      EXPECT_EQ(decoded->category_index, category);
+      // A whole frame handed over (as cluster mode logs it) is stored the same way.
+      std::string appended;
+      ASSERT_TRUE(
+          AppendFrameValue(ParseRecord(whole_value)->body, category, &appended).ok());
+      EXPECT_EQ(appended, short_value);
+    }
+  }
+  // Descriptor, 2-byte id, size and the 3-byte block header (7-8 bytes) become a
+  // 1-byte id and a 1-2 byte size (a server's first 128 ids take one byte).
+  EXPECT_LE(short_bytes + 4 * 600, whole_bytes);
+}
+
+TEST_F(ShortFrameTest, FramesWhoseHeaderSaysMoreStayWhole) {
+  std::string large;  // Several blocks.
+  for (int i = 0; large.size() < (300 << 10); ++i) large += SyntheticLogLines(1, i)[0];
+  EncodeOptions checked;
+  checked.checksum = true;
+  checked.dictionary = encoder_.get();
+  for (const std::string& value :
+       {Value(large, true), Encode(SyntheticLogLines(1, 23)[0], checked)}) {
+    absl::StatusOr<RecordView> view = ParseRecord(value);
+    ASSERT_TRUE(view.ok()) << view.status();
+    EXPECT_EQ(view->encoding, Encoding::kZstdFrame);
+    ASSERT_TRUE(DecodeRecord(value, lookup_).ok());
+  }
+  // Without a dictionary a short frame says so with id 0.
+  const std::string line = SyntheticLogLines(1, 24)[0] + SyntheticLogLines(1, 25)[0];
+  const std::string no_dictionary = Encode(line);
+  absl::StatusOr<RecordView> view = ParseRecord(no_dictionary);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->encoding, Encoding::kShortFrame);
+  EXPECT_EQ(view->dictionary_id, 0u);
+  MapLookup none;
+  EXPECT_EQ(DecodeRecord(no_dictionary, none)->payload, line);
+}
+
+TEST_F(ShortFrameTest, MalformedShortFramesAreDataLoss) {
+  const std::string good = Value(SyntheticLogLines(1, 26)[0], true);
+  ASSERT_EQ(good[0], '\x03');
+  ASSERT_EQ(good[1], '\x21');  // Dictionary 32800 - 32767, a 1-byte varint.
+  const std::string block = good.substr(good.size() - 10);
+  const std::string cases[] = {
+      "\x03",                                        // no dictionary field
+      "\x03\x01",                                    // no size
+      "\x03\x01\x20",                                // no block
+      "\x03\xff\xff\xff\xff\x0f\x20" + block,            // dictionary id past 2^32
+      std::string("\x03\x00\x81\x80\x80\x20", 6) + block,  // size past kMaxRecordBytes
+      std::string("\x03\x00\x20", 3) + std::string((128 << 10) + 1, 'b'),  // block too large
+  };
+  for (const std::string& value : cases) {
+    EXPECT_EQ(ParseRecord(value).status().code(), absl::StatusCode::kDataLoss)
+        << value.size();
+    EXPECT_EQ(DecodeRecord(value, lookup_).status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_EQ(StandardFrame(value).status().code(), absl::StatusCode::kDataLoss);
+  }
+}
+
+TEST_F(ShortFrameTest, EveryChangedHeaderNumberIsDataLossNeverAnotherPayload) {
+  const std::string line = SyntheticLogLines(1, 27)[0];
+  const std::string good = Value(line, true);
+  absl::StatusOr<RecordView> view = ParseRecord(good);
+  ASSERT_TRUE(view.ok());
+  const size_t header_end = good.size() - view->body.size();  // Flags and two varints.
+  for (size_t i = 1; i < header_end; ++i) {
+    for (int bit = 0; bit < 7; ++bit) {  // Varint continuation bits kept.
+      std::string changed = good;
+      changed[i] = static_cast<char>(changed[i] ^ (1 << bit));
+      absl::StatusOr<DecodedRecord> decoded = DecodeRecord(changed, lookup_);
+      ASSERT_FALSE(decoded.ok()) << "byte " << i << " bit " << bit;
+      EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss);
+    }
   }
 }
 

@@ -335,7 +335,7 @@ absl::StatusOr<DecodedRecord> DecodeOne(const store::Store& store,
   if (absl::StatusOr<codec::RecordView> view = codec::ParseRecord(value);
       view.ok() && view->encoding != codec::Encoding::kBlockEntry) {
     std::shared_ptr<const codec::DecoderDictionary> dictionary;
-    if (view->encoding == codec::Encoding::kZstdFrame && view->dictionary_id != 0) {
+    if (view->framed() && view->dictionary_id != 0) {
       dictionary = dictionaries.Find(view->dictionary_id);
     }
     return codec::DecodeParsed(*view, dictionary.get());

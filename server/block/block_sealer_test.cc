@@ -171,8 +171,9 @@ TEST_F(BlockSealerTest, RecoveredTailIsSealedByLaterAppends) {
 
 TEST_F(BlockSealerTest, RecoveryLeavesACorruptTailRecordOut) {
   Append(1, 3);
-  // Record 2 overwritten by a value whose flags byte is reserved (does not parse).
-  store::RecordWrite corrupt{Pool()->id(), 2, 5, std::string("\x03junk", 5), 0};
+  // Record 2 overwritten by a value that does not parse: a short frame's flags byte
+  // and nothing after it.
+  store::RecordWrite corrupt{Pool()->id(), 2, 5, std::string("\x03", 1), 0};
   ASSERT_TRUE(store_->WriteRecords({&corrupt, 1}).ok());
   Reopen();
   absl::Status status = sealer_->RecoverTail(*Pool());

@@ -8,7 +8,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "codec/varint.h"
 #include "common/status_macros.h"
 #include "server/block/block_reader.h"
 #include "server/engine/log_engine.h"
@@ -66,6 +65,7 @@ absl::StatusOr<EncodedRecord> LogEngine::EncodeForLog(pool::Pool* pool,
     encode.compression_level = pool->options().compression_level();
   }
   encode.dictionary = encoder.get();
+  encode.short_frame = false;  // The log carries magicless frames (docs/cluster.md).
   std::string value;
   RETURN_IF_ERROR(codec::EncodeRecord(payload, encode, &value));
   ASSIGN_OR_RETURN(const codec::RecordView view, codec::ParseRecord(value));
@@ -86,15 +86,9 @@ absl::Status LogEngine::StoreEncoded(const EncodedRecord& encoded, absl::string_
     write->raw_bytes = payload.size();
     return absl::OkStatus();
   }
-  // record_codec.h's grammar: flags (zstd frame, category index present), index, frame.
-  constexpr uint8_t kZstdFrame = 0x01;
-  constexpr uint8_t kHasCategoryIndex = 0x04;
-  write->value.push_back(
-      static_cast<char>(kZstdFrame | (category_index != 0 ? kHasCategoryIndex : 0)));
-  if (category_index != 0) codec::PutVarint32(category_index, &write->value);
-  write->value.append(encoded.frame);
+  absl::Status appended = codec::AppendFrameValue(encoded.frame, category_index, &write->value);
   absl::StatusOr<codec::RecordView> view = codec::ParseRecord(write->value);
-  if (!view.ok() || view->encoding != codec::Encoding::kZstdFrame ||
+  if (!appended.ok() || !view.ok() || !view->framed() ||
       view->dictionary_id != encoded.dictionary_id || view->content_size != encoded.raw_size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a logged frame does not parse or disagrees with its dictionary id ",

@@ -82,7 +82,13 @@ class LogEngine::PackedSink : public FrameSink {
   void Frame(size_t k, const pool::Pool& pool, uint64_t seq, const codec::RecordView& view,
              absl::string_view value) override {
     Hold(k, pool, view.category_index, view.dictionary_id, false);
-    held_[k].bytes = view.body;
+    absl::StatusOr<codec::FrameParts> parts = codec::SplitFrame(view);
+    if (!parts.ok()) {
+      held_[k].error = parts.status();
+      return;
+    }
+    held_[k].head = *parts;
+    held_[k].bytes = parts->body;
   }
   void Payload(size_t k, const pool::Pool& pool, uint64_t seq,
                codec::DecodedRecord decoded) override {
@@ -96,7 +102,7 @@ class LogEngine::PackedSink : public FrameSink {
   void Pack(size_t index, size_t k) {
     Held& held = held_[k];
     if (!held.error.ok()) return PackError(index, held.error);
-    out_.AddResult(held.source, held.bytes);
+    out_.AddResult(held.source, held.head.header_view(), held.bytes);
   }
   void PackError(size_t index, const absl::Status& status) { out_.AddError(index, status); }
 
@@ -104,6 +110,7 @@ class LogEngine::PackedSink : public FrameSink {
   struct Held {
     absl::Status error;  // OK (no allocation) unless the record failed.
     uint32_t source = 0;
+    codec::FrameParts head;   // A short frame's header (header_view(); else empty).
     absl::string_view bytes;  // The frame in its stored value, or `payload`.
     std::string payload;
   };
@@ -290,7 +297,7 @@ size_t LogEngine::FramesOrPayloads(absl::Span<pool::Pool* const> pools,
       continue;
     }
     absl::StatusOr<codec::RecordView> view = codec::ParseRecord(values[k]);
-    if (!view.ok() || view->encoding != codec::Encoding::kZstdFrame ||
+    if (!view.ok() || !view->framed() ||
         !allowed.Allows(*pools[k])) {
       pending.push_back(k);  // Decoding reports a malformed record as MultiGet does.
       continue;

@@ -20,6 +20,13 @@ void PackedWriter::AddResult(uint32_t source, absl::string_view bytes) {
   out_->mutable_data()->append(bytes.data(), bytes.size());
 }
 
+void PackedWriter::AddResult(uint32_t source, absl::string_view head,
+                             absl::string_view tail) {
+  out_->add_sizes(static_cast<uint32_t>(head.size() + tail.size()));
+  out_->add_source_indexes(source);
+  out_->mutable_data()->append(head.data(), head.size()).append(tail.data(), tail.size());
+}
+
 void PackedWriter::AddError(size_t index, const absl::Status& status) {
   v1::PackedError* error = out_->add_errors();
   error->set_index(static_cast<uint32_t>(index));

@@ -32,6 +32,9 @@ class PackedWriter {
   // Appends one result of source `source`: a frame without its magic number, or a
   // payload.
   void AddResult(uint32_t source, absl::string_view bytes);
+  // The same for a result whose bytes are `head` then `tail` (a short frame's header
+  // and block: record_codec.h's SplitFrame).
+  void AddResult(uint32_t source, absl::string_view head, absl::string_view tail);
   // Records `status` (not OK) as the error of the call's id `index`.
   void AddError(size_t index, const absl::Status& status);
   // Makes room for `bytes` more of results' bytes.

@@ -73,7 +73,7 @@ bool SameResult(const absl::StatusOr<DecodedRecord>& a,
 // to a wrong payload alone and fail in a batch: see crashes/record_decode/ and
 // docs/reliability.md ("Fuzzing").
 bool RunsZstd(const absl::StatusOr<codec::RecordView>& view) {
-  return view.ok() && view->encoding == codec::Encoding::kZstdFrame &&
+  return view.ok() && view->framed() &&
          (view->dictionary_id == 0 || FixtureDictionaries().Find(view->dictionary_id));
 }
 
@@ -111,8 +111,9 @@ void CheckStandardFrame(absl::string_view value, const codec::RecordView& view,
                         const DecodedRecord& decoded) {
   absl::StatusOr<std::string> frame = codec::StandardFrame(value);
   FUZZ_REQUIRE(frame.ok(), frame.status().ToString());
-  if (view.encoding == codec::Encoding::kZstdFrame) {
-    FUZZ_REQUIRE(*frame == absl::StrCat("\x28\xb5\x2f\xfd", view.body),
+  if (view.framed()) {
+    std::string scratch;
+    FUZZ_REQUIRE(*frame == absl::StrCat("\x28\xb5\x2f\xfd", *codec::MagiclessFrame(view, &scratch)),
                  "StandardFrame is not the stored frame with its magic");
     return;
   }
