@@ -66,7 +66,9 @@ void AppendHeader(Encoding encoding, uint32_t category_index, std::string* out) 
   if (category_index != 0) PutVarint32(category_index, out);
 }
 
-absl::Status ParseFrame(absl::string_view frame, RecordView* view) {
+// Parses a magicless frame's header into *view; its size to *header_size if given.
+absl::Status ParseFrame(absl::string_view frame, RecordView* view,
+                        size_t* header_size = nullptr) {
   ZSTD_frameHeader header;
   const size_t rc = ZSTD_getFrameHeader_advanced(&header, frame.data(), frame.size(),
                                                  ZSTD_f_zstd1_magicless);
@@ -81,6 +83,7 @@ absl::Status ParseFrame(absl::string_view frame, RecordView* view) {
   }
   view->dictionary_id = header.dictID;
   view->content_size = header.frameContentSize;
+  if (header_size != nullptr) *header_size = header.headerSize;
   return absl::OkStatus();
 }
 
@@ -176,10 +179,9 @@ absl::Status EncodeRecord(absl::string_view payload, const EncodeOptions& option
 absl::Status AppendFrameValue(absl::string_view frame, uint32_t category_index,
                               std::string* out) {
   RecordView view;
-  RETURN_IF_ERROR(ParseFrame(frame, &view));
-  ZSTD_frameHeader header;
-  ZSTD_getFrameHeader_advanced(&header, frame.data(), frame.size(), ZSTD_f_zstd1_magicless);
-  const size_t prefix = header.headerSize + 3;  // Frame header and first block header.
+  size_t header_size = 0;
+  RETURN_IF_ERROR(ParseFrame(frame, &view, &header_size));
+  const size_t prefix = header_size + 3;  // Frame header and first block header.
   char rebuilt[kMaxShortHeaderBytes];
   if (frame.size() > prefix && frame.size() - prefix <= kMaxBlockBytes &&
       (view.dictionary_id == 0 || view.dictionary_id > kShortDictionaryBase) &&
