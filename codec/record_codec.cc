@@ -273,11 +273,11 @@ absl::StatusOr<std::string> StandardFrame(absl::string_view value) {
   if (view.encoding == Encoding::kBlockEntry) return BlockEntryError();
   std::string frame;
   if (view.framed()) {
-    std::string scratch;
-    ASSIGN_OR_RETURN(const absl::string_view magicless, MagiclessFrame(view, &scratch));
+    ASSIGN_OR_RETURN(const FrameParts parts, SplitFrame(view));
+    frame.reserve(4 + parts.header_size + parts.body.size());
     const uint32_t magic = ZSTD_MAGICNUMBER;
     for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((magic >> (8 * i)) & 0xff));
-    frame.append(magicless.data(), magicless.size());
+    frame.append(parts.header, parts.header_size).append(parts.body.data(), parts.body.size());
     return frame;
   }
   frame.resize(ZSTD_compressBound(view.body.size()));
