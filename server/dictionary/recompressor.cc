@@ -235,7 +235,8 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
     rewrite.block = true;
   }
   if (view.dictionary_id == to.dictionary_id() && to.dictionary_id() != 0) {
-    return std::nullopt;
+    if (rewrite.block || view.encoding != codec::Encoding::kZstdFrame) return std::nullopt;
+    return Reframe(view, old_value, std::move(rewrite));
   }
   ASSIGN_OR_RETURN(codec::DecodedRecord decoded,
                    codec::DecodeRecord(old_value, *dictionaries_));
@@ -258,6 +259,18 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
   rewrite.old_stored_bytes = old_value.size();
   rewrite.old_dictionary_id = view.dictionary_id;
   rewrite.dictionary_id = new_view.dictionary_id;
+  return rewrite;
+}
+
+absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reframe(
+    const codec::RecordView& view, absl::string_view old_value,
+    store::RecordRewrite rewrite) const {
+  RETURN_IF_ERROR(codec::AppendFrameValue(view.body, view.category_index, &rewrite.value));
+  if (rewrite.value.size() >= old_value.size()) return std::nullopt;  // Stays whole.
+  rewrite.raw_bytes = view.content_size;
+  rewrite.old_stored_bytes = old_value.size();
+  rewrite.old_dictionary_id = view.dictionary_id;
+  rewrite.dictionary_id = view.dictionary_id;
   return rewrite;
 }
 

@@ -30,6 +30,7 @@
 #include "proto/dictlog.pb.h"
 #include "server/dictionary/dictionary_manager.h"
 #include "codec/dictionary.h"
+#include "codec/record_codec.h"
 #include "server/pool/pool_registry.h"
 #include "server/store/store.h"
 
@@ -111,6 +112,11 @@ class Recompressor {
   // or nothing if it is encoded as `to` would already.
   absl::StatusOr<std::optional<store::RecordRewrite>> Reencode(
       uint32_t pool_id, const store::ScannedRecord& record, const Target& to) const;
+  // A whole frame (encoding 1) already of the target dictionary stored again as a
+  // short frame (ADR 0049), its bytes not decoded; nothing if it stays whole.
+  absl::StatusOr<std::optional<store::RecordRewrite>> Reframe(
+      const codec::RecordView& view, absl::string_view old_value,
+      store::RecordRewrite rewrite) const;
   // The rewrite of an indexed block (block mode, ADR 0016), or nothing; sets
   // `*records` to the number of records it holds.
   absl::StatusOr<std::optional<store::RecordRewrite>> ReencodeIndexed(

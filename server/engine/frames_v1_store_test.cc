@@ -232,5 +232,40 @@ TEST_F(FramesV1StoreTest, ReadsEveryRecordBesideShortFramesAndAfterRecompressing
   EXPECT_EQ(counts[codec::Encoding::kZstdFrame], whole - 1100u);  // "plain" keeps its own.
 }
 
+// `dictlog recompress` with the dictionary the whole frames already name stores them
+// again as short frames, without decoding them (a job that scans: here one record of
+// the pool names no dictionary).
+TEST_F(FramesV1StoreTest, RecompressWithTheSameDictionaryStoresWholeFramesShort) {
+  std::vector<Expected> records = FixtureRecords();
+  AppendInput incompressible{"rec-b", "q7#Zx!9"};
+  auto appended = engine_->Append({&incompressible, 1});
+  ASSERT_TRUE(appended.ok()) << appended.status();
+  records.push_back({(*appended)[0], "rec-b", "q7#Zx!9"});
+  const v1::PoolInfo before = *engine_->GetPool("recs");
+  v1::RecompressRequest recompress;
+  recompress.set_pool("recs");
+  ASSERT_TRUE(engine_->Recompress(recompress).ok());
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("recs", absl::Seconds(60)));
+  const v1::PoolInfo after = *engine_->GetPool("recs");
+  EXPECT_EQ(after.active_dictionary_id(), before.active_dictionary_id());
+  EXPECT_EQ(after.stats().records(), before.stats().records());
+  EXPECT_EQ(after.stats().raw_bytes(), before.stats().raw_bytes());
+  // Each of the 1,100 frames loses 4 or more bytes.
+  EXPECT_LE(after.stats().stored_bytes() + 4 * 1100, before.stats().stored_bytes());
+  v1::ListDictionariesRequest list;
+  list.set_pool("recs");
+  auto dictionaries = engine_->ListDictionaries(list);
+  ASSERT_TRUE(dictionaries.ok()) << dictionaries.status();
+  for (const v1::DictionaryInfo& d : dictionaries->dictionaries()) {
+    if (d.id() != after.active_dictionary_id()) continue;
+    EXPECT_EQ(d.records(), 1100u);  // Still counted under the dictionary they name.
+  }
+  Reopen();
+  ExpectEveryRecord(records);
+  engine_.reset();
+  std::map<codec::Encoding, size_t> counts = StoredEncodings(options_.store.path);
+  EXPECT_EQ(counts[codec::Encoding::kShortFrame], 1100u);
+}
+
 }  // namespace
 }  // namespace dictlog::engine
