@@ -55,7 +55,8 @@ uint64_t AutoTrainer::FirstPoint(const pool::Pool& pool) const {
 
 CandidateSearch AutoTrainer::SearchFor(const pool::Pool& pool, const PoolState& state,
                                        const Queued& queued) const {
-  if (queued.quick || (queued.drift_trigger && state.drift_futile)) {
+  if (queued.quick || (queued.drift_trigger && state.drift_futile_for != 0 &&
+                       state.drift_futile_for == queued.active_id)) {
     return CandidateSearch::kQuick;
   }
   // A growth whose last winner was the configured size: more data leaves no smaller
@@ -104,6 +105,7 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   queued.drift_trigger = state.drift_pending;
   queued.quick = options_.quick_first && !has_dictionary && queued.full;
   queued.first = !has_dictionary;
+  queued.active_id = pool.active_dictionary_id();
   queued.search = SearchFor(pool, state, queued);
   queued.sample_budget = manager_->SampleBudgetBytes(pool.options().dictionary_bytes());
   // One candidate at full size (quick): the full search follows at the next doubling.
@@ -297,7 +299,7 @@ void AutoTrainer::ReactivateOne(const Queued& queued) {
     }
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;  // The new window has to fill first anyway.
-    state.drift_futile = false;       // Judged against another dictionary now.
+    state.drift_futile_for = 0;       // Judged against another dictionary now.
     ++state.drift_reactivations;
     ++done_.drift_reactivations;
   } else {
@@ -348,7 +350,7 @@ void AutoTrainer::Record(const Queued& queued,
   if (activated) {  // New data, new dictionary: a drift back may be tried at once.
     state.reactivate_backoff = 0;
     state.reactivate_not_before = 0;
-    state.drift_futile = false;
+    state.drift_futile_for = 0;
   }
   if (queued.drift_trigger && one_candidate) ++done_.quick_drift;
   if (queued.drift_trigger) {
@@ -363,7 +365,7 @@ void AutoTrainer::Record(const Queued& queued,
       // that failed proves nothing).
       state.next = UINT64_MAX;
       state.drifted = false;
-      if (result.ok()) state.drift_futile = true;
+      if (result.ok()) state.drift_futile_for = queued.active_id;
       state.drift_not_before = queued.raw_bytes + state.drift_backoff;
       state.drift_backoff *= 2;
     }

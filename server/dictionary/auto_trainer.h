@@ -210,6 +210,7 @@ class AutoTrainer {
     bool reactivate = false;     // Not a training: ReactivateBest.
     bool quick = false;          // A quick first dictionary (CandidateSearch::kQuick).
     bool first = false;          // The pool had no dictionary when queued.
+    uint32_t active_id = 0;      // The pool's active dictionary when queued.
     // The candidates to try (bulk_policy: kLargest for a growth, see above).
     CandidateSearch search = CandidateSearch::kFull;
     uint64_t sample_budget = 0;  // The manager's SampleBudgetBytes for the pool.
@@ -239,9 +240,11 @@ class AutoTrainer {
     uint64_t reactivate_backoff = 0;
     uint64_t drift_reactivations = 0;
     bool drifted = false;        // Trained on the data since `origin` only.
-    // The last drift retraining activated nothing (and nothing was activated since):
-    // the next one tries one candidate.
-    bool drift_futile = false;
+    // The active dictionary a drift retraining that activated nothing was queued
+    // under (0: none, or something was activated since): while the pool's active
+    // dictionary is still this one, its next drift retraining tries one candidate. A
+    // dictionary activated on request (or rolled back to) ends it like any activation.
+    uint32_t drift_futile_for = 0;
     bool drift_pending = false;  // The next training is the one drift starts.
     uint64_t raw_seen = 0;       // The pool's raw bytes at its latest Notify.
     // Notify found the pool in flight since it was queued: it is notified again

@@ -259,6 +259,32 @@ TEST_F(DriftTest, AfterARetrainingWithoutGainOneCandidateStillCatchesANewFormat)
   EXPECT_GT(drifted, 0.9 * fresh) << drifted << " vs " << fresh;
 }
 
+// A dictionary activated on request after a drift retraining without gain ends the
+// one-candidate rule, as an automatic activation does: the next drift retraining is
+// judged against another dictionary and searches in full.
+TEST_F(DriftTest, ADictionaryActivatedOnRequestEndsTheOneCandidateRule) {
+  Feed("m", codec::SyntheticLogLines(2500, 34));
+  Feed("m", RandomLines(3000, 35));  // Two retrainings, no gain: the second was quick.
+  ASSERT_EQ(Info("m").drift_retrains(), 2u);
+  const dictionary::AutoTrainerStats futile = engine_->AutoTrainingStats();
+  ASSERT_EQ(futile.quick_drift, 1u);
+  const uint32_t active = Active("m").id();
+  uint32_t other = 0;
+  for (const v1::DictionaryInfo& d : Dictionaries("m")) {
+    if (d.id() != active) other = d.id();
+  }
+  ASSERT_NE(other, 0u);
+  v1::ActivateDictionaryRequest activate;
+  activate.set_pool("m");
+  activate.set_id(other);
+  ASSERT_TRUE(engine_->ActivateDictionary(activate).ok());
+  Feed("m", RandomLines(3000, 38));  // The third retraining: still no gain.
+  ASSERT_EQ(Info("m").drift_retrains(), 3u);
+  const dictionary::AutoTrainerStats after = engine_->AutoTrainingStats();
+  EXPECT_EQ(after.quick_drift, 1u);  // Searched in full.
+  EXPECT_EQ(after.activated, futile.activated);
+}
+
 // Data that keeps alternating between two formats (as a bulk load of a file whose
 // sections differ, copied over and over: loghub's Hadoop in the scale comparison): A,
 // then bursts of B and A in turn. Each burst of B drifts, and a retraining on it
