@@ -20,6 +20,24 @@ inline std::string FreshTestDir(const std::string& suffix = "") {
   return path;
 }
 
+// Test-only: the runfiles path of `path`, a file or directory of the workspace named
+// in the test's `data` (e.g. "server/engine/testdata/sst_v1_store").
+inline std::string RunfilePath(const std::string& path) {
+  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") + "/" +
+         path;
+}
+
+// Test-only: a FreshTestDir() holding a copy of the files of the runfiles directory
+// `path` (a fixture store: tests open the copy, never the checked-in files).
+inline std::string FixtureCopy(const std::string& path) {
+  const std::string to = FreshTestDir();
+  std::filesystem::create_directories(to);
+  for (const auto& file : std::filesystem::directory_iterator(RunfilePath(path))) {
+    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
+  }
+  return to;
+}
+
 }  // namespace dictlog
 
 #endif  // DICTLOG_COMMON_TEST_DIR_H_

@@ -3,7 +3,6 @@
 // code, and every catalog field it wrote reads back: pool options, the dictionary and
 // its evaluation, the re-compression job's status. Enums are compared as numbers so
 // the test reads the same whichever message types the catalog uses.
-#include <filesystem>
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
@@ -13,21 +12,9 @@
 namespace dictlog::engine {
 namespace {
 
-std::string FixtureCopy() {
-  const std::string from = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                           std::getenv("TEST_WORKSPACE") +
-                           "/server/engine/testdata/catalog_v1_store";
-  const std::string to = FreshTestDir();
-  std::filesystem::create_directories(to);
-  for (const auto& file : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
-  }
-  return to;
-}
-
 std::unique_ptr<LogEngine> OpenFixture() {
   EngineOptions options;
-  options.store.path = FixtureCopy();
+  options.store.path = FixtureCopy("server/engine/testdata/catalog_v1_store");
   options.auto_train = false;
   auto engine = LogEngine::Open(options);
   EXPECT_TRUE(engine.ok()) << engine.status();
@@ -58,7 +45,7 @@ TEST(CatalogV1StoreTest, PoolOptionsReadBack) {
 
 TEST(CatalogV1StoreTest, PoolRecordsReadBackFromTheStore) {
   store::Store::Options options;
-  options.path = FixtureCopy();
+  options.path = FixtureCopy("server/engine/testdata/catalog_v1_store");
   auto opened = store::Store::Open(options);
   ASSERT_TRUE(opened.ok()) << opened.status();
   auto pools = (*opened)->LoadPools();

@@ -3,8 +3,6 @@
 // and without a dictionary, and raw values) stays readable: every record through Get,
 // MultiGet, GetFrame and both forms of MultiGetFrames, also after today's code has
 // written short frames beside them and re-compressed one pool into short frames.
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 
 #define ZSTD_STATIC_LINKING_ONLY
@@ -20,18 +18,6 @@
 
 namespace dictlog::engine {
 namespace {
-
-std::string FixtureCopy() {
-  const std::string from = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                           std::getenv("TEST_WORKSPACE") +
-                           "/server/engine/testdata/frames_v1_store";
-  const std::string to = FreshTestDir();
-  std::filesystem::create_directories(to);
-  for (const auto& file : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
-  }
-  return to;
-}
 
 // One record the fixture holds: its id, category and payload.
 struct Expected {
@@ -82,7 +68,7 @@ std::map<codec::Encoding, size_t> StoredEncodings(const std::string& path) {
 class FramesV1StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.store.path = FixtureCopy();
+    options_.store.path = FixtureCopy("server/engine/testdata/frames_v1_store");
     options_.auto_train = false;
     options_.routes = {{"", "rec-", "recs"}, {"", "plain-", "plain"}, {"", "raw-", "raw"}};
     Reopen();

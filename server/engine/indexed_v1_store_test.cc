@@ -3,8 +3,6 @@
 // sealed by appends, re-encoded with a dictionary, sealed with it, and an open tail)
 // stays readable: every record through Get, MultiGet and Scan, Verify finds nothing
 // corrupt, and records appended after opening it read beside the old ones.
-#include <cstdlib>
-#include <filesystem>
 
 #include "codec/test_dictionary.h"
 #include "common/test_dir.h"
@@ -18,22 +16,10 @@ std::vector<std::string> IndexedV1FixtureLines() { return codec::SyntheticLogLin
 
 const char* Category(size_t i) { return i % 2 == 0 ? "blk-a" : "blk-b"; }
 
-std::string FixtureCopy() {
-  const std::string from = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                           std::getenv("TEST_WORKSPACE") +
-                           "/server/engine/testdata/indexed_v1_store";
-  const std::string to = FreshTestDir();
-  std::filesystem::create_directories(to);
-  for (const auto& file : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
-  }
-  return to;
-}
-
 class IndexedV1StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.store.path = FixtureCopy();
+    options_.store.path = FixtureCopy("server/engine/testdata/indexed_v1_store");
     options_.auto_train = false;
     options_.routes = {{"", "blk-", "blks"}};
     auto engine = LogEngine::Open(options_);

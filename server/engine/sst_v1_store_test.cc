@@ -4,7 +4,6 @@
 // readable with today's options: every record of its record-mode and block-mode pools
 // through Get and MultiGet, before and after appends and a compaction that rewrite
 // table files with today's options beside the old ones.
-#include <cstdlib>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -16,20 +15,7 @@
 namespace dictlog::engine {
 namespace {
 
-std::string FixtureDir() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/server/engine/testdata/sst_v1_store";
-}
-
-std::string FixtureCopy() {
-  const std::string from = FixtureDir();
-  const std::string to = FreshTestDir();
-  std::filesystem::create_directories(to);
-  for (const auto& file : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
-  }
-  return to;
-}
+constexpr char kFixture[] = "server/engine/testdata/sst_v1_store";
 
 // A pool of the fixture: its name, lines and categories.
 struct FixturePool {
@@ -47,7 +33,7 @@ std::vector<FixturePool> Pools() {
 class SstV1StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.store.path = FixtureCopy();
+    options_.store.path = FixtureCopy(kFixture);
     options_.auto_train = false;
     options_.routes = {{"", "rec-", "recs"}, {"", "blk-", "blks"}};
     Reopen();
@@ -93,7 +79,7 @@ TEST_F(SstV1StoreTest, TheFixtureHoldsItsRecordsInTableFiles) {
   size_t tables = 0;
   bool wal = false;
   // The fixture as written by the old code (opening it writes to its WAL).
-  for (const auto& file : std::filesystem::directory_iterator(FixtureDir())) {
+  for (const auto& file : std::filesystem::directory_iterator(RunfilePath(kFixture))) {
     if (file.path().extension() == ".sst") ++tables;
     if (file.path().extension() == ".log" && file.file_size() > 0) wal = true;
   }

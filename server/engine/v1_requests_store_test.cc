@@ -4,7 +4,6 @@
 // file), the only one that could have written them that way on a server without
 // tokens. A token's principal does not see them: its retry of an append made before
 // the upgrade stores a second copy, as a retry after the request window would.
-#include <filesystem>
 
 #include "common/test_dir.h"
 #include "gtest/gtest.h"
@@ -13,23 +12,11 @@
 namespace dictlog::engine {
 namespace {
 
-std::string FixtureCopy() {
-  const std::string from = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                           std::getenv("TEST_WORKSPACE") +
-                           "/server/engine/testdata/v1_requests_store";
-  const std::string to = FreshTestDir();
-  std::filesystem::create_directories(to);
-  for (const auto& file : std::filesystem::directory_iterator(from)) {
-    std::filesystem::copy_file(file.path(), to + "/" + file.path().filename().string());
-  }
-  return to;
-}
-
 class V1RequestsStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     EngineOptions options;
-    options.store.path = FixtureCopy();
+    options.store.path = FixtureCopy("server/engine/testdata/v1_requests_store");
     // The fixture's entries are as old as the fixture.
     options.store.request_window = absl::Hours(24 * 365 * 50);
     options.auto_train = false;
