@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "common/thread_name.h"
@@ -53,20 +54,21 @@ uint64_t AutoTrainer::FirstPoint(const pool::Pool& pool) const {
   return options_.first_min_bytes == 0 ? full : std::min(options_.first_min_bytes, full);
 }
 
-CandidateSearch AutoTrainer::SearchFor(const pool::Pool& pool, const PoolState& state,
-                                       const Queued& queued) const {
+CandidateSearch AutoTrainer::SearchFor(const PoolState& state, const Queued& queued) {
   if (queued.quick || (queued.drift_trigger && state.drift_futile_for != 0 &&
                        state.drift_futile_for == queued.active_id)) {
     return CandidateSearch::kQuick;
   }
-  // A growth whose last winner was the configured size: more data leaves no smaller
-  // size to prefer (the largest supported size is the configured one again).
-  const uint64_t configured = pool.options().dictionary_bytes();
-  if (options_.bulk_policy && !queued.first && !queued.drift &&
-      2 * state.trained_bytes > configured) {
-    return CandidateSearch::kLargest;
-  }
-  return CandidateSearch::kFull;
+  return CandidateSearch::kFull;  // Narrowed when it starts (Run): SupportsConfiguredSize.
+}
+
+bool AutoTrainer::SupportsConfiguredSize(const Queued& queued) {
+  // What the manager will sample: its budget, the pool's bytes now, and after a drift
+  // the data since it, whichever is least.
+  uint64_t sample = std::min(queued.sample_budget, queued.raw_at_start);
+  if (queued.sample_bytes != 0) sample = std::min(sample, queued.sample_bytes);
+  const std::vector<size_t> sizes = CandidateSizes(sample, queued.configured_bytes);
+  return !sizes.empty() && sizes.front() == queued.configured_bytes;
 }
 
 void AutoTrainer::Notify(const pool::Pool& pool) {
@@ -106,8 +108,9 @@ void AutoTrainer::Notify(const pool::Pool& pool) {
   queued.quick = options_.quick_first && !has_dictionary && queued.full;
   queued.first = !has_dictionary;
   queued.active_id = pool.active_dictionary_id();
-  queued.search = SearchFor(pool, state, queued);
+  queued.search = SearchFor(state, queued);
   queued.sample_budget = manager_->SampleBudgetBytes(pool.options().dictionary_bytes());
+  queued.configured_bytes = pool.options().dictionary_bytes();
   // One candidate at full size (quick): the full search follows at the next doubling.
   state.next = has_dictionary && queued.full && queued.search != CandidateSearch::kQuick
                    ? UINT64_MAX
@@ -247,7 +250,10 @@ void AutoTrainer::Run() {
       running_.insert(queued.pool);
       const PoolState& state = pools_[queued.pool_id];
       queued.raw_at_start = state.raw_seen;
-      if (SamplesFullBudget(queued, state)) queued.search = CandidateSearch::kLargest;
+      if (options_.bulk_policy && queued.search == CandidateSearch::kFull &&
+          SupportsConfiguredSize(queued)) {
+        queued.search = CandidateSearch::kLargest;
+      }
     }
     TrainOne(queued);
     NotifyAgain(queued);
@@ -345,7 +351,6 @@ void AutoTrainer::Record(const Queued& queued,
   const bool one_candidate = queued.search == CandidateSearch::kQuick;
   if (activated && (queued.full || full_sample) && !one_candidate) state.next = UINT64_MAX;
   if (activated && full_sample && !queued.full) ++done_.full_sample;
-  if (activated) state.trained_bytes = result->dictionary().size_bytes();
   if (queued.search == CandidateSearch::kLargest) ++done_.narrowed;
   if (activated) {  // New data, new dictionary: a drift back may be tried at once.
     state.reactivate_backoff = 0;

@@ -1,8 +1,8 @@
 // AutoTrainer's scheduling (issue 19): pools train concurrently, each on its own
 // thread, and a pool that already holds full size gets a quick first dictionary
 // followed by the full candidate search at its next doubling; the bulk-load policy
-// (ADR 0029) ends growth after a training on a full sample and narrows growth
-// searches. Driven through LogEngine
+// (ADR 0029) ends growth after a training on a full sample and narrows the search of
+// any training whose sample supports the configured size (ADR 0050). Driven through LogEngine
 // (real RocksDB, real zstd training); waits on conditions, no sleeps.
 #include "server/dictionary/auto_trainer.h"
 
@@ -213,21 +213,62 @@ TEST_F(BulkPolicyTest, WithoutThePolicyAFullSampleIsGrownAgain) {
   EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 0u);
 }
 
-// A growth of a pool whose first dictionary won at the configured size (16 KiB, from
-// ~120 KB: below full size and below the sample budget) tries 16 KiB only.
-TEST_F(AutoTrainerTest, GrowthAfterAConfiguredSizeWinnerTriesThatSizeOnly) {
+// A first training on ~22 KB (supports 4 KiB at most) searches every size; one on
+// ~110 KB (supports the configured 16 KiB: below full size and below the sample
+// budget) tries 16 KiB only, and so does the growth after it (ADR 0050).
+TEST_F(AutoTrainerTest, ATrainingWhoseSampleSupportsTheConfiguredSizeTriesThatSizeOnly) {
   options_.auto_trainer.bulk_policy = true;
   Open();
+  AppendVaried("small", 200, 14);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  ASSERT_EQ(Dictionaries("small").size(), 1u);
+  EXPECT_LT(Dictionaries("small")[0].size_bytes(), 16384u);
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 0u);
+
   AppendVaried("alpha", 1000, 15);
   ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
   ASSERT_EQ(Dictionaries("alpha").size(), 1u);
   ASSERT_EQ(Dictionaries("alpha")[0].size_bytes(), 16384u);
-  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 0u);  // First trainings search all.
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 1u);
   AppendVaried("alpha", 2000, 16);  // Past twice: the growth at full size.
   ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
   ASSERT_EQ(Dictionaries("alpha").size(), 2u);
-  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 1u);
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 2u);
   EXPECT_EQ(Dictionaries("alpha")[1].size_bytes(), 16384u);
+}
+
+// Without the policy the same trainings search every size.
+TEST_F(AutoTrainerTest, WithoutThePolicyEveryTrainingSearchesEverySize) {
+  Open();
+  AppendVaried("alpha", 1000, 15);
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  ASSERT_EQ(Dictionaries("alpha").size(), 1u);
+  EXPECT_EQ(engine_->AutoTrainingStats().narrowed, 0u);
+}
+
+// Drift trainings too: a pool grown on synthetic lines, then fed lines of other
+// formats, is retrained on them (its first drift training, on ~16 KB, searches every
+// size) and grown on them; the growth whose sample (the data since the drift) reaches
+// 80 KiB tries 16 KiB only, and the pool ends on a 16 KiB drift dictionary.
+TEST_F(AutoTrainerTest, DriftTrainingsOnASampleOfTheConfiguredSizeTryThatSizeOnly) {
+  options_.auto_trainer.bulk_policy = true;
+  Open();
+  AppendBatch("alpha", 2000, 17);  // ~240 KB: one training at full size.
+  ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  const uint64_t narrowed_before = engine_->AutoTrainingStats().narrowed;
+  for (uint32_t batch = 0; batch < 80; ++batch) {  // ~176 KB, 20 lines at a time.
+    AppendVaried("alpha", 20, 100 + batch);
+    ASSERT_TRUE(engine_->WaitForAutoTrainingForTest(absl::Seconds(120)));
+  }
+  const AutoTrainerStats stats = engine_->AutoTrainingStats();
+  EXPECT_GE(stats.drift_retrains, 1u);
+  EXPECT_GT(stats.narrowed, narrowed_before);
+  v1::DictionaryInfo active;
+  for (const v1::DictionaryInfo& d : Dictionaries("alpha")) {
+    if (d.active()) active = d;
+  }
+  EXPECT_EQ(active.source(), "drift");
+  EXPECT_EQ(active.size_bytes(), 16384u);
 }
 
 // Appends that take a pool past its next training point while its training runs
