@@ -252,12 +252,17 @@ std::string RecompressLine(const v1::RecompressStatus& status) {
     unreadable = absl::StrCat(", ", status.unreadable(),
                               " unreadable (DATA_LOSS), left as stored: ", absl::StrJoin(ids, " "));
   }
+  const std::string kept =
+      status.records_kept() == 0
+          ? ""
+          : absl::StrCat(", ", status.records_kept(),
+                         " kept (an earlier dictionary stores them smaller)");
   return absl::StrFormat(
-      "recompress %s: %s %d/%d records, %d re-encoded, %.1f KB -> %.1f KB, dictionary %d%s%s",
+      "recompress %s: %s %d/%d records, %d re-encoded, %.1f KB -> %.1f KB, dictionary %d%s%s%s",
       status.pool(), v1::RecompressStatus::State_Name(status.state()),
       status.records_done(), status.records_total(), status.records_rewritten(),
       status.bytes_before() / 1e3, status.bytes_after() / 1e3,
-      status.target_dictionary_id(), unreadable,
+      status.target_dictionary_id(), kept, unreadable,
       status.error().empty() ? "" : absl::StrCat(" (", status.error(), ")"));
 }
 

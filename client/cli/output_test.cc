@@ -186,5 +186,21 @@ TEST(OutputTest, RecompressLineListsTheRecordsLeftUnreadable) {
             clean + ", 40 unreadable (DATA_LOSS), left as stored: app/100 app/200 ...");
 }
 
+TEST(OutputTest, RecompressLineSaysHowManyRecordsKeptTheirFrame) {
+  v1::RecompressStatus status;
+  status.set_pool("app");
+  status.set_state(v1::RecompressStatus::DONE);
+  status.set_records_done(300);
+  status.set_records_total(300);
+  status.set_records_rewritten(100);
+  status.set_records_kept(200);
+  status.set_bytes_before(10000);
+  status.set_bytes_after(5000);
+  status.set_target_dictionary_id(1001);
+  EXPECT_EQ(RecompressLine(status),
+            "recompress app: DONE 300/300 records, 100 re-encoded, 10.0 KB -> 5.0 KB, "
+            "dictionary 1001, 200 kept (an earlier dictionary stores them smaller)");
+}
+
 }  // namespace
 }  // namespace dictlog::cli

@@ -137,9 +137,9 @@ ABSL_FLAG(bool, auto_train_quick_first, false,
 ABSL_FLAG(bool, auto_train_bulk_policy, true,
           "a training that starts when its pool holds the whole sample budget "
           "(--sample_budget_multiple x the dictionary size) is the pool's last growth "
-          "training, however small the pool was when queued; a growth of a pool whose "
-          "last dictionary won at the configured size tries that size only (ADR 0029); "
-          "false: every growth, every size");
+          "training, however small the pool was when queued; and any automatic "
+          "training whose sample supports the configured size (5x it) tries that size "
+          "only (ADR 0029, 0050); false: every growth, every size");
 ABSL_FLAG(int, auto_train_nice, 10,
           "nice value of the automatic training threads (and of the re-encode jobs they "
           "start), 0..19: background training takes the CPU appends and reads leave "

@@ -21,7 +21,8 @@
 // (CandidateSearch::kQuick) instead of up to nine, so its appends get a dictionary
 // (and its earlier records their re-encode) seconds sooner; once that is activated,
 // the pool is queued again when its raw bytes have doubled since, for the full
-// candidate search (gated like any growth). Pools queued below full size get the full
+// candidate search (gated like any growth; with bulk_policy, every trainer setting at
+// the configured size, below). Pools queued below full size get the full
 // search from the start (their samples are small, so it is cheap). A restart in
 // between forgets the full search still due.
 //

@@ -171,9 +171,10 @@ void Recompressor::RunJob(uint32_t pool_id) {
   }
   const absl::Duration per_batch = absl::Seconds(
       static_cast<double>(options_.batch_records) / options_.max_records_per_second);
+  KeepJudge judge;
   while (true) {
     const absl::Time start = absl::Now();
-    absl::StatusOr<bool> more = Step(*pool, &state);
+    absl::StatusOr<bool> more = Step(*pool, &state, &judge);
     if (!more.ok()) {
       state.mutable_status()->set_state(storage::RecompressStatus::FAILED);
       state.mutable_status()->set_error(std::string(more.status().message()));
@@ -260,6 +261,20 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
   rewrite.old_dictionary_id = view.dictionary_id;
   rewrite.dictionary_id = new_view.dictionary_id;
   return rewrite;
+}
+
+bool Recompressor::KeepsItsValue(const store::RecordRewrite& rewrite, const Target& to,
+                                 KeepJudge* judge) const {
+  if (rewrite.old_dictionary_id == 0 || to.encoder == nullptr) {
+    return false;  // Off raw storage, or onto no dictionary: as asked.
+  }
+  // A switch of form (full to compact or back) is what the job is for: its frames are
+  // larger on purpose (compact keeps literals raw).
+  const std::shared_ptr<const codec::DecoderDictionary> old =
+      dictionaries_->Find(rewrite.old_dictionary_id);
+  if (old == nullptr || old->compact() != to.encoder->compact()) return false;
+  return judge->Keep(rewrite.old_dictionary_id, rewrite.old_stored_bytes,
+                     rewrite.value.size());
 }
 
 absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reframe(
@@ -370,7 +385,8 @@ absl::StatusOr<std::vector<store::IndexedBlock>> Recompressor::NextIndexedBlocks
   return blocks;
 }
 
-absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressState* state) {
+absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressState* state,
+                                        KeepJudge* judge) {
   storage::RecompressStatus* status = state->mutable_status();
   absl::ReaderMutexLock gate(&manager_->write_gate());
   if (pool.deleted()) {  // Nothing of a deleted pool may be written again.
@@ -412,6 +428,10 @@ absl::StatusOr<bool> Recompressor::Step(pool::Pool& pool, storage::RecompressSta
   const Target to{encoder.get(), pool.options().compression_level()};
   auto count = [&](std::optional<store::RecordRewrite>& rewrite) {
     if (!rewrite.has_value()) return;
+    if (KeepsItsValue(*rewrite, to, judge)) {
+      status->set_records_kept(status->records_kept() + rewrite->records);
+      return;
+    }
     status->set_records_rewritten(status->records_rewritten() + rewrite->records);
     status->set_bytes_before(status->bytes_before() + rewrite->old_stored_bytes);
     status->set_bytes_after(status->bytes_after() + rewrite->value.size());

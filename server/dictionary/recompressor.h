@@ -1,7 +1,9 @@
 // Recompressor: background jobs that re-encode a pool's records with its active
 // dictionary and level, so old dictionaries lose their references and `dict gc` can
-// retire them. Record ids never change. In block mode, blocks are re-encoded whole
-// (their entry values stay) and the open tail's single records one by one. Each batch of rewrites, their counter deltas
+// retire them. A record the active dictionary would store far larger than the earlier
+// dictionary (of the same form) it names keeps its frame (ADR 0051). Record ids never
+// change. In block mode, blocks are re-encoded whole (their entry values stay) and the
+// open tail's single records one by one. Each batch of rewrites, their counter deltas
 // and the job's progress are one atomic write: a crash loses nothing and the job
 // resumes where it stopped when the server restarts. Readers see either the old or the
 // new frame of a record, and both decode to the same payload. Jobs are throttled to
@@ -29,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "proto/dictlog.pb.h"
 #include "server/dictionary/dictionary_manager.h"
+#include "server/dictionary/keep_judge.h"
 #include "codec/dictionary.h"
 #include "codec/record_codec.h"
 #include "server/pool/pool_registry.h"
@@ -112,6 +115,12 @@ class Recompressor {
   // or nothing if it is encoded as `to` would already.
   absl::StatusOr<std::optional<store::RecordRewrite>> Reencode(
       uint32_t pool_id, const store::ScannedRecord& record, const Target& to) const;
+  // Whether `rewrite` is dropped and its record (or block) kept as stored: `judge`
+  // keeps the values of the earlier dictionary it names (ADR 0051, keep_judge.h), both
+  // dictionaries of the same form. Records stored raw, a switch between full and
+  // compact, and a target of no dictionary are re-encoded.
+  bool KeepsItsValue(const store::RecordRewrite& rewrite, const Target& to,
+                     KeepJudge* judge) const;
   // A whole frame (encoding 1) already of the target dictionary stored again as a
   // short frame (ADR 0049), its bytes not decoded; nothing if it stays whole.
   absl::StatusOr<std::optional<store::RecordRewrite>> Reframe(
@@ -122,8 +131,10 @@ class Recompressor {
   absl::StatusOr<std::optional<store::RecordRewrite>> ReencodeIndexed(
       uint32_t pool_id, const store::IndexedBlock& block, const Target& to,
       uint64_t* records) const;
-  // Re-encodes the next batch; false when the job has nothing left or must stop.
-  absl::StatusOr<bool> Step(pool::Pool& pool, storage::RecompressState* state);
+  // Re-encodes the next batch (`judge`: the job run's, KeepsItsValue); false when the
+  // job has nothing left or must stop.
+  absl::StatusOr<bool> Step(pool::Pool& pool, storage::RecompressState* state,
+                            KeepJudge* judge);
   // The rewrites of `count` items (item i by `one(i)`, its first seq `seq_of(i)`), on
   // options_.parallel_for. An item that cannot be read (DATA_LOSS) gets nothing: it is
   // left as stored and noted in `status` (NoteUnreadable). Any other error fails.

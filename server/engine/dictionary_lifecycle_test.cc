@@ -554,6 +554,74 @@ TEST_F(DictionaryLifecycleTest, ActivationChecksOwnership) {
 // Issue 8: switching a pool to compact takes effect with its next dictionary; the
 // candidate is judged against the compact form of the full one; records written under
 // either decode, before and after re-compression and a restart.
+// ADR 0051: a re-compression never makes a record larger. Records of format X framed
+// with a dictionary made for X keep their frames when the active dictionary is one
+// made for format Y (which would store them larger); records stored raw and records
+// of Y framed with the X dictionary are re-encoded; every record reads back.
+TEST_F(DictionaryLifecycleTest, RecompressionKeepsRecordsAnEarlierDictionaryStoresSmaller) {
+  options_.auto_train = false;
+  Reopen();
+  auto json_lines = [](int count, uint32_t seed) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < count; ++i) {
+      const uint32_t r = seed * 7919u + static_cast<uint32_t>(i) * 104729u;
+      lines.push_back(absl::StrCat("{\"method\":\"", (r % 2) ? "GET" : "POST",
+                                   "\",\"path\":\"/api/v2/orders/", r % 100000,
+                                   "\",\"status\":", (r % 7) ? 200 : 404,
+                                   ",\"latency_us\":", r % 90000, "}"));
+    }
+    return lines;
+  };
+  auto import = [&](const std::vector<std::string>& samples) {
+    v1::ImportDictionaryRequest request;
+    request.set_pool("mix");
+    request.set_content(codec::TrainDictionaryForTest(samples, 4096, 77777));
+    request.set_activate(true);
+    auto imported = engine_->ImportDictionary(request);
+    EXPECT_TRUE(imported.ok()) << imported.status();
+    return imported.ok() ? imported->id() : 0u;
+  };
+  const std::vector<std::string> raw = json_lines(50, 40);  // Stored raw: no dictionary.
+  std::vector<std::string> raw_ids = AppendLines("mix", raw);
+  const uint32_t for_x = import(codec::SyntheticLogLines(2000, 41));
+  const std::vector<std::string> x = codec::SyntheticLogLines(300, 42);
+  const std::vector<std::string> x_ids = AppendLines("mix", x);
+  const std::vector<std::string> y_with_x = json_lines(100, 43);
+  const std::vector<std::string> y_with_x_ids = AppendLines("mix", y_with_x);
+  const uint32_t for_y = import(json_lines(2000, 44));
+  ASSERT_NE(for_x, 0u);
+  ASSERT_NE(for_y, 0u);
+  ASSERT_EQ(FrameDictionary(x_ids[0]), for_x);
+  const uint64_t stored_before = engine_->GetPool("mix")->stats().stored_bytes();
+
+  v1::RecompressRequest recompress;
+  recompress.set_pool("mix");
+  ASSERT_TRUE(engine_->Recompress(recompress).ok());
+  ASSERT_TRUE(engine_->WaitForRecompressForTest("mix", absl::Seconds(60)));
+  auto status = engine_->GetRecompressStatus(recompress);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::RecompressStatus::DONE);
+  EXPECT_EQ(status->target_dictionary_id(), for_y);
+  EXPECT_GE(status->records_kept(), 250u);  // X lines: the Y dictionary stores them larger.
+  EXPECT_EQ(status->records_rewritten(), 450u - status->records_kept());  // Raw, Y with X.
+  EXPECT_LE(status->bytes_after(), status->bytes_before());
+  EXPECT_LT(engine_->GetPool("mix")->stats().stored_bytes(), stored_before);
+  size_t x_kept = 0;
+  for (const std::string& id : x_ids) x_kept += FrameDictionary(id) == for_x;
+  EXPECT_EQ(x_kept, status->records_kept());
+  for (const std::string& id : y_with_x_ids) EXPECT_EQ(FrameDictionary(id), for_y) << id;
+  for (const std::string& id : raw_ids) EXPECT_EQ(FrameDictionary(id), for_y) << id;
+  ExpectAllReadBack(raw_ids, raw);
+  ExpectAllReadBack(x_ids, x);
+  ExpectAllReadBack(y_with_x_ids, y_with_x);
+  // The dictionary the kept records name is referenced still: gc keeps it.
+  v1::GcDictionariesRequest gc;
+  ASSERT_TRUE(engine_->GcDictionaries(gc).ok());
+  bool x_listed = false;
+  for (const v1::DictionaryInfo& info : Dictionaries()) x_listed |= info.id() == for_x;
+  EXPECT_TRUE(x_listed);
+}
+
 TEST_F(DictionaryLifecycleTest, SwitchingToCompactTakesEffectWithTheNextDictionary) {
   std::vector<std::string> lines = codec::SyntheticLogLines(600, 4);
   std::vector<std::string> ids = AppendLines("app", lines);

@@ -63,6 +63,7 @@ To ConvertRecompressStatus(const From& from) {
   to.set_error(from.error());
   to.set_unreadable(from.unreadable());
   *to.mutable_unreadable_seqs() = from.unreadable_seqs();
+  to.set_records_kept(from.records_kept());
   return to;
 }
 

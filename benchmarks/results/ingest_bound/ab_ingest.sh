@@ -7,7 +7,8 @@
 # /proc), stored bytes, and the CPU seconds of its live threads by name (dictlogd names
 # its own: operations.md "Where the CPU goes"; an ended re-encode job's are in the total
 # only), and the automatic trainings the server logged (count, and their seconds).
-# LOGS=DIR and COPIES=N load another corpus (default: loghub, 100 copies). 127.0.0.1
+# LOGS=DIR and COPIES=N load another corpus (default: loghub, 100 copies); KEEP=DIR keeps
+# each run's server log and per-pool stats there (A-1.log, A-1.pools, ...). 127.0.0.1
 # port 0; each server stopped by its pid. Used by RESULTS.md "RocksDB's memtable insert
 # hint, measured again" and "Scale mode on logs loghub does not have".
 set -euo pipefail
@@ -37,7 +38,11 @@ print(sum(json.loads(l).get("stored_bytes",0) for l in sys.stdin))')
       echo "$(cat "$t/comm") $(awk '{print $14+$15}' "$t/stat")"; done |
     awk '{c[$1]+=$2} END {for (k in c) if (c[k] >= 1) printf "%s=%.2f\n", k, c[k]/100}' |
     sort -t= -k2 -rn | tr '\n' ' ')
+  if [[ -n "${KEEP:-}" ]]; then
+    mkdir -p "$KEEP"; cli --format=json pools > "$KEEP/$tag-$r.pools"
+  fi
   kill -TERM "$pid"; wait "$pid" || true; pid=
+  [[ -n "${KEEP:-}" ]] && cp "$dir/log" "$KEEP/$tag-$r.log"
   local trainings; trainings=$(grep "trained .*dictionary" "$dir/log" |
     sed -nE 's/.*; ([0-9.]+) s\)$/\1/p' | awk '{n++; s+=$1} END {printf "%d %.2f", n, s}')
   printf "%s load %.2f final %.2f ingest %.2f cpu %s stored %s trainings %s threads %s\n" "$tag" "$(echo "$m - $s" | bc)" "$(echo "$e - $m" | bc)" "$(echo "$e - $s" | bc)" "$cpu" "$stored" "$trainings" "$threads"

@@ -1,0 +1,13 @@
+#include "server/dictionary/keep_judge.h"
+
+namespace dictlog::dictionary {
+
+bool KeepJudge::Keep(uint32_t old_id, uint64_t before, uint64_t after) {
+  Tally& tally = tallies_[old_id];
+  ++tally.values;
+  tally.before += before;
+  tally.after += after;
+  return tally.values >= kMinValues && 2 * tally.after >= 3 * tally.before;
+}
+
+}  // namespace dictlog::dictionary
