@@ -184,6 +184,14 @@ void Recompressor::RunJob(uint32_t pool_id) {
                    pool->name().c_str(), more.status().ToString().c_str());
     }
     if (more.ok() && !*more) {  // Completed: its callback, before the status shows it.
+      if (state.status().records_kept() > 0) {
+        std::fprintf(stderr,
+                     "dictlogd: pool '%s': re-compression kept %llu records as stored "
+                     "(an earlier dictionary stores them far smaller), re-encoded %llu\n",
+                     pool->name().c_str(),
+                     static_cast<unsigned long long>(state.status().records_kept()),
+                     static_cast<unsigned long long>(state.status().records_rewritten()));
+      }
       DoneCallback done;
       {
         absl::MutexLock lock(&mu_);
