@@ -130,6 +130,7 @@ TEST(CatalogV1StoreTest, RecompressStatusReadsBack) {
   EXPECT_EQ(status->bytes_before(), 44574u);
   EXPECT_EQ(status->bytes_after(), 12154u);
   EXPECT_EQ(status->error(), "");
+  EXPECT_EQ(status->records_kept(), 0u);  // Field 12 (ADR 0051): absent in this job.
 }
 
 }  // namespace
