@@ -157,6 +157,8 @@ Commands:
   recompress --pool=P [--detach] re-encode old records with the active
                                  dictionary, with live progress (a job killed
                                  by a crash resumes when the server restarts);
+                                 records an earlier dictionary stores far
+                                 smaller (1.5x) are kept as stored and counted;
                                  records that cannot be read are left as
                                  stored and listed; exit 1 if any
   recompress --pool=P --status   the pool's current or last job
