@@ -139,13 +139,19 @@ while true; do
 done
 cat "$work/resume.txt"
 grep -q "DONE 2000/2000" "$work/resume.txt" || fail "resumed job did not finish"
-# Resumed, not restarted: records re-encoded before and after the kill add up.
-grep -q "2000 re-encoded" "$work/resume.txt" || fail "resumed job should re-encode each record once"
+# Resumed, not restarted: records re-encoded before and after the kill add up, with
+# those kept as stored because an earlier dictionary stores them far smaller (ADR 0051:
+# the 8 KiB dictionary can be 1.5x worse than the 16 KiB ones on some of them).
+reencoded=$(sed -nE 's/.* ([0-9]+) re-encoded.*/\1/p' "$work/resume.txt")
+kept=$(sed -nE 's/.* ([0-9]+) kept .*/\1/p' "$work/resume.txt")
+[[ $((reencoded + ${kept:-0})) -eq 2000 ]] ||
+  fail "resumed job should handle each record once ($reencoded re-encoded, ${kept:-0} kept)"
 dl dict list --pool=Hadoop --format=json | python3 -c "
 import json, sys
 refs = {d['id']: d['records'] for d in map(json.loads, sys.stdin)}
-assert refs[$third] == 2000, refs
-assert sum(refs.values()) == 2000, refs" || fail "all Hadoop records should use $third"
+assert refs[$third] == 2000 - ${kept:-0}, refs
+assert sum(refs.values()) == 2000, refs" ||
+  fail "every Hadoop record but the ${kept:-0} kept should use $third"
 check_all
 stop_server
 echo "dictionary_cli_test: all checks passed"
