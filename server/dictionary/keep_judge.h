@@ -15,8 +15,10 @@
 #define DICTLOG_SERVER_DICTIONARY_KEEP_JUDGE_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 
 namespace dictlog::dictionary {
 
@@ -28,9 +30,14 @@ class KeepJudge {
   // bytes, that the target would store in `after` bytes; true if it is to be kept as
   // stored.
   bool Keep(uint32_t old_id, uint64_t before, uint64_t after);
+  // As above, for a dictionary whose values may be kept only if `keepable()`, asked
+  // once per `old_id` and remembered (false: never kept, nothing tallied).
+  bool Keep(uint32_t old_id, uint64_t before, uint64_t after,
+            absl::FunctionRef<bool()> keepable);
 
  private:
   struct Tally {
+    std::optional<bool> keepable;  // Unknown until first asked.
     uint64_t values = 0;
     uint64_t before = 0;
     uint64_t after = 0;

@@ -43,5 +43,21 @@ TEST(KeepJudgeTest, EachDictionaryIsJudgedOnItsOwnValues) {
   EXPECT_FALSE(judge.Keep(9, 40, 30));
 }
 
+// A dictionary whose values may not be kept (another form) is asked about once and
+// never kept; one that may is judged as above.
+TEST(KeepJudgeTest, WhetherADictionaryIsKeepableIsAskedOnce) {
+  KeepJudge judge;
+  int asked = 0;
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_FALSE(judge.Keep(7, 40, 120, [&] { ++asked; return false; })) << i;
+  }
+  EXPECT_EQ(asked, 1);
+  for (uint64_t i = 1; i < KeepJudge::kMinValues; ++i) {
+    judge.Keep(8, 40, 120, [&] { ++asked; return true; });
+  }
+  EXPECT_TRUE(judge.Keep(8, 40, 120, [&] { ++asked; return true; }));
+  EXPECT_EQ(asked, 2);
+}
+
 }  // namespace
 }  // namespace dictlog::dictionary

@@ -273,16 +273,18 @@ absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reencode(
 
 bool Recompressor::KeepsItsValue(const store::RecordRewrite& rewrite, const Target& to,
                                  KeepJudge* judge) const {
-  if (rewrite.old_dictionary_id == 0 || to.encoder == nullptr) {
-    return false;  // Off raw storage, or onto no dictionary: as asked.
+  if (rewrite.old_dictionary_id == 0 || to.encoder == nullptr ||
+      rewrite.old_dictionary_id == to.dictionary_id()) {
+    return false;  // Off raw storage, onto no dictionary, or reframed: as asked.
   }
   // A switch of form (full to compact or back) is what the job is for: its frames are
-  // larger on purpose (compact keeps literals raw).
-  const std::shared_ptr<const codec::DecoderDictionary> old =
-      dictionaries_->Find(rewrite.old_dictionary_id);
-  if (old == nullptr || old->compact() != to.encoder->compact()) return false;
+  // larger on purpose (compact keeps literals raw). Looked up once per dictionary.
   return judge->Keep(rewrite.old_dictionary_id, rewrite.old_stored_bytes,
-                     rewrite.value.size());
+                     rewrite.value.size(), [&] {
+                       const std::shared_ptr<const codec::DecoderDictionary> old =
+                           dictionaries_->Find(rewrite.old_dictionary_id);
+                       return old != nullptr && old->compact() == to.encoder->compact();
+                     });
 }
 
 absl::StatusOr<std::optional<store::RecordRewrite>> Recompressor::Reframe(

@@ -82,6 +82,17 @@ class DictionaryLifecycleTest : public ::testing::Test {
     return ids;
   }
 
+  // Starts a re-compression of `pool`, waits for it, and returns its status.
+  v1::RecompressStatus RecompressAndWait(const std::string& pool) {
+    v1::RecompressRequest request;
+    request.set_pool(pool);
+    EXPECT_TRUE(engine_->Recompress(request).ok());
+    EXPECT_TRUE(engine_->WaitForRecompressForTest(pool, absl::Seconds(60)));
+    auto status = engine_->GetRecompressStatus(request);
+    EXPECT_TRUE(status.ok()) << status.status();
+    return status.ok() ? *status : v1::RecompressStatus();
+  }
+
   uint32_t FrameDictionary(const std::string& id) {
     auto frame = engine_->GetFrame(id);
     EXPECT_TRUE(frame.ok()) << frame.status();
@@ -594,21 +605,16 @@ TEST_F(DictionaryLifecycleTest, RecompressionKeepsRecordsAnEarlierDictionaryStor
   ASSERT_EQ(FrameDictionary(x_ids[0]), for_x);
   const uint64_t stored_before = engine_->GetPool("mix")->stats().stored_bytes();
 
-  v1::RecompressRequest recompress;
-  recompress.set_pool("mix");
-  ASSERT_TRUE(engine_->Recompress(recompress).ok());
-  ASSERT_TRUE(engine_->WaitForRecompressForTest("mix", absl::Seconds(60)));
-  auto status = engine_->GetRecompressStatus(recompress);
-  ASSERT_TRUE(status.ok()) << status.status();
-  EXPECT_EQ(status->state(), v1::RecompressStatus::DONE);
-  EXPECT_EQ(status->target_dictionary_id(), for_y);
-  EXPECT_GE(status->records_kept(), 250u);  // X lines: the Y dictionary stores them larger.
-  EXPECT_EQ(status->records_rewritten(), 450u - status->records_kept());  // Raw, Y with X.
-  EXPECT_LE(status->bytes_after(), status->bytes_before());
+  const v1::RecompressStatus status = RecompressAndWait("mix");
+  EXPECT_EQ(status.state(), v1::RecompressStatus::DONE);
+  EXPECT_EQ(status.target_dictionary_id(), for_y);
+  EXPECT_GE(status.records_kept(), 250u);  // X lines: the Y dictionary stores them larger.
+  EXPECT_EQ(status.records_rewritten(), 450u - status.records_kept());  // Raw, Y with X.
+  EXPECT_LE(status.bytes_after(), status.bytes_before());
   EXPECT_LT(engine_->GetPool("mix")->stats().stored_bytes(), stored_before);
   size_t x_kept = 0;
   for (const std::string& id : x_ids) x_kept += FrameDictionary(id) == for_x;
-  EXPECT_EQ(x_kept, status->records_kept());
+  EXPECT_EQ(x_kept, status.records_kept());
   for (const std::string& id : y_with_x_ids) EXPECT_EQ(FrameDictionary(id), for_y) << id;
   for (const std::string& id : raw_ids) EXPECT_EQ(FrameDictionary(id), for_y) << id;
   ExpectAllReadBack(raw_ids, raw);
