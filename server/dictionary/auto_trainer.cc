@@ -142,6 +142,7 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
   }
   const uint32_t threshold = pool::DriftThresholdPercent(pool.options());
   if (threshold == 0 || !signal.full || signal.degraded_percent < threshold) return false;
+  if (SameFutileData(*state, active, signal.recent_ratio, threshold)) return false;
   // The degraded data: the window's newer half, and its older half too if that alone
   // is degraded past the threshold.
   const bool older_degraded =
@@ -170,6 +171,17 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
   return true;
 }
 
+bool AutoTrainer::SameFutileData(const PoolState& state, uint32_t active, double recent_ratio,
+                                 uint32_t threshold) {
+  if (state.drift_futile_for == 0 || state.drift_futile_for != active ||
+      state.drift_futile_low <= 0) {
+    return false;
+  }
+  const double margin = static_cast<double>(threshold) / 100;
+  return recent_ratio > state.drift_futile_low * (1 - margin) &&
+         recent_ratio < state.drift_futile_high * (1 + margin);
+}
+
 void AutoTrainer::BackOffReactivation(uint64_t raw_bytes, PoolState* state) const {
   state->reactivate_backoff =
       state->reactivate_backoff == 0 ? drift_->window_bytes() : 2 * state->reactivate_backoff;
@@ -185,6 +197,7 @@ void AutoTrainer::MarkDrift(const pool::Pool& pool, uint64_t raw, uint64_t back,
   state->next = state->origin + FirstPoint(pool);
   state->drifted = true;
   state->drift_pending = true;
+  state->drift_mark_ratio = signal.recent_ratio;
   std::fprintf(stderr,
                "dictlogd: pool '%s': drift: recent ratio %.2fx is %.1f%% below %.2fx "
                "(threshold %u%%); retraining on the records from here once they hold "
@@ -370,7 +383,20 @@ void AutoTrainer::Record(const Queued& queued,
       // that failed proves nothing).
       state.next = UINT64_MAX;
       state.drifted = false;
-      if (result.ok()) state.drift_futile_for = queued.active_id;
+      if (result.ok()) {
+        // The degraded ratio that started it joins the range of such ratios under this
+        // dictionary: until a window falls outside it by the threshold, or another
+        // dictionary is activated, degraded windows start no retraining and no
+        // reactivation check (ADR 0052).
+        const double mark = state.drift_mark_ratio;
+        if (state.drift_futile_for != queued.active_id || state.drift_futile_low <= 0) {
+          state.drift_futile_low = state.drift_futile_high = mark;
+        } else if (mark > 0) {
+          state.drift_futile_low = std::min(state.drift_futile_low, mark);
+          state.drift_futile_high = std::max(state.drift_futile_high, mark);
+        }
+        state.drift_futile_for = queued.active_id;
+      }
       state.drift_not_before = queued.raw_bytes + state.drift_backoff;
       state.drift_backoff *= 2;
     }

@@ -54,8 +54,10 @@
 // (CandidateSearch::kQuick) until any dictionary of it is activated again: the full
 // search found nothing better for such data already, and a change of format that
 // needs a new dictionary gains far more than the activation gain with any candidate
-// (if one is activated, the growth on the new data searches in full). One training
-// per pool at a time, as for all.
+// (if one is activated, the growth on the new data searches in full). And while that
+// dictionary stays active, degraded windows within the threshold of the range of
+// ratios that started such retrainings are the same data: they start no retraining
+// and no reactivation check (ADR 0052). One training per pool at a time, as for all.
 //
 // Drift back: whenever a pool with a dictionary is degraded past its threshold (during
 // growth too, and before a drift retraining is due) and has an earlier dictionary, the
@@ -250,6 +252,13 @@ class AutoTrainer {
     // dictionary is still this one, its next drift retraining tries one candidate. A
     // dictionary activated on request (or rolled back to) ends it like any activation.
     uint32_t drift_futile_for = 0;
+    // The degraded windows' ratios that started such retrainings under
+    // drift_futile_for, least and greatest (0: unknown): while it is active, a degraded
+    // window within the threshold of that range is the same data no dictionary did
+    // better on, and starts nothing (ADR 0052).
+    double drift_futile_low = 0;
+    double drift_futile_high = 0;
+    double drift_mark_ratio = 0;  // The window's ratio when drift was last found.
     bool drift_pending = false;  // The next training is the one drift starts.
     uint64_t raw_seen = 0;       // The pool's raw bytes at its latest Notify.
     // Notify found the pool in flight since it was queued: it is notified again
@@ -280,6 +289,11 @@ class AutoTrainer {
   // An attempt at `raw_bytes` found nothing better (or had nothing to try): the next
   // waits for a window's bytes of appends, twice as long after each further one.
   void BackOffReactivation(uint64_t raw_bytes, PoolState* state) const;
+  // Whether a degraded window at `recent_ratio` is still the data drift retrainings
+  // found nothing better for under `active`: within `threshold` percent of the range of
+  // the windows' ratios that started them (PoolState::drift_futile_low, _high).
+  static bool SameFutileData(const PoolState& state, uint32_t active, double recent_ratio,
+                             uint32_t threshold);
   // bulk_policy: whether `queued`, starting now (raw_at_start set), samples the pool's
   // whole sample budget since its origin (not a drift retraining, quick first or
   // reactivation).

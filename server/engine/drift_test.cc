@@ -303,6 +303,37 @@ TEST_F(DriftTest, AlternatingFormatsRetrainAtDoublingIntervals) {
   EXPECT_LE(info.drift_retrains(), 4u);
 }
 
+// Data no dictionary does better on (ADR 0052): a pool grown on C, then C with a
+// random request id on every line, which its dictionary stores worse: drift, and a
+// retraining on a slice of it finds nothing better (the grown dictionary learned more
+// of C's templates than a slice holds; no dictionary learns the ids). More of it is
+// the same data: it starts no further retraining and no reactivation check (before,
+// each doubling of the back-off retrained it again, without gain each time). Then B,
+// a change of format, is still caught: a retraining, activated.
+TEST_F(DriftTest, DataNoDictionaryDoesBetterOnStartsNothingMoreUntilItChanges) {
+  Feed("f", TemplateLines(2000, 80));
+  ASSERT_EQ(Active("f").source(), "auto");
+  std::vector<std::string> noisy = TemplateLines(6000, 81);  // ~1 MB.
+  std::mt19937 rng(82);
+  for (std::string& line : noisy) {
+    absl::StrAppendFormat(&line, " request=%08x%08x", rng(), rng());
+  }
+  const dictionary::AutoTrainerStats grown = engine_->AutoTrainingStats();
+  Feed("f", noisy);
+  const v1::PoolInfo info = Info("f");
+  const dictionary::AutoTrainerStats after = engine_->AutoTrainingStats();
+  // Before ADR 0052: 4 retrainings, none activated, and 6 reactivation checks.
+  EXPECT_EQ(info.drift_retrains(), 1u);
+  EXPECT_EQ(after.not_activated - grown.not_activated, 1u);
+  EXPECT_EQ(after.activated, grown.activated);
+  EXPECT_EQ(info.drift_reactivations(), 0u);
+  EXPECT_GE(info.drift_degraded_percent(), 10);  // Still shown degraded.
+  EXPECT_EQ(Active("f").source(), "auto");
+  Feed("f", JsonAccessLines(2500, 83));
+  EXPECT_EQ(Info("f").drift_retrains(), 2u);
+  EXPECT_EQ(Active("f").source(), "drift");
+}
+
 // Automatic upkeep, opt-in: after the drift retraining is activated with a gain of
 // at least upkeep_min_gain_percent, the pool's older records are re-encoded with it
 // and the dictionaries nothing references any more (those of A) are retired. A pool
