@@ -173,10 +173,7 @@ bool AutoTrainer::Degraded(const pool::Pool& pool, uint64_t raw, PoolState* stat
 
 bool AutoTrainer::SameFutileData(const PoolState& state, uint32_t active, double recent_ratio,
                                  uint32_t threshold) {
-  if (state.drift_futile_for == 0 || state.drift_futile_for != active ||
-      state.drift_futile_low <= 0) {
-    return false;
-  }
+  if (state.drift_futile_for != active || state.drift_futile_low <= 0) return false;
   const double margin = static_cast<double>(threshold) / 100;
   return recent_ratio > state.drift_futile_low * (1 - margin) &&
          recent_ratio < state.drift_futile_high * (1 + margin);

@@ -309,7 +309,8 @@ TEST_F(DriftTest, AlternatingFormatsRetrainAtDoublingIntervals) {
 // of C's templates than a slice holds; no dictionary learns the ids). More of it is
 // the same data: it starts no further retraining and no reactivation check (before,
 // each doubling of the back-off retrained it again, without gain each time). Then B,
-// a change of format, is still caught: a retraining, activated.
+// a change of format, is still caught: retrained again, and a dictionary trained on
+// the drifted data ends up active.
 TEST_F(DriftTest, DataNoDictionaryDoesBetterOnStartsNothingMoreUntilItChanges) {
   Feed("f", TemplateLines(2000, 80));
   ASSERT_EQ(Active("f").source(), "auto");
